@@ -1,0 +1,75 @@
+"""Settings: every knob is a `KB_AGENT_*` environment variable (or a line in `.env`)."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_threads() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="KB_AGENT_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    data_folder: Path = Field(default=Path("~/.kb-agent"), description="Where indexes, caches and logs live.")
+    default_kb: str = Field(default="default", description="Knowledge base used when --kb is not given.")
+
+    # Ingestion
+    chunk_max_chars: int = Field(default=2000, ge=200, description="Upper bound of a chunk's text length.")
+    chunk_overlap_chars: int = Field(default=200, ge=0, description="Characters of context repeated between chunks.")
+    max_file_mb: float = Field(default=20.0, gt=0, description="Files larger than this are skipped.")
+
+    # Embeddings
+    embedding_url: str | None = Field(default=None, description="OpenAI-compatible /embeddings base URL.")
+    embedding_model: str | None = Field(default=None, description="Model name for the embeddings endpoint.")
+    embedding_api_key: str | None = Field(default=None, description="API key for the embeddings endpoint.")
+    embed_threads: int = Field(default_factory=_default_threads, ge=1, description="Threads for the local embedder.")
+    embed_batch_size: int = Field(default=16, ge=1, description="Passages per embedding call.")
+    embed_max_chars: int = Field(
+        default=1000, ge=100, description="Head of each chunk that is embedded (embedding is compute-bound)."
+    )
+
+    # Retrieval
+    rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")
+    rrf_weight_bm25: float = Field(default=1.0, ge=0)
+    rrf_weight_dense: float = Field(default=1.0, ge=0)
+    rrf_weight_grep: float = Field(default=0.5, ge=0)
+    max_chunks_per_doc: int = Field(default=0, ge=0, description="Cap of results per document (0 = no cap).")
+    candidate_pool: int = Field(default=100, ge=10, description="Candidates each retriever feeds into fusion.")
+    grep_context_lines: int = Field(default=10, ge=0, description="Lines of context around a grep match.")
+    grep_timeout_s: float = Field(default=10.0, gt=0)
+
+    @field_validator("data_folder", mode="after")
+    @classmethod
+    def _expand(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @model_validator(mode="after")
+    def _overlap_below_max(self) -> Settings:
+        if self.chunk_overlap_chars >= self.chunk_max_chars:
+            raise ValueError(
+                f"KB_AGENT_CHUNK_OVERLAP_CHARS ({self.chunk_overlap_chars}) must be smaller than "
+                f"KB_AGENT_CHUNK_MAX_CHARS ({self.chunk_max_chars})"
+            )
+        return self
+
+    @property
+    def kbs_folder(self) -> Path:
+        return self.data_folder / "kbs"
+
+    @property
+    def cache_folder(self) -> Path:
+        return self.data_folder / "cache"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,147 @@
+"""Loaders for line-based text: Markdown, plain text/rst, source code and config, JSONL records."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+
+from kb_agent.ingest.models import LoaderError, ParsedDocument, Section
+
+_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 (BOM tolerated); undecodable bytes become U+FFFD instead of failing the file."""
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as editors and ripgrep count them: split on \\n only, a trailing \\r dropped."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def headed_sections(lines: list[str], levels: list[int | None], first_line: int = 1) -> list[Section]:
+    """Group lines into sections at headings; `levels[i]` is the heading level of line i or None."""
+    sections: list[Section] = []
+    path: list[tuple[int, str]] = []
+    current = Section(lines=[], line_numbers=[], heading_path=[])
+    for i, line in enumerate(lines):
+        level = levels[i]
+        if level is not None:
+            has_body = any(s.strip() for s in current.lines if not _is_heading_line(s))
+            if current.lines and has_body:
+                sections.append(current)
+                current = Section(lines=[], line_numbers=[], heading_path=[])
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, _heading_text(line)))
+            current.heading_path = [title for _, title in path]
+        current.lines.append(line)
+        current.line_numbers.append(first_line + i)
+    if current.lines:
+        sections.append(current)
+    return sections
+
+
+def _is_heading_line(line: str) -> bool:
+    return bool(_HEADING_RE.match(line))
+
+
+def _heading_text(line: str) -> str:
+    match = _HEADING_RE.match(line)
+    return match.group(2).strip() if match else line.strip()
+
+
+def _front_matter(lines: list[str]) -> tuple[dict, int]:
+    """Parse a leading `---` YAML block; returns (data, number of lines it spans)."""
+    if not lines or lines[0].strip() != "---":
+        return {}, 0
+    for i in range(1, min(len(lines), 200)):
+        if lines[i].strip() in ("---", "..."):
+            try:
+                data = yaml.safe_load("\n".join(lines[1:i])) or {}
+            except yaml.YAMLError:
+                return {}, 0
+            return (data if isinstance(data, dict) else {}), i + 1
+    return {}, 0
+
+
+def _acl_value(value) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [part for part in re.split(r"[,\s]+", value) if part]
+    if not isinstance(value, list):
+        raise LoaderError(f"front-matter 'acl' must be a list of group names, got {type(value).__name__}")
+    return [str(group).strip() for group in value if str(group).strip()]
+
+
+def load_markdown(path: Path, data: bytes) -> list[ParsedDocument]:
+    lines = split_lines(decode(data))
+    meta, skip = _front_matter(lines)
+    body = lines[skip:]
+    levels: list[int | None] = []
+    in_fence = False
+    for line in body:
+        if _FENCE_RE.match(line):
+            in_fence = not in_fence
+            levels.append(None)
+            continue
+        match = None if in_fence else _HEADING_RE.match(line)
+        levels.append(len(match.group(1)) if match else None)
+    title = str(meta.get("title") or "")
+    if not title:
+        title = next((_heading_text(body[i]) for i, lvl in enumerate(levels) if lvl == 1), path.stem)
+    return [
+        ParsedDocument(
+            source_type="markdown",
+            title=title,
+            sections=headed_sections(body, levels, first_line=skip + 1),
+            acl=_acl_value(meta.get("acl")),
+        )
+    ]
+
+
+def load_plain(path: Path, data: bytes, source_type: str) -> list[ParsedDocument]:
+    lines = split_lines(decode(data))
+    section = Section(lines=lines, line_numbers=list(range(1, len(lines) + 1)))
+    return [ParsedDocument(source_type=source_type, title=path.name, sections=[section])]
+
+
+def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
+    """One document per record `{"_id", "title", "text", "metadata"}`; citations point at its line."""
+    docs: list[ParsedDocument] = []
+    bad = 0
+    for line_no, raw in enumerate(split_lines(decode(data)), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError:
+            bad += 1
+            continue
+        if not isinstance(record, dict):
+            bad += 1
+            continue
+        text = record.get("text")
+        if not isinstance(text, str) or not text.strip():
+            bad += 1
+            continue
+        key = str(record.get("_id") or record.get("id") or f"L{line_no}")
+        title = str(record.get("title") or "")
+        meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+        extra = {k: v for k, v in record.items() if k not in ("_id", "id", "title", "text", "metadata")}
+        meta = {**extra, **meta, "record_id": key}
+        record_lines = split_lines(text)
+        section = Section(lines=record_lines, line_numbers=[line_no] * len(record_lines))
+        docs.append(ParsedDocument("record", title, [section], key=key, metadata=meta))
+    if not docs and bad:
+        raise LoaderError(f"no valid JSONL records ({bad} malformed lines)")
+    return docs

@@ -1,0 +1,214 @@
+"""SQLite catalog of one knowledge base: the file manifest and every chunk with its metadata.
+
+It is the source of truth; the lexical and dense indexes are derived from it and can be rebuilt.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from kb_agent.store.access import AccessFilter
+from kb_agent.store.records import Chunk
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS roots (root TEXT PRIMARY KEY, acl TEXT NOT NULL DEFAULT '[]', added_at REAL);
+CREATE TABLE IF NOT EXISTS files (
+    source TEXT PRIMARY KEY, root TEXT NOT NULL, path TEXT NOT NULL, size INTEGER, mtime REAL,
+    file_hash TEXT, acl TEXT NOT NULL, indexed_at REAL, n_chunks INTEGER
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    chunk_id TEXT NOT NULL UNIQUE, doc_id TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, page INTEGER, title TEXT, heading_path TEXT,
+    content_hash TEXT, acl TEXT NOT NULL, updated_at REAL, source_type TEXT, text TEXT NOT NULL,
+    metadata TEXT, embed_key TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
+CREATE TABLE IF NOT EXISTS chunk_acl (chunk INTEGER NOT NULL, grp TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunk_acl_grp ON chunk_acl(grp, chunk);
+CREATE INDEX IF NOT EXISTS chunk_acl_chunk ON chunk_acl(chunk);
+"""
+
+
+@dataclass
+class FileRecord:
+    source: str
+    root: str
+    path: str
+    size: int
+    mtime: float
+    file_hash: str
+    acl: list[str]
+    n_chunks: int
+
+
+@dataclass
+class StoredChunk:
+    id: int
+    chunk: Chunk
+    embed_key: str
+
+
+_CHUNK_COLS = (
+    "id, chunk_id, doc_id, source, path, start_line, end_line, page, title, heading_path, content_hash, "
+    "acl, updated_at, source_type, text, metadata, embed_key"
+)
+
+
+class Catalog:
+    def __init__(self, path: Path, kb: str):
+        self.path = path
+        self.kb = kb
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._lock = threading.RLock()
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    # -- meta ---------------------------------------------------------------------------------------
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def bump_generation(self) -> int:
+        gen = int(self.get_meta("generation", "0")) + 1
+        self.set_meta("generation", str(gen))
+        return gen
+
+    @property
+    def generation(self) -> int:
+        return int(self.get_meta("generation", "0"))
+
+    # -- roots and files ----------------------------------------------------------------------------
+    def roots(self) -> dict[str, list[str]]:
+        return {r: json.loads(a) for r, a in self._db.execute("SELECT root, acl FROM roots")}
+
+    def set_root(self, root: str, acl: list[str], now: float) -> None:
+        self._db.execute(
+            "INSERT INTO roots(root, acl, added_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(root) DO UPDATE SET acl=excluded.acl",
+            (root, json.dumps(sorted(set(acl))), now),
+        )
+
+    def files_under(self, root: str) -> dict[str, FileRecord]:
+        rows = self._db.execute(
+            "SELECT source, root, path, size, mtime, file_hash, acl, n_chunks FROM files WHERE root=?", (root,)
+        )
+        return {r[0]: FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7]) for r in rows}
+
+    def all_files(self) -> list[FileRecord]:
+        rows = self._db.execute("SELECT source, root, path, size, mtime, file_hash, acl, n_chunks FROM files")
+        return [FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7]) for r in rows]
+
+    def touch_file(self, source: str, size: int, mtime: float) -> None:
+        self._db.execute("UPDATE files SET size=?, mtime=? WHERE source=?", (size, mtime, source))
+
+    def delete_file(self, source: str) -> list[int]:
+        ids = [r[0] for r in self._db.execute("SELECT id FROM chunks WHERE source=?", (source,))]
+        self._delete_chunk_ids(ids)
+        self._db.execute("DELETE FROM files WHERE source=?", (source,))
+        return ids
+
+    def replace_file(self, record: FileRecord, chunks: list[Chunk], embed_keys: list[str], now: float):
+        """Swap a file's chunks for new ones; returns (removed ids, [(new id, chunk)])."""
+        removed = self.delete_file(record.source)
+        self._db.execute(
+            "INSERT INTO files(source, root, path, size, mtime, file_hash, acl, indexed_at, n_chunks) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (record.source, record.root, record.path, record.size, record.mtime, record.file_hash,
+             json.dumps(record.acl), now, len(chunks)),
+        )
+        added = []
+        for chunk, key in zip(chunks, embed_keys, strict=True):
+            cur = self._db.execute(
+                f"INSERT INTO chunks({_CHUNK_COLS.replace('id, ', '', 1)}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (chunk.chunk_id, chunk.doc_id, chunk.source, chunk.path, chunk.start_line, chunk.end_line,
+                 chunk.page, chunk.title, json.dumps(chunk.heading_path, ensure_ascii=False),
+                 chunk.content_hash, json.dumps(chunk.acl), chunk.updated_at, chunk.source_type, chunk.text,
+                 json.dumps(chunk.metadata, ensure_ascii=False, default=str), key),
+            )
+            chunk_row = cur.lastrowid
+            self._db.executemany(
+                "INSERT INTO chunk_acl(chunk, grp) VALUES (?, ?)", [(chunk_row, g) for g in chunk.acl]
+            )
+            added.append((chunk_row, chunk))
+        return removed, added
+
+    def _delete_chunk_ids(self, ids: list[int]) -> None:
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            self._db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
+            self._db.execute(f"DELETE FROM chunk_acl WHERE chunk IN ({marks})", part)
+
+    # -- chunks -------------------------------------------------------------------------------------
+    def count_chunks(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+
+    def count_files(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+
+    def get_chunks(self, ids: Iterable[int]) -> dict[int, StoredChunk]:
+        ids = list(ids)
+        out: dict[int, StoredChunk] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for row in self._db.execute(f"SELECT {_CHUNK_COLS} FROM chunks WHERE id IN ({marks})", part):
+                out[row[0]] = self._row_to_chunk(row)
+        return out
+
+    def iter_chunks(self, batch: int = 2000) -> Iterator[StoredChunk]:
+        last = 0
+        while True:
+            rows = self._db.execute(
+                f"SELECT {_CHUNK_COLS} FROM chunks WHERE id > ? ORDER BY id LIMIT ?", (last, batch)
+            ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                yield self._row_to_chunk(row)
+            last = rows[-1][0]
+
+    def embed_keys(self) -> list[tuple[int, str, str]]:
+        """(id, embed_key, acl json) for every chunk, in id order."""
+        return self._db.execute("SELECT id, embed_key, acl FROM chunks ORDER BY id").fetchall()
+
+    def visible_files(self, access: AccessFilter) -> list[FileRecord]:
+        return [f for f in self.all_files() if access.allows(f.acl)]
+
+    def _row_to_chunk(self, row) -> StoredChunk:
+        chunk = Chunk(
+            kb=self.kb, doc_id=row[2], chunk_id=row[1], source=row[3], path=row[4], start_line=row[5],
+            end_line=row[6], page=row[7], title=row[8] or "", heading_path=json.loads(row[9] or "[]"),
+            content_hash=row[10] or "", acl=json.loads(row[11]), updated_at=row[12] or 0.0,
+            source_type=row[13] or "text", text=row[14], metadata=json.loads(row[15] or "{}"),
+        )
+        return StoredChunk(id=row[0], chunk=chunk, embed_key=row[16])

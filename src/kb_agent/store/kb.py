@@ -1,0 +1,225 @@
+"""One knowledge base on disk: catalog (truth) + lexical index + dense store + shared embedding cache.
+
+Crash safety: a writer marks the KB `lexical_dirty` before touching tantivy and clears it in the same
+SQLite transaction that records the new chunks, which commits only after tantivy has. Killed before
+tantivy's commit, neither store changed; killed between the two commits, the next writer sees the flag
+and rebuilds the lexical index from the catalog, which still holds the previous run.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kb_agent.config import Settings
+from kb_agent.llm.embeddings import Embedder, embedder_model_id
+from kb_agent.store.catalog import Catalog
+from kb_agent.store.embedding_cache import EmbeddingCache, embed_key
+from kb_agent.store.lexical import LexicalIndex
+from kb_agent.store.records import Chunk
+from kb_agent.store.vectors import FaissFlatStore, VectorStore
+
+_KB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class KBError(ValueError):
+    pass
+
+
+def validate_kb_name(name: str) -> str:
+    if not _KB_NAME.match(name or ""):
+        raise KBError(f"invalid knowledge-base name {name!r}: use letters, digits, '.', '_' or '-'")
+    return name
+
+
+def embedding_text(chunk: Chunk, max_chars: int) -> str:
+    """The passage the embedder sees: document title and section path give the chunk its context."""
+    head = " > ".join(p for p in [chunk.title, *chunk.heading_path] if p)
+    text = f"{head}\n{chunk.text}" if head and head not in chunk.text[: len(head) + 20] else chunk.text
+    return text[:max_chars]
+
+
+@dataclass
+class EmbedProgress:
+    total: int
+    embedded: int
+
+    @property
+    def coverage(self) -> float:
+        return 1.0 if self.total == 0 else self.embedded / self.total
+
+
+class KnowledgeBase:
+    def __init__(self, name: str, settings: Settings, *, cache_folder: Path | None = None):
+        self.name = validate_kb_name(name)
+        self.settings = settings
+        self.folder = settings.kbs_folder / name
+        self.catalog = Catalog(self.folder / "catalog.sqlite", name)
+        self.lexical = LexicalIndex(self.folder / "lexical")
+        self.model_id = embedder_model_id(settings)
+        self.cache = EmbeddingCache((cache_folder or settings.cache_folder) / "embeddings", self.model_id)
+        self.vectors: VectorStore = FaissFlatStore(self.folder / "dense")
+        self._vector_gen = self._stored_vector_gen()
+
+    @staticmethod
+    def exists(name: str, settings: Settings) -> bool:
+        return (settings.kbs_folder / name / "catalog.sqlite").exists()
+
+    @staticmethod
+    def list_names(settings: Settings) -> list[str]:
+        if not settings.kbs_folder.exists():
+            return []
+        return sorted(p.name for p in settings.kbs_folder.iterdir() if (p / "catalog.sqlite").exists())
+
+    def close(self) -> None:
+        self.lexical.rollback()
+        self.catalog.close()
+        self.cache.close()
+
+    # -- writing (used by the indexer) -------------------------------------------------------------
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """One atomic index run: catalog changes commit only after tantivy has committed the same ones."""
+        lock_path = self.folder / ".write.lock"
+        with open(lock_path, "w") as lock_file:
+            try:
+                fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError as exc:
+                raise KBError(f"another process is writing to knowledge base {self.name!r}") from exc
+            if self.catalog.get_meta("lexical_dirty") == "1":  # an earlier writer died mid-commit
+                self.rebuild_lexical()
+            self.catalog.set_meta("lexical_dirty", "1")
+            lexical_committed = False
+            try:
+                with self.catalog.transaction():
+                    yield
+                    self.lexical.commit()
+                    lexical_committed = True
+                    self.catalog.set_meta("lexical_dirty", "0")
+                    self.catalog.bump_generation()
+            except BaseException:
+                if not lexical_committed:  # nothing reached disk: both stores hold the previous run
+                    self.lexical.rollback()
+                    self.catalog.set_meta("lexical_dirty", "0")
+                raise
+        self.sync_vectors()
+
+    def rebuild_lexical(self) -> None:
+        self.lexical.clear()
+        batch: list[tuple[int, Chunk]] = []
+        for stored in self.catalog.iter_chunks():
+            batch.append((stored.id, stored.chunk))
+            if len(batch) >= 5000:
+                self.lexical.add(batch)
+                batch = []
+        self.lexical.add(batch)
+        self.lexical.commit()
+
+    def embed_key_for(self, chunk: Chunk) -> str:
+        return embed_key(embedding_text(chunk, self.settings.embed_max_chars))
+
+    # -- dense ------------------------------------------------------------------------------------
+    def _stored_vector_gen(self) -> str:
+        marker = self.folder / "dense" / "generation.json"
+        try:
+            return json.loads(marker.read_text()).get("stamp", "")
+        except (OSError, ValueError):
+            return ""
+
+    def _vector_stamp(self) -> str:
+        return f"{self.catalog.generation}:{len(self.cache)}:{self.model_id}"
+
+    def sync_vectors(self, force: bool = False) -> None:
+        """Make the dense store hold exactly the catalog chunks whose vectors are cached."""
+        stamp = self._vector_stamp()
+        if not force and stamp == self._vector_gen:
+            return
+        rows = self.catalog.embed_keys()
+        present = set(self.vectors.ids().tolist())
+        wanted = {row_id for row_id, _, _ in rows}
+        stale = np.array(sorted(present - wanted), dtype=np.int64)
+        if len(stale):
+            self.vectors.delete(stale)
+        todo = [(row_id, key, acl) for row_id, key, acl in rows if row_id not in present]
+        for start in range(0, len(todo), 20000):
+            part = todo[start : start + 20000]
+            vecs = self.cache.get_many(key for _, key, _ in part)
+            have = [(row_id, vecs[key], json.loads(acl)) for row_id, key, acl in part if key in vecs]
+            if have:
+                self.vectors.upsert(
+                    np.array([h[0] for h in have], dtype=np.int64),
+                    np.vstack([h[1] for h in have]),
+                    [h[2] for h in have],
+                )
+        self.vectors.save()
+        marker = self.folder / "dense" / "generation.json"
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        tmp = marker.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"stamp": stamp}))
+        tmp.replace(marker)
+        self._vector_gen = stamp
+
+    def refresh(self) -> None:
+        """Pick up changes made by another process (indexer, embed worker)."""
+        if self._vector_stamp() != self._vector_gen:
+            fresh = FaissFlatStore(self.folder / "dense")
+            if self._stored_vector_gen() == self._vector_stamp():
+                self.vectors, self._vector_gen = fresh, self._vector_stamp()
+            else:
+                self.sync_vectors()
+        self.lexical.index.reload()
+
+    def embed_progress(self) -> EmbedProgress:
+        rows = self.catalog.embed_keys()
+        missing = set(self.cache.missing(key for _, key, _ in rows))
+        return EmbedProgress(total=len(rows), embedded=sum(1 for _, key, _ in rows if key not in missing))
+
+    def embed_pending(
+        self,
+        embedder: Embedder,
+        *,
+        on_progress: Callable[[int, int, float], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        sync_every: int = 2000,
+    ) -> dict:
+        """Embed every chunk whose vector is not cached yet. Resumable: each batch is committed."""
+        if embedder.model_id != self.model_id:
+            raise KBError(f"embedder {embedder.model_id} does not match this KB's cache ({self.model_id})")
+        keys = {key: row_id for row_id, key, _ in self.catalog.embed_keys()}
+        missing = self.cache.missing(keys)
+        total, done, started = len(missing), 0, time.perf_counter()
+        batch_size = self.settings.embed_batch_size
+        since_sync = 0
+        for start in range(0, total, batch_size):
+            if should_stop and should_stop():
+                break
+            part = missing[start : start + batch_size]
+            chunks = self.catalog.get_chunks(keys[k] for k in part)
+            texts = {
+                k: embedding_text(chunks[keys[k]].chunk, self.settings.embed_max_chars)
+                for k in part
+                if keys[k] in chunks
+            }
+            if not texts:
+                continue
+            vectors = embedder.embed_passages(list(texts.values()))
+            self.cache.put_many(dict(zip(texts.keys(), vectors, strict=True)))
+            done += len(texts)
+            since_sync += len(texts)
+            if since_sync >= sync_every:
+                self.sync_vectors()
+                since_sync = 0
+            if on_progress:
+                on_progress(done, total, time.perf_counter() - started)
+        self.sync_vectors()
+        elapsed = time.perf_counter() - started
+        return {"embedded": done, "pending": total - done, "seconds": elapsed,
+                "chunks_per_s": done / elapsed if elapsed > 0 else 0.0}

@@ -1,0 +1,184 @@
+"""Dense vector stores. Callers see only `VectorStore`; the ACL filter is part of every query.
+
+`FaissFlatStore` is the embedded default: exact inner-product search (faiss) restricted by a bitmap
+of the positions the caller may see, built from per-group masks. Exact search keeps recall at 1.0
+under any filter, which approximate indexes lose at low filter selectivity.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Protocol
+
+import faiss
+import numpy as np
+
+from kb_agent.store.access import AccessFilter
+
+
+class VectorStore(Protocol):
+    dim: int | None
+
+    def upsert(self, ids: np.ndarray, vectors: np.ndarray, acls: list[list[str]]) -> None: ...
+
+    def _append(self, ids: np.ndarray, vectors: np.ndarray, acls: list[list[str]]) -> None:
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        start, n = len(self._ids), len(ids)
+        self._ids = np.concatenate([self._ids, ids.astype(np.int64)])
+        self._vecs = np.vstack([self._vecs, vectors]) if start else vectors
+        self._acls = self._acls + list(acls)
+        self._index.add(vectors)
+        grow = np.zeros(n, dtype=bool)
+        self._group_masks = {g: np.concatenate([m, grow]) for g, m in self._group_masks.items()}
+        for offset, acl in enumerate(acls):
+            for group in acl:
+                if group not in self._group_masks:
+                    self._group_masks[group] = np.zeros(start + n, dtype=bool)
+                self._group_masks[group][start + offset] = True
+        self._public_mask = np.concatenate([self._public_mask, np.array([not a for a in acls], dtype=bool)])
+
+    def delete(self, ids: np.ndarray) -> None: ...
+
+    def ids(self) -> np.ndarray: ...
+
+    def search(self, query: np.ndarray, k: int, access: AccessFilter) -> list[tuple[int, float]]: ...
+
+    def save(self) -> None: ...
+
+
+class FaissFlatStore:
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.dim: int | None = None
+        self._ids = np.zeros(0, dtype=np.int64)
+        self._vecs = np.zeros((0, 0), dtype=np.float32)
+        self._acls: list[list[str]] = []
+        self._index: faiss.IndexFlatIP | None = None
+        self._group_masks: dict[str, np.ndarray] = {}
+        self._public_mask = np.zeros(0, dtype=bool)
+        self._load()
+
+    # -- persistence --------------------------------------------------------------------------------
+    def _files(self) -> tuple[Path, Path, Path]:
+        return self.folder / "ids.npy", self.folder / "vectors.npy", self.folder / "acl.json"
+
+    def _load(self) -> None:
+        ids_path, vec_path, acl_path = self._files()
+        if not (ids_path.exists() and vec_path.exists() and acl_path.exists()):
+            return
+        try:
+            ids = np.load(ids_path)
+            vecs = np.load(vec_path)
+            acls = json.loads(acl_path.read_text())
+        except (OSError, ValueError):
+            return  # a torn snapshot: start empty; the owner re-syncs from the catalog
+        if len(ids) == len(vecs) == len(acls):
+            self._set(ids, vecs, acls)
+
+    def save(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for path, write in zip(
+            self._files(),
+            (lambda f: np.save(f, self._ids), lambda f: np.save(f, self._vecs),
+             lambda f: f.write(json.dumps(self._acls).encode())),
+            strict=True,
+        ):
+            tmp = path.with_suffix(path.suffix + ".tmp")
+            with open(tmp, "wb") as handle:
+                write(handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+
+    # -- mutation -----------------------------------------------------------------------------------
+    def _set(self, ids: np.ndarray, vecs: np.ndarray, acls: list[list[str]]) -> None:
+        self._ids = ids.astype(np.int64)
+        self._vecs = np.ascontiguousarray(vecs, dtype=np.float32)
+        self._acls = acls
+        self.dim = self._vecs.shape[1] if len(self._vecs) else self.dim
+        self._index = None
+        if self.dim:
+            self._index = faiss.IndexFlatIP(self.dim)
+            if len(self._vecs):
+                self._index.add(self._vecs)
+        self._group_masks = {}
+        for pos, acl in enumerate(acls):
+            for group in acl:
+                mask = self._group_masks.get(group)
+                if mask is None:
+                    mask = self._group_masks[group] = np.zeros(len(acls), dtype=bool)
+                mask[pos] = True
+        self._public_mask = np.array([not acl for acl in acls], dtype=bool)
+
+    def upsert(self, ids: np.ndarray, vectors: np.ndarray, acls: list[list[str]]) -> None:
+        if len(ids) == 0:
+            return
+        if self.dim is not None and vectors.shape[1] != self.dim:
+            raise ValueError(f"vector dimension {vectors.shape[1]} does not match the store's {self.dim}")
+        keep = ~np.isin(self._ids, ids)
+        if keep.all() and self._index is not None:  # pure append: no rebuild
+            self._append(ids, vectors, acls)
+            return
+        old_acls = [acl for acl, k in zip(self._acls, keep, strict=True) if k]
+        base = self._vecs[keep] if len(self._vecs) else np.zeros((0, vectors.shape[1]), np.float32)
+        self._set(np.concatenate([self._ids[keep], ids]), np.vstack([base, vectors]), old_acls + list(acls))
+
+    def _append(self, ids: np.ndarray, vectors: np.ndarray, acls: list[list[str]]) -> None:
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        start, n = len(self._ids), len(ids)
+        self._ids = np.concatenate([self._ids, ids.astype(np.int64)])
+        self._vecs = np.vstack([self._vecs, vectors]) if start else vectors
+        self._acls = self._acls + list(acls)
+        self._index.add(vectors)
+        grow = np.zeros(n, dtype=bool)
+        self._group_masks = {g: np.concatenate([m, grow]) for g, m in self._group_masks.items()}
+        for offset, acl in enumerate(acls):
+            for group in acl:
+                if group not in self._group_masks:
+                    self._group_masks[group] = np.zeros(start + n, dtype=bool)
+                self._group_masks[group][start + offset] = True
+        self._public_mask = np.concatenate([self._public_mask, np.array([not a for a in acls], dtype=bool)])
+
+    def delete(self, ids: np.ndarray) -> None:
+        keep = ~np.isin(self._ids, ids)
+        if keep.all():
+            return
+        self._set(self._ids[keep], self._vecs[keep], [a for a, k in zip(self._acls, keep, strict=True) if k])
+
+    def ids(self) -> np.ndarray:
+        return self._ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    # -- query --------------------------------------------------------------------------------------
+    def _allowed_mask(self, access: AccessFilter) -> np.ndarray | None:
+        if not access.restricted:
+            return None
+        mask = self._public_mask.copy()
+        for group in access.groups or ():
+            group_mask = self._group_masks.get(group)
+            if group_mask is not None:
+                mask |= group_mask
+        return mask
+
+    def search(self, query: np.ndarray, k: int, access: AccessFilter) -> list[tuple[int, float]]:
+        if self._index is None or not len(self._ids):
+            return []
+        query = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
+        mask = self._allowed_mask(access)
+        params = None
+        if mask is not None:
+            allowed = int(mask.sum())
+            if allowed == 0:
+                return []
+            k = min(k, allowed)
+            bitmap = np.packbits(mask, bitorder="little")
+            params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap)))
+        k = min(k, len(self._ids))
+        scores, positions = self._index.search(query, k, params=params)
+        return [
+            (int(self._ids[p]), float(s)) for s, p in zip(scores[0], positions[0], strict=True) if p >= 0
+        ]

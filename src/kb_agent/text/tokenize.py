@@ -1,0 +1,97 @@
+"""One analyzer for every lexical path (BM25 index, grep rescoring, queries).
+
+Chinese runs go through jieba's search mode (words plus their sub-words); other text is lowercased and
+Snowball-stemmed. Identifiers stay findable whole *and* by their parts: `KB_AGENT_MAX_ITERATIONS`,
+`snake_case`, `CamelCase`, `LANG-1234` each produce the unstemmed whole token plus stemmed parts.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from functools import lru_cache
+
+import Stemmer
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_RUN_RE = re.compile(rf"[{_CJK}]+|[A-Za-z0-9_]+(?:[-.'][A-Za-z0-9_]+)*")
+_CJK_RE = re.compile(rf"[{_CJK}]")
+_SEP_RE = re.compile(r"[_\-.']+")
+_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+# Lucene's default English stop set (what Anserini's BM25 baselines use).
+EN_STOPWORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there "
+    "these they this to was will with".split()
+)
+ZH_STOPWORDS = frozenset("的 了 是 在 和 与 及 或 也 就 都 而 被 把 这 那 个 之 于 为 以 着 过 吗 呢 吧 啊".split())
+
+MAX_TOKEN_CHARS = 64
+_stemmer_local = threading.local()
+_jieba_lock = threading.Lock()
+_jieba = None
+
+
+def _stem(word: str) -> str:
+    stemmer = getattr(_stemmer_local, "stemmer", None)
+    if stemmer is None:  # PyStemmer objects are not thread-safe
+        stemmer = _stemmer_local.stemmer = Stemmer.Stemmer("english")
+    return stemmer.stemWord(word)
+
+
+def _get_jieba():
+    global _jieba
+    if _jieba is None:
+        with _jieba_lock:
+            if _jieba is None:
+                import jieba
+
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                _jieba = jieba
+    return _jieba
+
+
+@lru_cache(maxsize=65536)
+def _word_tokens(raw: str) -> tuple[str, ...]:
+    lower = raw.lower()
+    if lower.endswith("'s"):
+        lower, raw = lower[:-2], raw[:-2]
+    pieces = [p for p in _SEP_RE.split(raw) if p]
+    parts: list[str] = []
+    for piece in pieces:
+        parts.extend(_CAMEL_RE.findall(piece) or [piece])
+    if len(parts) <= 1:
+        if lower in EN_STOPWORDS or not lower:
+            return ()
+        return (_stem(lower),)
+    out = [lower.strip("_-.'")]  # the identifier as written, for exact look-ups
+    for part in parts:
+        part = part.lower()
+        if part and part not in EN_STOPWORDS:
+            out.append(_stem(part))
+    return tuple(out)
+
+
+def tokenize(text: str) -> list[str]:
+    """Analyze text into index/query terms (order kept, duplicates kept for term frequency)."""
+    tokens: list[str] = []
+    for match in _RUN_RE.finditer(text):
+        run = match.group(0)
+        if _CJK_RE.match(run):
+            for word in _get_jieba().cut_for_search(run):
+                if word and word not in ZH_STOPWORDS:
+                    tokens.append(word)
+        elif len(run) <= MAX_TOKEN_CHARS:  # longer runs are hashes, base64 blobs...
+            tokens.extend(_word_tokens(run))
+    return tokens
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK_RE.search(text))
+
+
+def cut_chinese(text: str) -> list[str]:
+    """jieba's precise segmentation (no overlapping sub-words), for building literal patterns."""
+    return list(_get_jieba().cut(text))
