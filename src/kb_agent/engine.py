@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kb_agent.config import Settings, get_settings
 from kb_agent.ingest.indexer import Indexer, IndexReport, ProgressFn
-from kb_agent.llm.embeddings import get_embedder
+from kb_agent.llm.embeddings import Embedder, get_embedder
 from kb_agent.retrieval.searcher import Searcher
 from kb_agent.retrieval.types import Mode, SearchResponse
 from kb_agent.store.access import AccessFilter
@@ -41,9 +41,15 @@ class KBStatus:
 
 
 class Engine:
-    def __init__(self, settings: Settings | None = None):
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None):
         self.settings = settings or get_settings()
+        self._embedder = embedder  # None: the configured one, loaded on first use
         self._kbs: dict[str, KnowledgeBase] = {}
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = get_embedder(self.settings)
+        return self._embedder
 
     # -- knowledge bases ---------------------------------------------------------------------------
     def kb(self, name: str | None = None, *, create: bool = False) -> KnowledgeBase:
@@ -52,7 +58,8 @@ class Engine:
             if not create and not KnowledgeBase.exists(name, self.settings):
                 known = ", ".join(KnowledgeBase.list_names(self.settings)) or "none yet"
                 raise KBError(f"knowledge base {name!r} does not exist (known: {known}); run `kb-agent index`")
-            self._kbs[name] = KnowledgeBase(name, self.settings)
+            model_id = self._embedder.model_id if self._embedder is not None else None
+            self._kbs[name] = KnowledgeBase(name, self.settings, model_id=model_id)
         return self._kbs[name]
 
     def kb_names(self) -> list[str]:
@@ -78,9 +85,7 @@ class Engine:
         pid_file = knowledge_base.folder / "embed.pid"
         pid_file.write_text(str(os.getpid()))
         try:
-            return knowledge_base.embed_pending(
-                get_embedder(self.settings), on_progress=on_progress, should_stop=should_stop
-            )
+            return knowledge_base.embed_pending(self.embedder(), on_progress=on_progress, should_stop=should_stop)
         finally:
             pid_file.unlink(missing_ok=True)
 
@@ -113,7 +118,7 @@ class Engine:
     # -- retrieval ---------------------------------------------------------------------------------
     def searcher(self, kbs: list[str] | None = None) -> Searcher:
         names = kbs or [self.settings.default_kb]
-        return Searcher([self.kb(n) for n in names], self.settings, embedder=lambda: get_embedder(self.settings))
+        return Searcher([self.kb(n) for n in names], self.settings, embedder=self.embedder)
 
     def search(
         self, query: str, *, access: AccessFilter, kbs: list[str] | None = None, mode: Mode = "hybrid", k: int = 10

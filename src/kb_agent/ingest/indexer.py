@@ -11,6 +11,7 @@ from pathlib import Path
 from kb_agent.ingest.chunker import chunk_document
 from kb_agent.ingest.loaders import LoaderError, load
 from kb_agent.ingest.scanner import FoundFile, scan
+from kb_agent.store.access import NOBODY
 from kb_agent.store.catalog import FileRecord
 from kb_agent.store.kb import KnowledgeBase
 
@@ -102,7 +103,8 @@ class Indexer:
 
     def _index_file(self, item: FoundFile, root: Path, root_acl, stat, old: FileRecord | None, report) -> None:
         base_acl = item.inherited_acl if item.inherited_acl is not None else list(root_acl)
-        if old and old.size == stat.st_size and old.mtime == stat.st_mtime and old.acl == sorted(set(base_acl)):
+        inherited = sorted(set(base_acl))
+        if old and old.size == stat.st_size and old.mtime == stat.st_mtime and old.inherited_acl == inherited:
             report.unchanged += 1  # same size and mtime: not even read
             return
         try:
@@ -121,8 +123,7 @@ class Indexer:
             report.skipped.append((item.display, f"parser error: {type(exc).__name__}: {exc}"[:300]))
             return
         doc_acls = [sorted(set(doc.acl if doc.acl is not None else base_acl)) for doc in docs]
-        file_acl = sorted(set(base_acl))
-        if old and old.file_hash == file_hash and old.acl == file_acl:  # front matter is in the hash
+        if old and old.file_hash == file_hash and old.inherited_acl == inherited:  # front matter is in the hash
             self.kb.catalog.touch_file(str(item.path), stat.st_size, stat.st_mtime)
             report.unchanged += 1
             return
@@ -141,7 +142,8 @@ class Indexer:
             return
         record = FileRecord(
             source=str(item.path), root=str(root), path=item.display, size=stat.st_size,
-            mtime=stat.st_mtime, file_hash=file_hash, acl=file_acl, n_chunks=len(chunks),
+            mtime=stat.st_mtime, file_hash=file_hash, acl=_file_acl(doc_acls, inherited), n_chunks=len(chunks),
+            inherited_acl=inherited,
         )
         keys = [self.kb.embed_key_for(chunk) for chunk in chunks]
         removed, added = self.kb.catalog.replace_file(record, chunks, keys, time.time())
@@ -151,3 +153,10 @@ class Indexer:
         report.chunks_removed += len(removed)
         report.chunks_added += len(added)
         (report.updated if old else report.added).append(item.display)
+
+
+def _file_acl(doc_acls: list[list[str]], inherited: list[str]) -> list[str]:
+    """Who may read the whole file: its documents' common ACL (front matter may override the folder's)."""
+    if doc_acls and all(acl == doc_acls[0] for acl in doc_acls):
+        return doc_acls[0]
+    return [NOBODY]  # documents disagree: only an unrestricted caller may read the raw file

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 PUBLIC_TAG = "__public__"  # indexed on chunks that carry no ACL
+NOBODY = "__nobody__"  # an ACL no caller's groups can match
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,8 @@ class AccessFilter:
 
     @classmethod
     def for_groups(cls, groups: Iterable[str]) -> AccessFilter:
-        return cls(groups=frozenset(g.strip() for g in groups if g and g.strip()))
+        """Reserved tags are dropped: a caller cannot claim to be `__public__` or `__nobody__`."""
+        return cls(groups=frozenset(g for g in (g.strip() for g in groups if g) if g and g not in (PUBLIC_TAG, NOBODY)))
 
     @property
     def restricted(self) -> bool:

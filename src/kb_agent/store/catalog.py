@@ -21,7 +21,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS roots (root TEXT PRIMARY KEY, acl TEXT NOT NULL DEFAULT '[]', added_at REAL);
 CREATE TABLE IF NOT EXISTS files (
     source TEXT PRIMARY KEY, root TEXT NOT NULL, path TEXT NOT NULL, size INTEGER, mtime REAL,
-    file_hash TEXT, acl TEXT NOT NULL, indexed_at REAL, n_chunks INTEGER
+    file_hash TEXT, acl TEXT NOT NULL, inherited_acl TEXT NOT NULL DEFAULT '[]', indexed_at REAL,
+    n_chunks INTEGER
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -46,8 +47,9 @@ class FileRecord:
     size: int
     mtime: float
     file_hash: str
-    acl: list[str]
+    acl: list[str]  # effective: who may read the file (grep, read_file)
     n_chunks: int
+    inherited_acl: list[str]  # from --acl / .kbacl, before front matter; detects ACL changes
 
 
 @dataclass
@@ -55,6 +57,13 @@ class StoredChunk:
     id: int
     chunk: Chunk
     embed_key: str
+
+
+_FILE_COLS = "source, root, path, size, mtime, file_hash, acl, n_chunks, inherited_acl"
+
+
+def _file_record(r) -> FileRecord:
+    return FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], json.loads(r[8]))
 
 
 _CHUNK_COLS = (
@@ -117,14 +126,11 @@ class Catalog:
         )
 
     def files_under(self, root: str) -> dict[str, FileRecord]:
-        rows = self._db.execute(
-            "SELECT source, root, path, size, mtime, file_hash, acl, n_chunks FROM files WHERE root=?", (root,)
-        )
-        return {r[0]: FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7]) for r in rows}
+        rows = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE root=?", (root,))
+        return {r[0]: _file_record(r) for r in rows}
 
     def all_files(self) -> list[FileRecord]:
-        rows = self._db.execute("SELECT source, root, path, size, mtime, file_hash, acl, n_chunks FROM files")
-        return [FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7]) for r in rows]
+        return [_file_record(r) for r in self._db.execute(f"SELECT {_FILE_COLS} FROM files")]
 
     def touch_file(self, source: str, size: int, mtime: float) -> None:
         self._db.execute("UPDATE files SET size=?, mtime=? WHERE source=?", (size, mtime, source))
@@ -139,10 +145,9 @@ class Catalog:
         """Swap a file's chunks for new ones; returns (removed ids, [(new id, chunk)])."""
         removed = self.delete_file(record.source)
         self._db.execute(
-            "INSERT INTO files(source, root, path, size, mtime, file_hash, acl, indexed_at, n_chunks) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO files({_FILE_COLS}, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (record.source, record.root, record.path, record.size, record.mtime, record.file_hash,
-             json.dumps(record.acl), now, len(chunks)),
+             json.dumps(record.acl), len(chunks), json.dumps(record.inherited_acl), now),
         )
         added = []
         for chunk, key in zip(chunks, embed_keys, strict=True):

@@ -58,13 +58,15 @@ class EmbedProgress:
 
 
 class KnowledgeBase:
-    def __init__(self, name: str, settings: Settings, *, cache_folder: Path | None = None):
+    def __init__(
+        self, name: str, settings: Settings, *, cache_folder: Path | None = None, model_id: str | None = None
+    ):
         self.name = validate_kb_name(name)
         self.settings = settings
         self.folder = settings.kbs_folder / name
         self.catalog = Catalog(self.folder / "catalog.sqlite", name)
         self.lexical = LexicalIndex(self.folder / "lexical")
-        self.model_id = embedder_model_id(settings)
+        self.model_id = model_id or embedder_model_id(settings)
         self.cache = EmbeddingCache((cache_folder or settings.cache_folder) / "embeddings", self.model_id)
         self.vectors: VectorStore = FaissFlatStore(self.folder / "dense")
         self._vector_gen = self._stored_vector_gen()

@@ -1,0 +1,61 @@
+"""Shared fixtures: an isolated data folder per test and a deterministic embedder for fast dense tests."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kb_agent.config import Settings
+from kb_agent.engine import Engine
+from kb_agent.text.tokenize import tokenize
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+class HashEmbedder:
+    """Bag of analyzed terms hashed into 256 dims: texts sharing terms get similar vectors."""
+
+    model_id = "test/hash-256"
+
+    def __init__(self):
+        self.passages_embedded = 0
+
+    def _vec(self, text: str) -> np.ndarray:
+        vec = np.zeros(256, dtype=np.float32)
+        for term in tokenize(text):
+            vec[int(hashlib.md5(term.encode()).hexdigest(), 16) % 256] += 1.0
+        norm = np.linalg.norm(vec)
+        return vec / norm if norm else vec
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        self.passages_embedded += len(texts)
+        return np.vstack([self._vec(t) for t in texts]) if texts else np.zeros((0, 256), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vec(text)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_folder=tmp_path / "data", _env_file=None)
+
+
+@pytest.fixture
+def embedder() -> HashEmbedder:
+    return HashEmbedder()
+
+
+@pytest.fixture
+def engine(settings: Settings, embedder: HashEmbedder):
+    eng = Engine(settings, embedder=embedder)
+    yield eng
+    eng.close()
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
