@@ -2,8 +2,8 @@
 including queries that match only restricted documents (where post-filtering would pad or leak)."""
 
 import pytest
-from conftest import write
 
+from conftest import write
 from kb_agent.store.access import AccessFilter
 
 MODES = ["bm25", "dense", "grep", "hybrid"]
@@ -62,7 +62,8 @@ def test_group_names_match_exactly(corp, mode):
 
 def test_narrowed_acl_after_reindex_applies_to_every_mode(corp, tmp_path):
     write(tmp_path / "corp" / ".kbacl", "staff\n")  # the whole tree is now staff-only at least
-    write(tmp_path / "corp" / "handbook.md", "---\nacl: [managers]\n---\n# Handbook\nThe vacation policy grants 25 days.\n")
+    handbook = "---\nacl: [managers]\n---\n# Handbook\nThe vacation policy grants 25 days.\n"
+    write(tmp_path / "corp" / "handbook.md", handbook)
     corp.index([tmp_path / "corp"])
     corp.embed()
     for mode in MODES:

@@ -1,5 +1,6 @@
 """Line-exactness: every chunk's text is exactly lines start..end of its source file."""
 
+import itertools
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -52,7 +53,7 @@ def test_windows_cover_every_line_respect_size_and_overlap():
         if end - start > 1:
             assert sum(len(line) + 1 for line in lines[start:end]) <= 500
     assert covered == set(range(300))
-    for (a1, b1), (a2, _) in zip(windows, windows[1:], strict=False):
+    for (a1, b1), (a2, _) in itertools.pairwise(windows):
         assert a1 < a2 <= b1  # advances, and overlaps or touches
         assert sum(len(line) + 1 for line in lines[a2:b1]) <= 100
 

@@ -3,8 +3,8 @@
 import os
 
 import pytest
-from conftest import write
 
+from conftest import write
 from kb_agent.store.access import AccessFilter
 
 ALL = AccessFilter.unrestricted()

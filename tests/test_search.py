@@ -1,0 +1,118 @@
+"""Hybrid fusion, diagnostics, grep windows, dense coverage and the embedding cache."""
+
+import pytest
+
+from conftest import write
+from kb_agent.retrieval.fusion import cap_per_document, rrf
+from kb_agent.retrieval.grep import GrepFile, grep_keywords, grep_search
+from kb_agent.store.access import AccessFilter
+
+ALL = AccessFilter.unrestricted()
+
+
+def test_rrf_formula_weights_and_ranks():
+    fused = rrf([("bm25", 1.0, ["a", "b", "c"]), ("dense", 2.0, ["c", "a"])], k=60)
+    scores = {key: score for key, score, _ in fused}
+    assert scores["a"] == pytest.approx(1 / 61 + 2 / 62)
+    assert scores["c"] == pytest.approx(1 / 63 + 2 / 61)
+    assert [key for key, _, _ in fused] == ["c", "a", "b"]
+    assert dict((key, ranks) for key, _, ranks in fused)["b"] == {"bm25": 2}
+
+
+def test_cap_per_document():
+    items = [("d1", 1), ("d1", 2), ("d2", 3), ("d1", 4)]
+    assert cap_per_document(items, lambda x: x[0], 2) == [("d1", 1), ("d1", 2), ("d2", 3)]
+    assert cap_per_document(items, lambda x: x[0], 0) == items
+
+
+@pytest.fixture
+def docs(engine, tmp_path):
+    root = tmp_path / "docs"
+    write(root / "retry.md", "# Retries\nSet KB_AGENT_MAX_ITERATIONS to bound the retry loop.\n")
+    write(root / "cache.md", "# Caching\nThe embedding cache is keyed by content hash.\n")
+    write(root / "zh.md", "# 检索\n混合检索使用倒数排序融合。\n")
+    lines = [f"filler line {i}" for i in range(60)]
+    lines[5] = "the walrus appears here"
+    lines[12] = "the walrus again nearby"
+    lines[50] = "a lonely walrus far below"
+    write(root / "long.txt", "\n".join(lines) + "\n")
+    engine.index([root])
+    return engine
+
+
+def test_hybrid_keeps_per_retriever_diagnostics(docs):
+    docs.embed()
+    response = docs.search("KB_AGENT_MAX_ITERATIONS retry loop", access=ALL, mode="hybrid", k=3)
+    top = response.hits[0]
+    assert top.path == "docs/retry.md"
+    assert set(top.ranks) == {"bm25", "dense"} and top.ranks["bm25"] == 1
+    assert "bm25" in top.scores and "dense" in top.scores
+    assert response.dense_coverage == 1.0
+    assert {"bm25_ms", "dense_ms", "embed_ms", "total_ms"} <= set(response.timings_ms)
+
+
+def test_hybrid_before_embedding_says_so(docs):
+    response = docs.search("retry loop", access=ALL, mode="hybrid")
+    assert response.hits and response.hits[0].path == "docs/retry.md"
+    assert any("no chunk is embedded" in n for n in response.notices)
+
+
+def test_partial_coverage_is_reported(docs, tmp_path):
+    docs.embed()
+    write(tmp_path / "docs" / "new.md", "# New\nfresh unembedded page\n")
+    docs.index([tmp_path / "docs"])
+    response = docs.search("fresh page", access=ALL, mode="hybrid")
+    assert 0 < response.dense_coverage < 1
+    assert any("cover" in n for n in response.notices)
+
+
+def test_embedding_cache_avoids_re_embedding(docs, embedder, tmp_path):
+    docs.embed()
+    first = embedder.passages_embedded
+    assert first == docs.kb().catalog.count_chunks()
+    (tmp_path / "docs" / "cache.md").rename(tmp_path / "docs" / "caching.md")
+    docs.index([tmp_path / "docs"])
+    stats = docs.embed()
+    assert stats["embedded"] == 0 and embedder.passages_embedded == first
+    assert docs.search("content hash", access=ALL, mode="dense").hits[0].path == "docs/caching.md"
+
+
+def test_chinese_query_finds_chinese_doc(docs):
+    assert docs.search("倒数排序融合", access=ALL, mode="bm25").hits[0].path == "docs/zh.md"
+
+
+def test_grep_windows_merge_and_cite_exact_lines(docs):
+    hits = docs.search("walrus", access=ALL, mode="grep", k=10).hits
+    spans = sorted((h.start_line, h.end_line) for h in hits if h.path == "docs/long.txt")
+    # matches on lines 6 and 13 (±10) merge into one passage; line 51 gets its own window
+    assert spans == [(1, 23), (41, 60)]
+    for hit in hits:
+        with open(hit.source, encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+        assert hit.text == "\n".join(lines[hit.start_line - 1 : hit.end_line])
+
+
+def test_grep_only_reads_the_files_it_is_given(tmp_path):
+    allowed = write(tmp_path / "ok.txt", "secret walrus\n")
+    forbidden = write(tmp_path / "no.txt", "secret walrus\n")
+    passages = grep_search("walrus", [GrepFile(str(allowed), "ok.txt", "ok.txt")], context=2)
+    assert [p.file.path for p in passages] == ["ok.txt"]
+    assert forbidden.exists()
+
+
+def test_grep_keywords():
+    assert grep_keywords("What is the KB_AGENT_MAX_ITERATIONS of LANG-1234?") == [
+        "KB_AGENT_MAX_ITERATIONS", "LANG-1234"
+    ]
+    assert grep_keywords("如何声明请求体") == ["声明", "请求"]
+
+
+def test_cap_per_document_setting(docs):
+    docs.settings.max_chunks_per_doc = 1
+    hits = docs.search("walrus", access=ALL, mode="grep", k=10).hits
+    assert [h.path for h in hits] == ["docs/long.txt"]
+
+
+def test_unknown_mode_is_rejected(docs):
+    with pytest.raises(ValueError, match="unknown search mode"):
+        docs.search("x", access=ALL, mode="fuzzy")  # type: ignore[arg-type]
