@@ -138,12 +138,14 @@ def evaluate_retrieval(
     dataset_dir: Path, settings: Settings, *, split: str = "test", modes: tuple[str, ...] = ("bm25", "dense", "hybrid"),
     limit: int | None = None, depth: int = 100, embed: bool = True,
     on_stage: Callable[[str], None] | None = None, on_embed: Callable[[int, int, float], None] | None = None,
+    embedder: Embedder | None = None,
 ) -> dict:
     data = load_beir(dataset_dir, split)
     query_ids = sorted(data.queries)[: limit or None]
     workdir = Path(tempfile.mkdtemp(prefix="kb-agent-eval-"))
     eval_settings = settings.model_copy(update={"data_folder": workdir})
-    kb = KnowledgeBase("eval", eval_settings, cache_folder=settings.cache_folder)
+    model_id = embedder.model_id if embedder is not None else None
+    kb = KnowledgeBase("eval", eval_settings, cache_folder=settings.cache_folder, model_id=model_id)
     try:
         if on_stage:
             on_stage(f"indexing {data.corpus}")
@@ -153,16 +155,16 @@ def evaluate_retrieval(
             "indexing": {"chunks": report.chunks_added, "seconds": round(report.seconds, 2),
                          "chunks_per_s": round(report.chunks_per_s, 1)},
         }
-        embedder = None
+        memo = None
         if any(m in modes for m in ("dense", "hybrid")):
-            embedder = _QueryMemo(get_embedder(settings))
+            memo = _QueryMemo(embedder or get_embedder(settings))
             if embed:
                 if on_stage:
                     on_stage("embedding chunks not in the cache yet")
-                stats = kb.embed_pending(embedder, on_progress=on_embed)
+                stats = kb.embed_pending(memo, on_progress=on_embed)
                 result["embedding"] = {"model": kb.model_id, **{k: round(v, 2) for k, v in stats.items()}}
             result["dense_coverage"] = round(kb.embed_progress().coverage, 4)
-        searcher = Searcher([kb], eval_settings, embedder=embedder)
+        searcher = Searcher([kb], eval_settings, embedder=memo)
         access = AccessFilter.unrestricted()
         for mode in modes:
             if on_stage:
@@ -178,8 +180,8 @@ def evaluate_retrieval(
                 latency = response.timings_ms["total_ms"] - response.timings_ms.get("embed_ms", 0.0)
                 scores.add(ranked[:depth], data.qrels[qid], latency)
             result[mode] = scores.summary()
-        if embedder is not None and embedder.times_ms:
-            lat = sorted(embedder.times_ms)
+        if memo is not None and memo.times_ms:
+            lat = sorted(memo.times_ms)
             result["query_embedding_ms"] = {"p50": round(lat[len(lat) // 2], 2),
                                             "p95": round(lat[int(len(lat) * 0.95)], 2)}
         return result

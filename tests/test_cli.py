@@ -1,0 +1,78 @@
+"""The CLI's JSON shapes and error handling, through the real entry point."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import write
+from kb_agent.config import get_settings
+from kb_agent.interfaces.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def cli_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("KB_AGENT_DATA_FOLDER", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    root = tmp_path / "docs"
+    write(root / "retry.md", "# Retries\nSet KB_AGENT_MAX_ITERATIONS to bound the retry loop.\n")
+    write(root / "hr" / ".kbacl", "hr\n")
+    write(root / "hr" / "pay.md", "# Pay\nThe retry bonus is paid monthly.\n")
+    yield root
+    get_settings.cache_clear()
+
+
+def _json(result):
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_index_json_summary(cli_env):
+    summary = _json(runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed", "--json"]))
+    assert summary["kb"] == "docs" and summary["added"] == 2 and summary["skipped"] == []
+    assert {"updated", "deleted", "unchanged", "chunks_added", "chunks_per_s"} <= set(summary)
+    again = _json(runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed", "--json"]))
+    assert again["unchanged"] == 2 and again["added"] == 0
+
+
+def test_search_json_shape_and_acl(cli_env):
+    runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed"])
+    payload = _json(runner.invoke(app, ["search", "retry", "--kb", "docs", "--mode", "bm25", "--json"]))
+    keys = {"source", "path", "start_line", "end_line", "text", "score", "kb", "doc_id", "chunk_id"}
+    assert payload["results"] and all(set(r) == keys for r in payload["results"])
+    assert {r["path"] for r in payload["results"]} == {"docs/retry.md", "docs/hr/pay.md"}
+    outsider = _json(runner.invoke(app, ["search", "retry", "--kb", "docs", "--mode", "bm25", "--json",
+                                         "--as-group", "eng"]))
+    assert [r["path"] for r in outsider["results"]] == ["docs/retry.md"]
+    grep = _json(runner.invoke(app, ["search", "retry", "--kb", "docs", "--mode", "grep", "--json",
+                                     "--as-group", "eng"]))
+    assert [r["path"] for r in grep["results"]] == ["docs/retry.md"]
+
+
+def test_status_json(cli_env):
+    runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed", "--acl", "staff"])
+    status = _json(runner.invoke(app, ["status", "--json"]))
+    (kb,) = status["knowledge_bases"]
+    assert kb["kb"] == "docs" and kb["chunks"] == 2 and kb["embedded"] == 0 and kb["dense_coverage"] == 0
+    assert kb["roots"][0]["acl"] == ["staff"]
+
+
+def test_clear_errors(cli_env, tmp_path):
+    missing = runner.invoke(app, ["index", str(tmp_path / "nope")])
+    assert missing.exit_code == 1 and "no such file" in missing.output
+    no_kb = runner.invoke(app, ["search", "x", "--kb", "ghost"])
+    assert no_kb.exit_code == 1 and "does not exist" in no_kb.output
+    bad_mode = runner.invoke(app, ["search", "x", "--mode", "fuzzy"])
+    assert bad_mode.exit_code == 2 and "unknown --mode" in bad_mode.output
+    bad_name = runner.invoke(app, ["index", str(cli_env), "--kb", "../evil", "--no-embed"])
+    assert bad_name.exit_code == 1 and "invalid knowledge-base name" in bad_name.output
+
+
+def test_bad_configuration_is_reported(cli_env, monkeypatch):
+    monkeypatch.setenv("KB_AGENT_CHUNK_MAX_CHARS", "500")
+    monkeypatch.setenv("KB_AGENT_CHUNK_OVERLAP_CHARS", "900")
+    get_settings.cache_clear()
+    result = runner.invoke(app, ["status"])
+    assert result.exit_code == 2 and "configuration error" in result.output
