@@ -3,7 +3,7 @@
 import pytest
 
 from conftest import write
-from kb_agent.retrieval.fusion import cap_per_document, rrf
+from kb_agent.retrieval.fusion import rrf
 from kb_agent.retrieval.grep import GrepFile, grep_keywords, grep_search
 from kb_agent.store.access import AccessFilter
 
@@ -17,12 +17,6 @@ def test_rrf_formula_weights_and_ranks():
     assert scores["c"] == pytest.approx(1 / 63 + 2 / 61)
     assert [key for key, _, _ in fused] == ["c", "a", "b"]
     assert dict((key, ranks) for key, _, ranks in fused)["b"] == {"bm25": 2}
-
-
-def test_cap_per_document():
-    items = [("d1", 1), ("d1", 2), ("d2", 3), ("d1", 4)]
-    assert cap_per_document(items, lambda x: x[0], 2) == [("d1", 1), ("d1", 2), ("d2", 3)]
-    assert cap_per_document(items, lambda x: x[0], 0) == items
 
 
 @pytest.fixture

@@ -24,16 +24,3 @@ def rrf(
     order = sorted(scores, key=lambda key: -scores[key])
     return [(key, scores[key], ranks[key]) for key in order]
 
-
-def cap_per_document(items: list, doc_of, cap: int) -> list:
-    """Keep at most `cap` items per document (0 = no cap), preserving order."""
-    if cap <= 0:
-        return items
-    counts: dict[str, int] = {}
-    kept = []
-    for item in items:
-        doc = doc_of(item)
-        if counts.get(doc, 0) < cap:
-            counts[doc] = counts.get(doc, 0) + 1
-            kept.append(item)
-    return kept

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from kb_agent.config import Settings
 from kb_agent.llm.embeddings import Embedder
-from kb_agent.retrieval.fusion import cap_per_document, rrf
+from kb_agent.retrieval.fusion import rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
 from kb_agent.retrieval.types import Mode, SearchHit, SearchResponse
 from kb_agent.store.access import AccessFilter
@@ -45,17 +45,7 @@ class Searcher:
             self._embedder = self._embedder()
         return self._embedder  # type: ignore[return-value]
 
-    # -- single retrievers ---------------------------------------------------------------------------
-    def _bm25(self, kb: KnowledgeBase, query: str, n: int, access: AccessFilter) -> list[SearchHit]:
-        found = kb.lexical.search(query, n, access)
-        chunks = kb.catalog.get_chunks(i for i, _ in found)
-        return [_hit(kb.name, chunks[i], s) for i, s in found if i in chunks]
-
-    def _dense(self, kb: KnowledgeBase, vector, n: int, access: AccessFilter) -> list[SearchHit]:
-        found = kb.vectors.search(vector, n, access)
-        chunks = kb.catalog.get_chunks(i for i, _ in found)
-        return [_hit(kb.name, chunks[i], s) for i, s in found if i in chunks]
-
+    # -- single retrievers: (key, score) best-first; keys are (kb, chunk row id) ------------------
     def _grep(self, kb: KnowledgeBase, query: str, n: int, access: AccessFilter) -> list[SearchHit]:
         visible = {f.source: f for f in kb.catalog.visible_files(access)}
         files = [GrepFile(f.source, f.path, f.path) for f in visible.values()]
@@ -79,7 +69,10 @@ class Searcher:
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; choose one of {', '.join(MODES)}")
         started = time.perf_counter()
-        pool = max(pool or self.settings.candidate_pool, k)
+        if pool is None:  # fusion needs a deep pool; a single retriever only what it will return
+            cap_slack = 3 if self.settings.max_chunks_per_doc else 1
+            pool = self.settings.candidate_pool if mode == "hybrid" else k * cap_slack
+        pool = max(pool, k)
         timings: dict[str, float] = {}
         notices: list[str] = []
         lists: list[tuple[str, float, list[SearchHit]]] = []
@@ -89,74 +82,110 @@ class Searcher:
         use_bm25 = mode in ("bm25", "hybrid")
         use_dense = mode in ("dense", "hybrid")
         use_grep = mode == "grep" or (mode == "hybrid" and self.settings.rrf_weight_grep > 0)
+        by_kb = {kb.name: kb for kb in self.kbs}
+        grep_hits: dict[tuple, SearchHit] = {}
 
         if use_bm25:
             t = time.perf_counter()
             for kb in self.kbs:
-                lists.append(("bm25", self.settings.rrf_weight_bm25, self._bm25(kb, query, pool, access)))
+                found = [((kb.name, i), s) for i, s in kb.lexical.search(query, pool, access)]
+                lists.append(("bm25", self.settings.rrf_weight_bm25, found))
             timings["bm25_ms"] = (time.perf_counter() - t) * 1000
 
         coverage = None
         if use_dense:
-            total = sum(kb.catalog.count_chunks() for kb in self.kbs)
+            total = sum(kb.chunk_count() for kb in self.kbs)
             embedded = sum(len(kb.vectors.ids()) for kb in self.kbs)
             coverage = 1.0 if total == 0 else min(1.0, embedded / total)
+            embedder = self._get_embedder() if embedded else None
             if embedded == 0:
                 notices.append("dense search skipped: no chunk is embedded yet (run `kb-agent embed`)")
+            elif embedder is None:
+                notices.append("dense search skipped: no embedder configured")
             else:
                 if coverage < 1.0:
                     notices.append(
                         f"dense vectors cover {coverage:.0%} of chunks; results use what is embedded so far"
                     )
                 t = time.perf_counter()
-                embedder = self._get_embedder()
-                if embedder is None:
-                    notices.append("dense search skipped: no embedder configured")
-                else:
-                    vector = embedder.embed_query(query)
-                    timings["embed_ms"] = (time.perf_counter() - t) * 1000
-                    t = time.perf_counter()
-                    for kb in self.kbs:
-                        lists.append(("dense", self.settings.rrf_weight_dense, self._dense(kb, vector, pool, access)))
-                    timings["dense_ms"] = (time.perf_counter() - t) * 1000
+                vector = embedder.embed_query(query)
+                timings["embed_ms"] = (time.perf_counter() - t) * 1000
+                t = time.perf_counter()
+                for kb in self.kbs:
+                    found = [((kb.name, i), s) for i, s in kb.vectors.search(vector, pool, access)]
+                    lists.append(("dense", self.settings.rrf_weight_dense, found))
+                timings["dense_ms"] = (time.perf_counter() - t) * 1000
 
         if use_grep:
             t = time.perf_counter()
             try:
                 for kb in self.kbs:
-                    lists.append(("grep", self.settings.rrf_weight_grep, self._grep(kb, query, pool, access)))
+                    found = []
+                    for hit in self._grep(kb, query, pool, access):
+                        key = ("grep", kb.name, hit.chunk_id)
+                        grep_hits[key] = hit
+                        found.append((key, hit.score))
+                    lists.append(("grep", self.settings.rrf_weight_grep if mode == "hybrid" else 1.0, found))
             except GrepUnavailable as exc:
                 notices.append(str(exc))
             timings["grep_ms"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
-        hits = self._fuse(lists, single=mode != "hybrid")
-        hits = [h for h in hits if access.allows(h.acl)]
-        hits = cap_per_document(hits, lambda h: (h.kb, h.doc_id), self.settings.max_chunks_per_doc)[:k]
+        ranked = self._fuse(lists, single=mode != "hybrid")
+        hits = self._materialize(ranked, by_kb, grep_hits, access, k)
         timings["fuse_ms"] = (time.perf_counter() - t) * 1000
         timings["total_ms"] = (time.perf_counter() - started) * 1000
         return SearchResponse(
             query=query, mode=mode, hits=hits, dense_coverage=coverage, timings_ms=timings, notices=notices
         )
 
-    def _fuse(self, lists: list[tuple[str, float, list[SearchHit]]], single: bool) -> list[SearchHit]:
-        by_key: dict[tuple[str, str], SearchHit] = {}
-        ranked = []
-        for name, weight, hits in lists:
-            keys = []
-            for rank, hit in enumerate(hits, start=1):
-                key = (hit.kb, hit.chunk_id)
-                keys.append(key)
-                merged = by_key.setdefault(key, hit)
-                merged.scores.setdefault(name, hit.score)
-                merged.ranks.setdefault(name, rank)
-            ranked.append((name, weight if weight > 0 else 0.0, keys))
+    def _fuse(self, lists, single: bool) -> list[tuple[tuple, float, dict[str, int], dict[str, float]]]:
+        """(key, score, ranks, raw scores) best-first. One list in a single mode keeps its raw scores."""
+        raw: dict[tuple, dict[str, float]] = {}
+        for name, _, found in lists:
+            for key, score in found:
+                raw.setdefault(key, {}).setdefault(name, score)
         if single and len(lists) == 1:
-            return [by_key[key] for key in ranked[0][2]]
-        fused = rrf([r for r in ranked if r[1] > 0], k=self.settings.rrf_k)
-        out = []
-        for key, score, _ranks in fused:
-            hit = by_key[key]
-            hit.score = score
-            out.append(hit)
+            name, _, found = lists[0]
+            return [(key, score, {name: rank}, raw[key]) for rank, (key, score) in enumerate(found, start=1)]
+        weighted = [(name, weight, [key for key, _ in found]) for name, weight, found in lists if weight > 0]
+        if single:  # one retriever over several KBs: fuse its lists by rank
+            weighted = [(f"{name}{i}", w, keys) for i, (name, w, keys) in enumerate(weighted)]
+        fused = rrf(weighted, k=self.settings.rrf_k)
+        ranks_of = {}
+        for name, _, found in lists:
+            for rank, (key, _) in enumerate(found, start=1):
+                ranks_of.setdefault(key, {}).setdefault(name, rank)
+        return [(key, score, ranks_of[key], raw[key]) for key, score, _ in fused]
+
+    def _materialize(self, ranked, by_kb, grep_hits, access: AccessFilter, k: int) -> list[SearchHit]:
+        """Hydrate only as many fused results as needed; re-check each chunk's ACL (defence in depth)."""
+        cap = self.settings.max_chunks_per_doc
+        out: list[SearchHit] = []
+        per_doc: dict[tuple[str, str], int] = {}
+        step = max(k, 10) * (3 if cap else 1)
+        for start in range(0, len(ranked), step):
+            window = ranked[start : start + step]
+            rows: dict[str, dict[int, StoredChunk]] = {}
+            for kb_name in {key[0] for key, *_ in window if key[0] != "grep"}:
+                ids = [key[1] for key, *_ in window if key[0] == kb_name]
+                rows[kb_name] = by_kb[kb_name].catalog.get_chunks(ids)
+            for key, score, ranks, raw in window:
+                if key[0] == "grep":
+                    hit = grep_hits[key].model_copy()
+                else:
+                    stored = rows[key[0]].get(key[1])
+                    if stored is None:  # deleted since the index answered
+                        continue
+                    hit = _hit(key[0], stored, score)
+                if not access.allows(hit.acl):
+                    continue
+                doc = (hit.kb, hit.doc_id)
+                if cap and per_doc.get(doc, 0) >= cap:
+                    continue
+                per_doc[doc] = per_doc.get(doc, 0) + 1
+                hit.score, hit.ranks, hit.scores = score, ranks, raw
+                out.append(hit)
+                if len(out) >= k:
+                    return out
         return out

@@ -70,6 +70,7 @@ class KnowledgeBase:
         self.cache = EmbeddingCache((cache_folder or settings.cache_folder) / "embeddings", self.model_id)
         self.vectors: VectorStore = FaissFlatStore(self.folder / "dense")
         self._vector_gen = self._stored_vector_gen()
+        self._count_cache: tuple[int, int] = (-1, 0)
 
     @staticmethod
     def exists(name: str, settings: Settings) -> bool:
@@ -137,7 +138,7 @@ class KnowledgeBase:
             return ""
 
     def _vector_stamp(self) -> str:
-        return f"{self.catalog.generation}:{len(self.cache)}:{self.model_id}"
+        return f"{self.catalog.generation}:{self.catalog.get_meta('embed_generation', '0')}:{self.model_id}"
 
     def sync_vectors(self, force: bool = False) -> None:
         """Make the dense store hold exactly the catalog chunks whose vectors are cached."""
@@ -168,6 +169,13 @@ class KnowledgeBase:
         tmp.write_text(json.dumps({"stamp": stamp}))
         tmp.replace(marker)
         self._vector_gen = stamp
+
+    def chunk_count(self) -> int:
+        """Number of chunks, cached per catalog generation (COUNT(*) is a full scan in SQLite)."""
+        gen = self.catalog.generation
+        if self._count_cache[0] != gen:
+            self._count_cache = (gen, self.catalog.count_chunks())
+        return self._count_cache[1]
 
     def refresh(self) -> None:
         """Pick up changes made by another process (indexer, embed worker)."""
@@ -214,6 +222,7 @@ class KnowledgeBase:
                 continue
             vectors = embedder.embed_passages(list(texts.values()))
             self.cache.put_many(dict(zip(texts.keys(), vectors, strict=True)))
+            self.catalog.set_meta("embed_generation", str(int(self.catalog.get_meta("embed_generation", "0")) + 1))
             done += len(texts)
             since_sync += len(texts)
             if since_sync >= sync_every:
