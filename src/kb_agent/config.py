@@ -10,8 +10,15 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-def _default_threads() -> int:
-    return max(1, os.cpu_count() or 1)
+def free_cores() -> int:
+    """CPUs not busy right now (1-minute load average): oversubscribing a compute-bound model
+    collapses its throughput, so defaults use what is free."""
+    cpus = os.cpu_count() or 1
+    try:
+        busy = int(os.getloadavg()[0] + 0.5)
+    except OSError:
+        busy = 0
+    return max(1, min(cpus, cpus - busy))
 
 
 class Settings(BaseSettings):
@@ -31,7 +38,7 @@ class Settings(BaseSettings):
     embedding_url: str | None = Field(default=None, description="OpenAI-compatible /embeddings base URL.")
     embedding_model: str | None = Field(default=None, description="Model name for the embeddings endpoint.")
     embedding_api_key: str | None = Field(default=None, description="API key for the embeddings endpoint.")
-    embed_threads: int = Field(default_factory=_default_threads, ge=1, description="Threads for the local embedder.")
+    embed_threads: int = Field(default_factory=free_cores, ge=1, description="Threads for the local embedder.")
     embed_batch_size: int = Field(default=16, ge=1, description="Passages per embedding call.")
     embed_max_chars: int = Field(
         default=1000, ge=100, description="Head of each chunk that is embedded (embedding is compute-bound)."
