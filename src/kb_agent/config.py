@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -54,10 +55,36 @@ class Settings(BaseSettings):
     grep_context_lines: int = Field(default=10, ge=0, description="Lines of context around a grep match.")
     grep_timeout_s: float = Field(default=10.0, gt=0)
 
-    @field_validator("data_folder", mode="after")
+    # LLM
+    llm_provider: Literal["auto", "openai", "local", "none"] = Field(
+        default="auto", description="auto: an API if KB_AGENT_LLM_BASE_URL/API_KEY is set, else the local model."
+    )
+    llm_base_url: str | None = Field(default=None, description="OpenAI-compatible chat API base URL.")
+    llm_api_key: str | None = Field(default=None, description="API key for the chat API.")
+    llm_model: str | None = Field(default=None, description="Chat model name (main tier).")
+    llm_model_fast: str | None = Field(default=None, description="Model for routing and grading.")
+    llm_model_strong: str | None = Field(default=None, description="Model for escalation.")
+    local_model_path: Path | None = Field(default=None, description="GGUF file for the local backend.")
+    llm_threads: int = Field(default_factory=free_cores, ge=1, description="Threads for the local model.")
+    llm_context: int = Field(default=8192, ge=1024, description="Context window of the local model.")
+    llm_timeout_s: float = Field(default=120.0, gt=0)
+    llm_max_retries: int = Field(default=2, ge=0)
+
+    # Agent
+    mode: Literal["graph", "tools"] = Field(default="graph", description="graph (CRAG) or tools (function calling).")
+    max_iterations: int = Field(default=3, ge=1, le=10)
+    auto_approve_max_items: int = Field(default=2, ge=0)
+    vector_score_threshold: float = Field(default=0.8, ge=0, le=1)
+    query_planner_max_queries: int = Field(default=3, ge=1, le=5)
+    tool_timeout_s: float = Field(default=20.0, gt=0)
+    evidence_top_k: int = Field(default=6, ge=1, le=50, description="Passages each search tool returns.")
+    synth_max_sources: int = Field(default=8, ge=1, le=30)
+    source_max_chars: int = Field(default=1500, ge=200)
+
+    @field_validator("data_folder", "local_model_path", mode="after")
     @classmethod
-    def _expand(cls, value: Path) -> Path:
-        return value.expanduser()
+    def _expand(cls, value: Path | None) -> Path | None:
+        return value.expanduser() if value is not None else None
 
     @model_validator(mode="after")
     def _overlap_below_max(self) -> Settings:
@@ -71,6 +98,10 @@ class Settings(BaseSettings):
     @property
     def kbs_folder(self) -> Path:
         return self.data_folder / "kbs"
+
+    @property
+    def models_folder(self) -> Path:
+        return self.data_folder / "models"
 
     @property
     def cache_folder(self) -> Path:

@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import os
+import queue
 import subprocess
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from kb_agent.agent.answer import Answer
+from kb_agent.agent.context import AgentContext, EventFn
+from kb_agent.agent.graph import build_graph
+from kb_agent.agent.tool_mode import run_tool_mode
 from kb_agent.config import Settings, get_settings
+from kb_agent.governance.audit import AuditLog
+from kb_agent.governance.identity import UserContext
 from kb_agent.ingest.indexer import Indexer, IndexReport, ProgressFn
+from kb_agent.llm.base import LLM, MeteredLLM
 from kb_agent.llm.embeddings import Embedder, get_embedder
+from kb_agent.llm.factory import LLMTiers, build_llms
 from kb_agent.retrieval.searcher import Searcher
 from kb_agent.retrieval.types import Mode, SearchResponse
 from kb_agent.store.access import AccessFilter
 from kb_agent.store.kb import KBError, KnowledgeBase
+from kb_agent.tools.base import ToolContext
+from kb_agent.tools.registry import default_tools
 
 
 @dataclass
@@ -41,10 +53,18 @@ class KBStatus:
 
 
 class Engine:
-    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None):
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None, llm: LLM | None = None):
         self.settings = settings or get_settings()
         self._embedder = embedder  # None: the configured one, loaded on first use
+        self._llms = LLMTiers(llm, llm, llm) if llm is not None else None  # None: from settings, on first use
+        self._tools = default_tools()
         self._kbs: dict[str, KnowledgeBase] = {}
+        self.audit = AuditLog(self.settings.data_folder / "audit" / "audit.jsonl")
+
+    def llms(self) -> LLMTiers:
+        if self._llms is None:
+            self._llms = build_llms(self.settings)
+        return self._llms
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
@@ -124,6 +144,77 @@ class Engine:
         self, query: str, *, access: AccessFilter, kbs: list[str] | None = None, mode: Mode = "hybrid", k: int = 10
     ) -> SearchResponse:
         return self.searcher(kbs).search(query, access=access, mode=mode, k=k)
+
+
+    # -- answering ---------------------------------------------------------------------------------
+    def answer_query(
+        self, query: str, *, user: UserContext | None = None, history: list[dict] | None = None,
+        on_event: EventFn | None = None, kbs: list[str] | None = None,
+    ) -> Answer:
+        """Answer from the knowledge base with path:line citations, or refuse. The stable entry point."""
+        query = (query or "").strip()
+        if not query:
+            raise ValueError("the question is empty")
+        user = user or UserContext.local_owner()
+        names = kbs or [self.settings.default_kb]
+        knowledge_bases = [self.kb(n) for n in names]
+        tiers = self.llms()
+        fast = MeteredLLM(tiers.fast) if tiers.fast is not None else None
+        main = (fast if tiers.main is tiers.fast else MeteredLLM(tiers.main)) if tiers.main is not None else None
+        searcher = Searcher(knowledge_bases, self.settings, embedder=self.embedder)
+        ctx = AgentContext(
+            settings=self.settings, tools=self._tools,
+            tool_ctx=ToolContext(self.settings, user.access(), knowledge_bases, searcher),
+            fast=fast, main=main, audit=self.audit, on_event=on_event,
+        )
+        state = {"query": query, "history": list(history or []), "iteration": 0, "strategy": 0, "evidence": []}
+        if self.settings.mode == "tools" and main is not None:
+            final = run_tool_mode(state, ctx)
+        else:
+            final = build_graph().invoke(state, config={"configurable": {"ctx": ctx}, "recursion_limit": 60})
+        return _to_answer(final, ctx, [fast, main], tiers.notice)
+
+    def stream(self, query: str, **kwargs) -> Iterator[dict]:
+        """Progress events (node_start / node_end / tool / token) and finally {"type": "final", "answer": ...}."""
+        events: queue.Queue = queue.Queue()
+        done = object()
+
+        def run() -> None:
+            try:
+                answer = self.answer_query(query, on_event=events.put, **kwargs)
+                events.put({"type": "final", "answer": answer})
+            except Exception as exc:
+                events.put({"type": "error", "error": f"{type(exc).__name__}: {exc}"})
+            finally:
+                events.put(done)
+
+        threading.Thread(target=run, daemon=True).start()
+        while (event := events.get()) is not done:
+            yield event
+
+
+def _to_answer(final: dict, ctx: AgentContext, llms: list, notice: str | None) -> Answer:
+    metered = list({id(m): m for m in llms if m is not None}.values())
+    usage = [m.usage() for m in metered]
+    timings: dict[str, float] = {}
+    for node, ms in final.get("timings", []):
+        timings[node] = round(timings.get(node, 0.0) + ms, 1)
+    route = final.get("route", {})
+    notices = ([notice] if notice else []) + list(dict.fromkeys(final.get("notices", [])))
+    return Answer(
+        answer=final.get("answer", ""), citations=final.get("citations", []), refused=final.get("refused", False),
+        route={k: route.get(k) for k in ("query_type", "complexity", "decided_by")},
+        iterations=final.get("iteration", 0), llm_calls=sum(u["calls"] for u in usage),
+        tokens={"prompt": sum(u["prompt_tokens"] for u in usage),
+                "completion": sum(u["completion_tokens"] for u in usage)},
+        fast_paths=final.get("fast_paths", []), timings=timings,
+        planned_queries=final.get("planned_queries", []), planner_fallback=final.get("planner_fallback"),
+        tool_calls=final.get("tool_history", []),
+        evidence=[{"id": e.id, "path": e.path, "start_line": e.start_line, "end_line": e.end_line,
+                   "doc_id": e.doc_id, "tool": e.tool, "score": e.score, "scores": e.scores}
+                  for e in final.get("evidence", [])],
+        notices=notices, trace_id=ctx.trace_id,
+    )
 
 
 def _live_pid(pid_file: Path) -> int | None:

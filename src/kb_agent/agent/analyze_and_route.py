@@ -1,0 +1,80 @@
+"""Node 1: classify the question (type, complexity) and decompose it - rules first, then one LLM call."""
+
+from __future__ import annotations
+
+import time
+
+from kb_agent.agent.context import AgentContext, timed
+from kb_agent.agent.rules import route_by_rules
+from kb_agent.agent.state import AgentState, Route
+
+PROMPT = """You route questions for a company knowledge-base assistant. Classify the user's question.
+
+query_type:
+- exact: looks up a specific identifier, name, key, error message, setting or ticket
+- conceptual: asks how/why/what something is or works
+- relational: asks how things are linked (depends on, related tickets, parent/child)
+- file_discovery: asks to find or list files
+- chitchat: greetings, thanks, small talk - nothing to look up
+complexity:
+- chitchat: purely social, nothing to look up
+- simple: one intent, answerable with one search
+- complex: several intents, a comparison, or needs facts combined from several places (multi-hop)
+sub_questions: for complex questions, 2-3 short self-contained search questions; else [].
+grep_keywords: exact strings worth a literal search (identifiers, names, codes); else [].
+
+Examples:
+"hello!" -> {"query_type": "chitchat", "complexity": "chitchat", "sub_questions": [], "grep_keywords": []}
+"How do I declare a request body?" -> {"query_type": "conceptual", "complexity": "simple", "sub_questions": [], "grep_keywords": []}
+"Which country is the director of Inception from?" -> {"query_type": "conceptual", "complexity": "complex", "sub_questions": ["Who directed Inception?", "What is the nationality of that director?"], "grep_keywords": ["Inception"]}
+"Compare path parameters and query parameters" -> {"query_type": "conceptual", "complexity": "complex", "sub_questions": ["What are path parameters?", "What are query parameters?"], "grep_keywords": []}
+
+Reply with one JSON object with keys query_type, complexity, sub_questions, suggested_tools, grep_keywords."""
+
+# RE_RETRIEVE switches strategy: the next attempt leans on a different kind of retrieval
+_STRATEGIES = [
+    None,
+    ("conceptual", ["vector_search", "hybrid_search"]),
+    ("exact", ["grep_search", "hybrid_search"]),
+]
+
+
+def analyze_and_route(state: AgentState, config) -> dict:
+    ctx: AgentContext = config["configurable"]["ctx"]
+    started = time.perf_counter()
+    query = state["query"]
+    strategy = state.get("strategy", 0)
+    update: dict = {}
+    if strategy > 0:  # re-entry after RE_RETRIEVE: switch strategy, no LLM call
+        route = dict(state["route"])
+        query_type, tools = _STRATEGIES[min(strategy, len(_STRATEGIES) - 1)]  # type: ignore[misc]
+        if query_type == route.get("query_type"):
+            query_type, tools = ("conceptual", ["vector_search", "hybrid_search"]) if query_type == "exact" else \
+                ("exact", ["grep_search", "hybrid_search"])
+        route.update(query_type=query_type, suggested_tools=tools, complexity="complex",
+                     decided_by=f"re_retrieve_strategy_{strategy}")
+        return {"route": route, "timings": timed("analyze_and_route", started)}
+
+    ruled = route_by_rules(query)
+    if ruled is not None:
+        route, rule_name = ruled
+        path_type = "chitchat" if route.complexity == "chitchat" else "rule_route"
+        update["fast_paths"] = [ctx.fast_path(path_type, rule_name, query)]
+        decided_by = rule_name
+    elif ctx.fast is not None:
+        messages = [{"role": "system", "content": PROMPT}, *_recent(state), {"role": "user", "content": query}]
+        route, from_model = ctx.fast.structured(messages, Route, fallback=Route(), purpose="analyze_and_route",
+                                                max_tokens=300)
+        decided_by = "llm" if from_model else "fallback"
+        if not from_model:
+            update["notices"] = ["routing reply was not valid JSON; treated the question as complex"]
+    else:  # no generative model: one search, extractive answer
+        route, decided_by = Route(query_type="conceptual", complexity="simple"), "no_llm_default"
+    update["route"] = {**route.model_dump(), "decided_by": decided_by}
+    update["timings"] = timed("analyze_and_route", started)
+    return update
+
+
+def _recent(state: AgentState) -> list[dict]:
+    """The last turns, so follow-ups ("and in Chinese?") are routed in context."""
+    return [m for m in (state.get("history") or [])[-4:] if m.get("role") in ("user", "assistant")]

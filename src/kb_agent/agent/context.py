@@ -1,0 +1,46 @@
+"""Everything a node needs besides the state, for one query: models, tools, the caller, callbacks."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kb_agent.config import Settings
+from kb_agent.governance.audit import AuditLog
+from kb_agent.llm.base import LLM
+from kb_agent.tools.base import Tool, ToolContext
+
+EventFn = Callable[[dict], None]
+
+
+@dataclass
+class AgentContext:
+    settings: Settings
+    tools: dict[str, Tool]  # only the tools this caller may use
+    tool_ctx: ToolContext
+    fast: LLM | None  # routing, planning, grading
+    main: LLM | None  # synthesis
+    audit: AuditLog | None = None
+    on_event: EventFn | None = None
+    trace_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    @property
+    def generative(self) -> bool:
+        return self.main is not None
+
+    def emit(self, event: dict) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def fast_path(self, path_type: str, rule_name: str, query: str) -> dict:
+        """Record a fast-path hit (seed 000: audit `fast_path_hit {path_type, rule_name, query}`)."""
+        record = {"path_type": path_type, "rule_name": rule_name, "query": query}
+        if self.audit is not None:
+            self.audit.write("fast_path_hit", record, trace_id=self.trace_id)
+        return record
+
+
+def timed(name: str, started: float) -> list[tuple[str, float]]:
+    return [(name, (time.perf_counter() - started) * 1000)]

@@ -1,0 +1,152 @@
+"""Node 2: choose tool calls. Simple questions use the routing table (no LLM call); complex ones get one
+LLM call that plans 1-3 retrieval queries and the tools to run them with (seed 004 P0-1)."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from pydantic import BaseModel, Field
+
+from kb_agent.agent.context import AgentContext, timed
+from kb_agent.agent.state import AgentState, ToolCall
+from kb_agent.tools.base import ToolArgsError
+
+log = logging.getLogger("kb_agent.agent")
+
+PROMPT = """You plan searches for a company knowledge-base assistant.
+Write 1 to {max_queries} short search queries that together find the facts needed to answer the question
+(for multi-hop questions: one query per hop, naming the entity each hop needs), and optional extra tool calls.
+
+Tools you may call:
+{tools}
+
+Reply with one JSON object: {{"queries": ["..."], "calls": [{{"name": "tool_name", "args": {{...}}}}]}}
+"calls" may be empty: every query is run with hybrid_search."""
+
+REFINE_PROMPT = """The evidence found so far only partly answers the question.
+Evidence kept so far (summaries):
+{kept}
+Write 1 to {max_queries} NEW short search queries for the missing facts (do not repeat earlier queries: {tried}).
+Reply with one JSON object: {{"queries": ["..."], "calls": []}}"""
+
+
+class PlanDecision(BaseModel):
+    queries: list[str] = Field(default_factory=list, max_length=5)
+    calls: list[ToolCall] = Field(default_factory=list, max_length=8)
+
+
+# seed 001 D1: query type -> preferred tools (fallback when the LLM gives nothing usable)
+ROUTING_TABLE = {
+    "exact": ["grep_search", "hybrid_search"],
+    "conceptual": ["hybrid_search"],
+    "relational": ["graph_related", "hybrid_search"],
+    "file_discovery": ["local_file_qa", "grep_search", "hybrid_search"],
+}
+
+
+def plan(state: AgentState, config) -> dict:
+    ctx: AgentContext = config["configurable"]["ctx"]
+    started = time.perf_counter()
+    route = state["route"]
+    query = state["query"]
+    max_queries = ctx.settings.query_planner_max_queries
+    refining = bool(state.get("grade", {}).get("action") == "REFINE")
+    tried = [c["args"].get("query") for c in state.get("tool_history", []) if c.get("args", {}).get("query")]
+    fallback_reason = None
+    decision = None
+
+    if ctx.fast is not None and route.get("complexity") == "complex":
+        messages = _messages(ctx, state, refining, tried, max_queries)
+        decision, from_model = ctx.fast.structured(messages, PlanDecision, fallback=PlanDecision(),
+                                                   purpose="plan", max_tokens=300)
+        if not from_model:
+            fallback_reason = "planner reply invalid; used the routing table"
+    elif route.get("complexity") != "complex":
+        fallback_reason = "simple question: routing table, no planner call"
+    else:
+        fallback_reason = "no generative model: routing table"
+
+    queries = _clean_queries((decision.queries if decision else []), max_queries)
+    if not queries:
+        queries = _clean_queries([*(route.get("sub_questions") or []), query], max_queries) if not refining else []
+        if refining:
+            queries = _clean_queries([q for q in route.get("sub_questions") or [] if q not in tried], max_queries)
+        if not queries:
+            queries = [query]
+        if decision is not None and fallback_reason is None:
+            fallback_reason = "planner returned no queries; used the original question"
+    if query not in queries and not refining and len(queries) < max_queries:
+        queries = [query, *queries]  # the question itself is always a good first query
+
+    calls = _validated(ctx, decision.calls if decision else [])
+    calls += _table_calls(ctx, route, queries)
+    done = {_key(c) for c in state.get("tool_history", [])}
+    unique: dict[tuple, dict] = {}
+    for call in calls:
+        if _key(call) not in done:
+            unique.setdefault(_key(call), call)
+    pending = list(unique.values())
+    if not pending:  # everything planned was already run: widen to semantic search of the question
+        pending = [{"name": "vector_search", "args": {"query": query, "top_k": ctx.settings.evidence_top_k}}] \
+            if "vector_search" in ctx.tools else []
+    return {"pending_calls": pending, "planned_queries": queries, "planner_fallback": fallback_reason,
+            "timings": timed("plan", started)}
+
+
+def _messages(ctx: AgentContext, state: AgentState, refining: bool, tried: list[str], max_queries: int) -> list[dict]:
+    tools = "\n".join(f"- {c['name']}: {c['description']} args={list(c['parameters'].get('properties', {}))}"
+                      for c in (t.card() for t in ctx.tools.values()))
+    system = PROMPT.format(max_queries=max_queries, tools=tools)
+    user = f"Question: {state['query']}"
+    sub = state["route"].get("sub_questions")
+    if sub:
+        user += f"\nSub-questions: {sub}"
+    if refining:
+        kept = "\n".join(f"- [{e.path}] {e.text[:200]}" for e in state.get("evidence", [])[:6]) or "- (none)"
+        user += "\n" + REFINE_PROMPT.format(kept=kept, tried=tried[:6], max_queries=max_queries)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _clean_queries(queries: list[str], limit: int) -> list[str]:
+    out: list[str] = []
+    for q in queries:
+        q = " ".join(str(q).split())[:300]
+        if q and q.lower() not in (o.lower() for o in out):
+            out.append(q)
+    return out[:limit]
+
+
+def _validated(ctx: AgentContext, calls: list[ToolCall]) -> list[dict]:
+    valid = []
+    for call in calls:
+        tool = ctx.tools.get(call.name)
+        if tool is None:
+            log.info("plan: dropped call to unavailable tool %r", call.name)
+            continue
+        try:
+            args = tool.validate(call.args).model_dump(exclude_none=True)
+        except ToolArgsError as exc:
+            log.info("plan: dropped invalid call (%s)", exc)
+            continue
+        valid.append({"name": call.name, "args": args})
+    return valid
+
+
+def _table_calls(ctx: AgentContext, route: dict, queries: list[str]) -> list[dict]:
+    """Run each planned query with the route's first available search tool; exact routes also grep."""
+    preferred = [t for t in (route.get("suggested_tools") or []) if t in ctx.tools]
+    preferred += [t for t in ROUTING_TABLE.get(route.get("query_type", "conceptual"), []) if t in ctx.tools]
+    search_tools = [t for t in dict.fromkeys(preferred) if t in ("hybrid_search", "vector_search", "grep_search")]
+    primary = next((t for t in search_tools if t != "grep_search"), None) or \
+        ("hybrid_search" if "hybrid_search" in ctx.tools else None)
+    k = ctx.settings.evidence_top_k
+    calls = [{"name": primary, "args": {"query": q, "top_k": k}} for q in queries] if primary else []
+    if "grep_search" in search_tools:
+        for keyword in (route.get("grep_keywords") or [])[:3] or queries[:1]:
+            calls.append({"name": "grep_search", "args": {"query": keyword, "top_k": k}})
+    return calls
+
+
+def _key(call: dict) -> tuple:
+    return call["name"], tuple(sorted((k, str(v)) for k, v in call.get("args", {}).items()))

@@ -1,0 +1,51 @@
+"""The graph's state: what one question accumulates on its way from route to answer."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+from pydantic import BaseModel, Field
+
+from kb_agent.tools.base import Evidence
+
+QueryType = Literal["exact", "conceptual", "relational", "file_discovery", "chitchat"]
+Complexity = Literal["simple", "complex", "chitchat"]
+GradeAction = Literal["GENERATE", "REFINE", "RE_RETRIEVE"]
+
+
+class Route(BaseModel):
+    """analyze_and_route's decision (seed 000 D1)."""
+
+    query_type: QueryType = "conceptual"
+    complexity: Complexity = "complex"
+    sub_questions: list[str] = Field(default_factory=list, max_length=5)
+    suggested_tools: list[str] = Field(default_factory=list, max_length=6)
+    grep_keywords: list[str] = Field(default_factory=list, max_length=10)
+
+
+class ToolCall(BaseModel):
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class AgentState(TypedDict, total=False):
+    query: str
+    history: list[dict]
+    route: dict  # Route fields + "decided_by" (rule name | "llm" | "fallback")
+    strategy: int  # bumped by RE_RETRIEVE: which retrieval strategy to try next
+    planned_queries: list[str]
+    planner_fallback: str | None
+    pending_calls: list[dict]
+    evidence: list[Evidence]
+    new_evidence_ids: list[int]
+    round_tools: list[str]  # tools called in the latest round (grading rules look at them)
+    tool_history: Annotated[list[dict], operator.add]
+    grade: dict  # action, scores, avg, decided_by
+    iteration: int
+    answer: str
+    citations: list[dict]
+    refused: bool
+    fast_paths: Annotated[list[dict], operator.add]
+    timings: Annotated[list[tuple[str, float]], operator.add]
+    notices: Annotated[list[str], operator.add]

@@ -1,0 +1,23 @@
+"""Who is asking. Interfaces build a UserContext; the engine turns it into the access scope that every
+tool and store query carries."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from kb_agent.store.access import AccessFilter
+
+
+class UserContext(BaseModel):
+    user_id: str = "local"
+    groups: list[str] = Field(default_factory=list)
+    tenant: str | None = None
+    attributes: dict[str, str] = Field(default_factory=dict)
+    unrestricted: bool = Field(default=False, description="single-user owner mode: sees every document")
+
+    @classmethod
+    def local_owner(cls) -> UserContext:
+        return cls(user_id="local", unrestricted=True)
+
+    def access(self) -> AccessFilter:
+        return AccessFilter.unrestricted() if self.unrestricted else AccessFilter.for_groups(self.groups)

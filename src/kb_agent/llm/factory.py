@@ -1,0 +1,78 @@
+"""Pick the LLM backends from settings: an OpenAI-compatible API, the local GGUF model, or none."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+
+from kb_agent.config import Settings
+from kb_agent.llm.base import LLM, LLMError
+from kb_agent.llm.model_install import DEFAULT_MODEL, is_installed, model_path
+
+log = logging.getLogger("kb_agent.llm")
+
+
+@dataclass
+class LLMTiers:
+    """fast: routing and grading; main: synthesis; strong: escalation. All None = no generative model."""
+
+    fast: LLM | None
+    main: LLM | None
+    strong: LLM | None
+    notice: str | None = None
+
+    @property
+    def generative(self) -> bool:
+        return self.main is not None
+
+
+_local_cache: dict[tuple, LLM] = {}
+_local_lock = threading.Lock()
+
+
+def _local(settings: Settings) -> LLM:
+    from kb_agent.llm.local_backend import LocalLlamaChat
+
+    path = settings.local_model_path or model_path(settings.models_folder)
+    key = (str(path), settings.llm_threads, settings.llm_context)
+    with _local_lock:  # one copy of the weights per process
+        if key not in _local_cache:
+            _local_cache[key] = LocalLlamaChat(path, threads=settings.llm_threads, n_ctx=settings.llm_context)
+        return _local_cache[key]
+
+
+def build_llms(settings: Settings) -> LLMTiers:
+    provider = settings.llm_provider
+    if provider == "auto":
+        provider = "openai" if (settings.llm_base_url or settings.llm_api_key) else "local"
+    if provider == "none":
+        return LLMTiers(None, None, None)
+    if provider == "openai":
+        from kb_agent.llm.openai_backend import OpenAIChat
+
+        if not settings.llm_model:
+            raise LLMError("KB_AGENT_LLM_MODEL must name the chat model of the OpenAI-compatible API")
+
+        def make(name: str | None) -> LLM:
+            return OpenAIChat(base_url=settings.llm_base_url, api_key=settings.llm_api_key,
+                              model=name or settings.llm_model, timeout_s=settings.llm_timeout_s,
+                              max_retries=settings.llm_max_retries)
+
+        main = make(settings.llm_model)
+        fast = make(settings.llm_model_fast) if settings.llm_model_fast else main
+        strong = make(settings.llm_model_strong) if settings.llm_model_strong else main
+        return LLMTiers(fast, main, strong)
+    # local
+    if settings.local_model_path is None and not is_installed(settings.models_folder):
+        notice = (f"no generative model: {DEFAULT_MODEL.filename} is not installed (run `kb-agent models install`);"
+                  " answering extractively from the evidence")
+        log.warning(notice)
+        return LLMTiers(None, None, None, notice=notice)
+    try:
+        llm = _local(settings)
+    except (LLMError, RuntimeError, ValueError) as exc:
+        notice = f"local model unavailable ({exc}); answering extractively from the evidence"
+        log.warning(notice)
+        return LLMTiers(None, None, None, notice=notice)
+    return LLMTiers(llm, llm, llm)

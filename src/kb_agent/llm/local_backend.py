@@ -1,0 +1,94 @@
+"""The embedded default: a GGUF model run in-process by llama.cpp (xllamacpp), no server, no network.
+
+One slot with `cache_prompt` keeps the KV cache of the previous call, so calls that share a prefix
+(the same system prompt, the same evidence block) only pay for the new tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from kb_agent.llm.base import LLM, Completion, LLMError, Message
+
+
+class LocalLlamaChat(LLM):
+    def __init__(self, model_path: Path, *, threads: int, n_ctx: int = 8192, temperature: float = 0.1,
+                 max_tokens: int = 768):
+        super().__init__()
+        if not model_path.is_file():
+            raise LLMError(f"model file not found: {model_path} (run `kb-agent models install`)")
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        import xllamacpp as xlc
+
+        params = xlc.CommonParams()
+        params.model.path = str(model_path)
+        params.n_ctx = n_ctx
+        params.n_parallel = 1
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.warmup = False
+        self.model = model_path.stem
+        self._temperature = temperature
+        self._max_tokens = max_tokens
+        self._server = xlc.Server(params)
+        self._lock = threading.Lock()  # one slot: calls are serialized, which also keeps its KV cache warm
+
+    def _request(self, messages: list[Message], options: dict, stream: bool) -> dict:
+        request: dict = {
+            "messages": messages, "stream": stream, "cache_prompt": True,
+            "temperature": options.get("temperature", self._temperature),
+            "max_tokens": options.get("max_tokens") or self._max_tokens,
+        }
+        if options.get("stop"):
+            request["stop"] = options["stop"]
+        if options.get("json_schema") is not None:  # grammar-constrained decoding
+            request["response_format"] = {"type": "json_object", "schema": options["json_schema"]}
+        return request
+
+    def _complete(self, messages: list[Message], **options) -> Completion:
+        with self._lock:
+            try:
+                reply = self._server.handle_chat_completions(self._request(messages, options, False))
+            except Exception as exc:  # the binding raises plain exceptions for bad requests
+                raise LLMError(f"local model error: {exc}") from exc
+        if not isinstance(reply, dict) or "error" in reply or not reply.get("choices"):
+            raise LLMError(f"local model error: {str(reply)[:300]}")
+        usage = reply.get("usage") or {}
+        return Completion(
+            text=reply["choices"][0]["message"].get("content") or "",
+            prompt_tokens=usage.get("prompt_tokens", 0), completion_tokens=usage.get("completion_tokens", 0),
+        )
+
+    def _stream(self, messages: list[Message], **options) -> Iterator[str]:
+        """Tokens as they are generated: the binding calls back from its own thread of work."""
+        pieces: queue.Queue = queue.Queue()
+        done = object()
+
+        def on_chunk(chunk):
+            chunk = chunk if isinstance(chunk, dict) else json.loads(chunk)
+            if "error" in chunk:
+                pieces.put(LLMError(f"local model error: {str(chunk['error'])[:300]}"))
+            for choice in chunk.get("choices", []):
+                text = (choice.get("delta") or {}).get("content")
+                if text:
+                    pieces.put(text)
+
+        def run():
+            try:
+                with self._lock:
+                    self._server.handle_chat_completions(self._request(messages, options, True), on_chunk)
+            except Exception as exc:
+                pieces.put(LLMError(f"local model error: {exc}"))
+            finally:
+                pieces.put(done)
+
+        threading.Thread(target=run, daemon=True).start()
+        while (item := pieces.get()) is not done:
+            if isinstance(item, Exception):
+                raise item
+            yield item
