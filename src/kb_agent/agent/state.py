@@ -39,6 +39,7 @@ class AgentState(TypedDict, total=False):
     pending_calls: list[dict]
     evidence: list[Evidence]
     new_evidence_ids: list[int]
+    rejected_spans: Annotated[list[list], operator.add]  # graded irrelevant: not brought back later
     round_tools: list[str]  # tools called in the latest round (grading rules look at them)
     tool_history: Annotated[list[dict], operator.add]
     grade: dict  # action, scores, avg, decided_by

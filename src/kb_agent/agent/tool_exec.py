@@ -31,7 +31,7 @@ def tool_exec(state: AgentState, config) -> dict:
         futures.append((call, _pool.submit(_run, tool, args, ctx.tool_ctx), None))
 
     existing = list(state.get("evidence", []))
-    seen = {e.span for e in existing}
+    seen = {e.span for e in existing} | {tuple(span) for span in state.get("rejected_spans", [])}
     next_id = max((e.id for e in existing), default=0) + 1
     new_ids: list[int] = []
     history = []
