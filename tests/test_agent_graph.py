@@ -251,7 +251,17 @@ def test_uncited_model_answer_is_replaced_by_cited_evidence(settings, docs):
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I declare a Pydantic model for the request body?")
     assert answer.citations and "[1]" in answer.answer and "trust me" not in answer.answer
-    assert any("cited no source" in n for n in answer.notices)
+    assert any("no claim the sources support" in n for n in answer.notices)
+
+
+def test_uncited_claims_are_aligned_to_sources_and_unsupported_ones_dropped(settings, docs):
+    script = ByRole(route=route(), synth="Declare a Pydantic model to read a JSON request body. "
+                                         "FastAPI also ships a built-in GraphQL server for it.")
+    engine, _ = make_engine(settings, docs, script)
+    answer = engine.answer_query("How do I read the request body?")
+    assert answer.answer.startswith("Declare a Pydantic model to read a JSON request body [1].")
+    assert "GraphQL" not in answer.answer and answer.citations[0].path == "docs/body.md"
+    assert any("claim-evidence alignment (1 unsupported" in n for n in answer.notices)
 
 
 def test_model_refusal_is_reported(settings, docs):

@@ -53,8 +53,10 @@ class KBStatus:
 
 
 class Engine:
-    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None, llm: LLM | None = None):
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None, llm: LLM | None = None,
+                 cache_folder: Path | None = None):
         self.settings = settings or get_settings()
+        self._cache_folder = cache_folder  # None: the data folder's own embedding cache
         self._embedder = embedder  # None: the configured one, loaded on first use
         self._llms = LLMTiers(llm, llm, llm) if llm is not None else None  # None: from settings, on first use
         self._tools = default_tools()
@@ -79,7 +81,7 @@ class Engine:
                 known = ", ".join(KnowledgeBase.list_names(self.settings)) or "none yet"
                 raise KBError(f"knowledge base {name!r} does not exist (known: {known}); run `kb-agent index`")
             model_id = self._embedder.model_id if self._embedder is not None else None
-            self._kbs[name] = KnowledgeBase(name, self.settings, model_id=model_id)
+            self._kbs[name] = KnowledgeBase(name, self.settings, model_id=model_id, cache_folder=self._cache_folder)
         return self._kbs[name]
 
     def kb_names(self) -> list[str]:

@@ -46,3 +46,32 @@ def with_references(body: str, citations: list[dict]) -> str:
     lines = [f"[{c['n']}] {c['path']}{'#page=' + str(c['page']) if c.get('page') else ''}:L{c['start_line']}-{c['end_line']}"
              for c in citations]
     return body.rstrip() + "\n\nReferences:\n" + "\n".join(lines)
+
+
+_SENT_SPLIT = re.compile(r"(?<=[.!?。！？])\s+")
+
+
+def attribute_sentences(text: str, sources: list[Evidence], threshold: float = 0.6) -> tuple[str, int, int]:
+    """Claim-evidence alignment for answers without markers: each sentence gets the source that covers
+    most of its content terms (>= threshold); sentences no source supports are removed.
+    Returns (text with [n] markers, sentences kept, sentences removed)."""
+    from kb_agent.text.tokenize import tokenize
+
+    source_terms = [set(tokenize(e.text)) for e in sources]
+    kept, removed = [], 0
+    for sentence in _SENT_SPLIT.split(text.strip()):
+        terms = set(tokenize(sentence))
+        if not sentence.strip():
+            continue
+        if len(terms) < 3:  # connective fragments carry no claim of their own
+            kept.append(sentence)
+            continue
+        coverage = [len(terms & st) / len(terms) for st in source_terms]
+        best = max(range(len(sources)), key=lambda i: coverage[i]) if sources else -1
+        if best >= 0 and coverage[best] >= threshold:
+            end = len(sentence.rstrip()) - (1 if sentence.rstrip()[-1:] in ".!?。！？" else 0)
+            kept.append(f"{sentence[:end].rstrip()} [{best + 1}]{sentence.rstrip()[end:]}")
+        else:
+            removed += 1
+    claims = sum(1 for s in kept if _MARKER.search(s))
+    return " ".join(kept), claims, removed

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from kb_agent.agent.citations import REFUSAL_RE, apply_citations, with_references
+from kb_agent.agent.citations import REFUSAL_RE, apply_citations, attribute_sentences, with_references
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.extractive import extractive_answer
 from kb_agent.agent.state import AgentState
@@ -71,9 +71,15 @@ def synthesize(state: AgentState, config) -> dict:
     if text and not citations:
         if REFUSAL_RE.search(text):
             refused, body = True, text.strip()
-        else:  # citation gate: an uncited model answer is replaced by cited evidence
-            notices.append("the model's answer cited no source; showing the best cited evidence instead")
-            text = ""
+        else:  # citation gate: attribute each claim to a source, drop what no source supports
+            aligned, claims, removed = attribute_sentences(text, sources)
+            if claims:
+                body, citations = apply_citations(aligned, sources)
+                notices.append(f"citations attributed by claim-evidence alignment ({removed} unsupported "
+                               "sentence(s) removed)" if removed else "citations attributed by claim-evidence alignment")
+            else:
+                notices.append("the model's answer had no claim the sources support; showing the best cited evidence")
+                text = ""
     if not text:
         extract = extractive_answer(query, sources)
         if extract:

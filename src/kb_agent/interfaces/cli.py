@@ -261,6 +261,8 @@ def eval_retrieval(
 
 
 def main() -> None:
+    from kb_agent.interfaces import cli_agent  # noqa: F401 - registers ask, chat, models, eval agent
+
     try:
         app()
     except BrokenPipeError:  # `kb-agent search ... | head`
@@ -269,3 +271,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+else:  # imported (tests, `python -m`): make sure every command is registered
+    from kb_agent.interfaces import cli_agent  # noqa: F401

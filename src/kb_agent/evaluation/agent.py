@@ -1,0 +1,137 @@
+"""`kb-agent eval agent`: the whole agent on a multi-hop QA set (HotpotQA layout: corpus.jsonl + qa.jsonl).
+
+Evidence recall@5 (gold paragraphs among the first five distinct documents of the final evidence),
+answer EM/F1 (HotpotQA normalisation), citation precision (citations that point at a gold paragraph,
+which holds the supporting sentence), LLM calls and seconds per route, and single-shot BM25 recall@5
+from the same index as the baseline.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import statistics
+import string
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from kb_agent.config import Settings
+from kb_agent.evaluation.retrieval import DatasetError
+from kb_agent.store.access import AccessFilter
+
+
+def normalize_answer(text: str) -> str:
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def f1_score(prediction: str, gold: str) -> float:
+    pred, ref = normalize_answer(prediction).split(), normalize_answer(gold).split()
+    common = Counter(pred) & Counter(ref)
+    same = sum(common.values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(pred), same / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+def answer_body(answer: str) -> str:
+    """The answer without its References footer and [n] markers."""
+    body = answer.split("\n\nReferences:\n", 1)[0]
+    return re.sub(r"\[\d+\]", "", body).strip()
+
+
+def _record(doc_id: str) -> str:
+    return doc_id.split("#", 1)[1] if "#" in doc_id else doc_id
+
+
+def evaluate_agent(
+    dataset_dir: Path, settings: Settings, *, limit: int | None = None,
+    on_progress: Callable[[int, int, str], None] | None = None, engine_factory=None,
+) -> dict:
+    from kb_agent.engine import Engine
+
+    dataset_dir = Path(dataset_dir)
+    corpus, qa_path = dataset_dir / "corpus.jsonl", dataset_dir / "qa.jsonl"
+    for needed in (corpus, qa_path):
+        if not needed.is_file():
+            raise DatasetError(f"{needed} not found (expects corpus.jsonl and qa.jsonl)")
+    questions = [json.loads(line) for line in qa_path.read_text().splitlines() if line.strip()][: limit or None]
+    workdir = Path(tempfile.mkdtemp(prefix="kb-agent-eval-agent-"))
+    eval_settings = settings.model_copy(update={"data_folder": workdir})
+    # the real embedding cache is shared: a second run embeds nothing
+    engine = engine_factory(eval_settings) if engine_factory else Engine(eval_settings,
+                                                                         cache_folder=settings.cache_folder)
+    try:
+        engine.index([corpus], kb="eval")
+        engine.embed("eval")
+        rows = []
+        for index, item in enumerate(questions, start=1):
+            if on_progress:
+                on_progress(index, len(questions), item["question"])
+            gold = set(item.get("gold_doc_ids") or [])
+            started = time.perf_counter()
+            answer = engine.answer_query(item["question"], kbs=["eval"])
+            seconds = time.perf_counter() - started
+            docs: list[str] = []
+            for evidence in answer.evidence:
+                doc = _record(evidence["doc_id"])
+                if doc not in docs:
+                    docs.append(doc)
+            cited = []
+            for citation in answer.citations:
+                match = next((e for e in answer.evidence if e["path"] == citation.path
+                              and e["start_line"] == citation.start_line), None)
+                if match:
+                    cited.append(_record(match["doc_id"]))
+            baseline = engine.search(item["question"], access=AccessFilter.unrestricted(), kbs=["eval"],
+                                     mode="bm25", k=20).hits
+            base_docs: list[str] = []
+            for hit in baseline:
+                doc = str(hit.metadata.get("record_id", _record(hit.doc_id)))
+                if doc not in base_docs:
+                    base_docs.append(doc)
+            body = answer_body(answer.answer)
+            rows.append({
+                "recall5": len(gold & set(docs[:5])) / len(gold) if gold else 0.0,
+                "both5": float(gold <= set(docs[:5])) if gold else 0.0,
+                "bm25_recall5": len(gold & set(base_docs[:5])) / len(gold) if gold else 0.0,
+                "em": float(normalize_answer(body) == normalize_answer(item["answer"])),
+                "contains": float(normalize_answer(item["answer"]) in normalize_answer(body)),
+                "f1": f1_score(body, item["answer"]),
+                "citation_precision": (sum(c in gold for c in cited) / len(cited)) if cited else None,
+                "refused": answer.refused, "llm_calls": answer.llm_calls, "seconds": seconds,
+                "complexity": answer.route.get("complexity"),
+            })
+    finally:
+        engine.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+    precisions = [r["citation_precision"] for r in rows if r["citation_precision"] is not None]
+    by_route: dict[str, dict] = {}
+    for complexity in sorted({r["complexity"] for r in rows}, key=str):
+        group = [r for r in rows if r["complexity"] == complexity]
+        by_route[str(complexity)] = {"questions": len(group),
+                                     "llm_calls": round(statistics.fmean(r["llm_calls"] for r in group), 2),
+                                     "seconds": round(statistics.fmean(r["seconds"] for r in group), 2)}
+    llm = engine.llms().main
+    return {
+        "dataset": str(dataset_dir), "questions": len(rows),
+        "llm": llm.model if llm is not None else "none (extractive)",
+        "evidence_recall@5": round(statistics.fmean(r["recall5"] for r in rows), 4),
+        "both_gold@5": round(statistics.fmean(r["both5"] for r in rows), 4),
+        "baseline_bm25_recall@5": round(statistics.fmean(r["bm25_recall5"] for r in rows), 4),
+        "answer_em": round(statistics.fmean(r["em"] for r in rows), 4),
+        "answer_f1": round(statistics.fmean(r["f1"] for r in rows), 4),
+        "answer_contains_gold": round(statistics.fmean(r["contains"] for r in rows), 4),
+        "citation_precision": round(statistics.fmean(precisions), 4) if precisions else None,
+        "refusal_rate": round(statistics.fmean(float(r["refused"]) for r in rows), 4),
+        "llm_calls_per_question": round(statistics.fmean(r["llm_calls"] for r in rows), 2),
+        "seconds_per_question": round(statistics.fmean(r["seconds"] for r in rows), 2),
+        "by_route": by_route,
+    }

@@ -1,0 +1,187 @@
+"""`kb-agent ask`, `chat`, `models`, `eval agent`: the answering side of the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+
+from kb_agent.interfaces.cli import JsonOpt, _engine, _fail, app, err, eval_app, out
+
+models_app = typer.Typer(no_args_is_help=True, help="The local generative model.")
+app.add_typer(models_app, name="models")
+
+STEP_LABELS = {"analyze_and_route": "🧠 Analyzing", "plan": "🧠 Planning", "tool_exec": "🔍 Searching",
+               "grade_evidence": "⚖️  Evaluating", "synthesize": "✨ Synthesizing"}
+GroupOpt = Annotated[list[str] | None, typer.Option("--as-group", help="Ask as a member of these groups.")]
+KbsOpt = Annotated[list[str] | None, typer.Option("--kb", help="Knowledge base(s) to use (repeatable).")]
+
+
+def _user(as_group: list[str] | None):
+    from kb_agent.governance.identity import UserContext
+
+    return UserContext(user_id="cli", groups=as_group) if as_group is not None else UserContext.local_owner()
+
+
+def _ask_once(engine, question: str, *, kb, as_group, history, as_json: bool):
+    from kb_agent.store.kb import KBError
+
+    answer = None
+    streamed = False
+    try:
+        for event in engine.stream(question, kbs=kb, user=_user(as_group), history=history):
+            kind = event["type"]
+            if kind == "node_start" and not as_json and event["node"] in STEP_LABELS:
+                err.print(f"[dim]{STEP_LABELS[event['node']]}…[/dim]")
+            elif kind == "tool" and not as_json:
+                status = f"{event['count']} passages" if event["status"] == "ok" else event.get("error")
+                args = json.dumps(event["args"], ensure_ascii=False)[:80]
+                err.print(f"[dim]   {event['name']}({args}) → {status}[/dim]", markup=True, highlight=False)
+            elif kind == "token" and not as_json:
+                streamed = True
+                print(event["text"], end="", flush=True)
+            elif kind == "error":
+                raise KBError(event["error"])
+            elif kind == "final":
+                answer = event["answer"]
+    except (KBError, ValueError) as exc:
+        _fail(str(exc))
+    if as_json:
+        print(json.dumps(answer.cli_dict(), ensure_ascii=False))
+        return answer
+    if streamed:
+        print()
+    # the streamed tokens are the raw model text; show the checked, masked answer with its references
+    out.rule(style="dim")
+    out.print(answer.answer, markup=False, highlight=False)
+    for notice in answer.notices:
+        err.print(f"[yellow]note:[/yellow] {notice}")
+    err.print(f"[dim]route={answer.route.get('query_type')}/{answer.route.get('complexity')} "
+              f"llm_calls={answer.llm_calls} iterations={answer.iterations} "
+              f"total={sum(answer.timings.values()) / 1000:.1f}s[/dim]")
+    return answer
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="Your question.")],
+    kb: KbsOpt = None, as_group: GroupOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Answer a question from the knowledge base, with path:line references (or a clear refusal)."""
+    engine = _engine()
+    _ask_once(engine, question, kb=kb, as_group=as_group, history=[], as_json=as_json)
+
+
+@app.command()
+def chat(kb: KbsOpt = None, as_group: GroupOpt = None) -> None:
+    """Interactive session. /mode toggles KB mode (answers from documents) and chat mode; /quit leaves."""
+    engine = _engine()
+    history: list[dict] = []
+    mode = "kb"
+    err.print("kb-agent chat — /mode to switch KB/chat mode, /clear to forget, /quit to leave")
+    while True:
+        try:
+            line = input(f"[{mode}] you> ").strip()
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return
+        if not line:
+            continue
+        if line in ("/quit", "/exit"):
+            return
+        if line == "/clear":
+            history.clear()
+            continue
+        if line == "/mode":
+            mode = "chat" if mode == "kb" else "kb"
+            err.print(f"mode: {mode}")
+            continue
+        if mode == "kb":
+            answer = _ask_once(engine, line, kb=kb, as_group=as_group, history=history, as_json=False)
+            reply = answer.answer if answer else ""
+        else:
+            reply = _chat_reply(engine, line, history)
+        history += [{"role": "user", "content": line}, {"role": "assistant", "content": reply}]
+
+
+def _chat_reply(engine, line: str, history: list[dict]) -> str:
+    tiers = engine.llms()
+    if tiers.main is None:
+        err.print("[yellow]chat mode needs a generative model (`kb-agent models install` or an API)[/yellow]")
+        return ""
+    messages = [{"role": "system", "content": "You are a helpful assistant."}, *history[-10:],
+                {"role": "user", "content": line}]
+    reply = ""
+    for piece in tiers.main.stream(messages, purpose="chat_mode"):
+        reply += piece
+        print(piece, end="", flush=True)
+    print()
+    return reply
+
+
+@models_app.command("install")
+def models_install() -> None:
+    """Fetch, verify (sha256) and place the default local model in the data folder. Idempotent."""
+    from kb_agent.config import get_settings
+    from kb_agent.llm.model_install import DEFAULT_MODEL, ModelInstallError, install, is_installed
+
+    settings = get_settings()
+    if is_installed(settings.models_folder):
+        out.print(f"{DEFAULT_MODEL.filename} is installed and verified in {settings.models_folder}")
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                  console=err) as progress:
+        task = progress.add_task(DEFAULT_MODEL.name, total=DEFAULT_MODEL.size)
+
+        def on_progress(done: int, total: int, step: str) -> None:
+            progress.update(task, completed=done, description=f"{DEFAULT_MODEL.name}: {step}")
+
+        try:
+            path = install(settings.models_folder, on_progress=on_progress)
+        except ModelInstallError as exc:
+            _fail(str(exc))
+    out.print(f"installed {path} (sha256 verified, licence {DEFAULT_MODEL.licence})")
+
+
+@models_app.command("status")
+def models_status(as_json: JsonOpt = False) -> None:
+    """Which generative backend `ask` will use."""
+    from kb_agent.config import get_settings
+    from kb_agent.llm.model_install import DEFAULT_MODEL, is_installed, model_path
+
+    settings = get_settings()
+    info = {"provider": settings.llm_provider, "api": settings.llm_base_url, "model": settings.llm_model,
+            "local_model": str(settings.local_model_path or model_path(settings.models_folder)),
+            "local_model_installed": bool(settings.local_model_path) or is_installed(settings.models_folder),
+            "default_local_model": DEFAULT_MODEL.name}
+    if as_json:
+        print(json.dumps(info))
+    else:
+        for key, value in info.items():
+            out.print(f"{key}: {value}")
+
+
+@eval_app.command("agent")
+def eval_agent(
+    dataset: Annotated[Path, typer.Option("--dataset", help="Folder with corpus.jsonl and qa.jsonl (HotpotQA).")],
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Evidence recall@5, answer EM/F1, citation precision, LLM calls and seconds per route."""
+    from kb_agent.config import get_settings
+    from kb_agent.evaluation.agent import evaluate_agent
+    from kb_agent.evaluation.retrieval import DatasetError
+
+    try:
+        result = evaluate_agent(dataset, get_settings(), limit=limit,
+                                on_progress=lambda i, n, q: err.print(f"[dim]{i}/{n} {q[:70]}[/dim]"))
+    except DatasetError as exc:
+        _fail(str(exc), 2)
+    if as_json:
+        print(json.dumps(result))
+        return
+    for key, value in result.items():
+        out.print(f"{key}: {value}")
