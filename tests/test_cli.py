@@ -76,3 +76,21 @@ def test_bad_configuration_is_reported(cli_env, monkeypatch):
     get_settings.cache_clear()
     result = runner.invoke(app, ["status"])
     assert result.exit_code == 2 and "configuration error" in result.output
+
+
+def test_ask_json_has_exactly_the_documented_keys(cli_env, monkeypatch):
+    monkeypatch.setenv("KB_AGENT_LLM_PROVIDER", "none")
+    get_settings.cache_clear()
+    runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed"])
+    payload = _json(runner.invoke(app, ["ask", "How do I bound the retry loop?", "--kb", "docs", "--json"]))
+    assert set(payload) == {"answer", "citations", "refused", "route", "llm_calls", "iterations", "tokens",
+                            "fast_paths", "timings"}
+    assert payload["citations"][0]["path"] == "docs/retry.md" and payload["llm_calls"] == 0
+    denied = _json(runner.invoke(app, ["ask", "When is the retry bonus paid?", "--kb", "docs", "--json",
+                                       "--as-group", "eng"]))
+    assert all("hr/" not in c["path"] for c in denied["citations"])
+
+
+def test_models_status_json(cli_env):
+    payload = _json(runner.invoke(app, ["models", "status", "--json"]))
+    assert payload["default_local_model"] == "qwen2.5-coder-1.5b-instruct-q4_k_m"
