@@ -1,7 +1,8 @@
 """The embedded default: a GGUF model run in-process by llama.cpp (xllamacpp), no server, no network.
 
-One slot with `cache_prompt` keeps the KV cache of the previous call, so calls that share a prefix
-(the same system prompt, the same evidence block) only pay for the new tokens.
+One slot with `cache_prompt` keeps the KV cache of the previous call, and llama.cpp's host-memory prompt
+cache keeps earlier prefixes, so calls that share a prefix (the same system prompt, the same evidence
+block) only pay for the new tokens.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ class LocalLlamaChat(LLM):
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.warmup = False
+        params.cache_prompt = True
+        params.cache_ram_mib = 2048  # host-memory prompt cache: system prompts are restored, not recomputed
         self.model = model_path.stem
         self._temperature = temperature
         self._max_tokens = max_tokens
