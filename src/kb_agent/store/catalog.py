@@ -202,6 +202,10 @@ class Catalog:
                 yield self._row_to_chunk(row)
             last = rows[-1][0]
 
+    def chunks_of_source(self, source: str) -> list[StoredChunk]:
+        rows = self._db.execute(f"SELECT {_CHUNK_COLS} FROM chunks WHERE source=? ORDER BY id", (source,))
+        return [self._row_to_chunk(row) for row in rows]
+
     def embed_keys(self) -> list[tuple[int, str, str]]:
         """(id, embed_key, acl json) for every chunk, in id order."""
         return self._db.execute("SELECT id, embed_key, acl FROM chunks ORDER BY id").fetchall()

@@ -56,6 +56,10 @@ class ReadFileInput(BaseModel):
     path: str = Field(min_length=1, max_length=1000, description="Path as shown in citations")
     start_line: int | None = Field(default=None, ge=1)
     end_line: int | None = Field(default=None, ge=1)
+    page: int | None = Field(default=None, ge=1, description="PDF page (line numbers restart per page)")
+
+
+EXTRACTED_SUFFIXES = (".pdf", ".docx", ".xlsx", ".html", ".htm", ".xhtml")
 
 
 class ReadFile(Tool):
@@ -68,18 +72,38 @@ class ReadFile(Tool):
         for kb in ctx.kbs:  # only files the index knows and the caller may see: no arbitrary paths
             for record in kb.catalog.visible_files(ctx.access):
                 if record.path == args.path:
-                    return [self._read(record, args, kb.name)]
+                    return [self._read(record, args, kb)]
         raise ToolArgsError(f"read_file: no indexed file {args.path!r} visible to the caller")
 
-    def _read(self, record, args: ReadFileInput, kb: str) -> Evidence:
-        with open(record.source, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
+    def _read(self, record, args: ReadFileInput, kb) -> Evidence:
+        if record.path.lower().endswith(EXTRACTED_SUFFIXES):
+            lines = self._extracted_lines(kb, record.source, args.page)
+        else:
+            try:
+                with open(record.source, encoding="utf-8", errors="replace") as handle:
+                    lines = handle.read().split("\n")
+            except OSError as exc:
+                raise ToolArgsError(f"read_file: {args.path} cannot be read ({exc.strerror})") from exc
+            if lines and lines[-1] == "":
+                lines.pop()
         start = args.start_line or 1
         end = min(args.end_line or start + self.max_lines - 1, len(lines), start + self.max_lines - 1)
         if start > len(lines) or end < start:
             raise ToolArgsError(f"read_file: {args.path} has {len(lines)} lines")
         text = "\n".join(line.rstrip("\r") for line in lines[start - 1 : end])
         return Evidence(source=record.source, path=record.path, start_line=start, end_line=end, text=text,
-                        score=1.0, tool=self.name, kb=kb, doc_id=record.path, acl=record.acl)
+                        score=1.0, tool=self.name, kb=kb.name, doc_id=record.path, acl=record.acl, page=args.page)
+
+    @staticmethod
+    def _extracted_lines(kb, source: str, page: int | None) -> list[str]:
+        """Formats whose citations refer to extracted text are rebuilt from their line-exact chunks."""
+        lines: dict[int, str] = {}
+        for stored in kb.catalog.chunks_of_source(source):
+            chunk = stored.chunk
+            if (chunk.page or None) != page and not (page is None and chunk.page == 1):
+                continue
+            for offset, line in enumerate(chunk.text.split("\n")):
+                lines.setdefault(chunk.start_line + offset, line)
+        if not lines:
+            raise ToolArgsError("read_file: no text for that page" if page else "read_file: no extracted text")
+        return [lines.get(n, "") for n in range(1, max(lines) + 1)]
