@@ -1,8 +1,8 @@
 """Tools run with the caller's access scope; read_file reads only indexed files the caller may see."""
 
 import pytest
-from conftest import write
 
+from conftest import write
 from kb_agent.retrieval.searcher import Searcher
 from kb_agent.store.access import AccessFilter
 from kb_agent.tools.base import ToolArgsError, ToolContext

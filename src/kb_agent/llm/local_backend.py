@@ -33,6 +33,7 @@ class LocalLlamaChat(LLM):
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.warmup = False
+        params.verbosity = -1  # llama.cpp logs every request to stderr otherwise
         params.cache_prompt = True
         params.cache_ram_mib = 2048  # host-memory prompt cache: system prompts are restored, not recomputed
         self.model = model_path.stem
