@@ -37,3 +37,26 @@ def test_dense_search_with_the_real_model(settings, tmp_path):
         assert hits[-1].path == "docs/tea.md"
     finally:
         engine.close()
+
+
+def test_background_worker_fills_in_vectors(settings, tmp_path):
+    import time
+
+    root = tmp_path / "docs"
+    for i in range(4):
+        write(root / f"d{i}.md", f"# Doc {i}\nParagraph number {i} about deployments and rollbacks.\n")
+    engine = Engine(settings)
+    try:
+        engine.index([root])
+        assert engine.status()[0].embedded == 0  # lexically searchable right away
+        pid = engine.embed_in_background()
+        deadline = time.time() + 120
+        while time.time() < deadline and engine.status()[0].embedded < 4:
+            time.sleep(1)
+        status = engine.status()[0]
+        assert status.embedded == status.chunks == 4 and status.coverage == 1.0
+        hits = engine.search("rollbacks", access=AccessFilter.unrestricted(), mode="dense").hits
+        assert hits and pid > 0
+        assert "embedded" in (engine.kb().folder / "embed.log").read_text()
+    finally:
+        engine.close()
