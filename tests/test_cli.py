@@ -94,3 +94,14 @@ def test_ask_json_has_exactly_the_documented_keys(cli_env, monkeypatch):
 def test_models_status_json(cli_env):
     payload = _json(runner.invoke(app, ["models", "status", "--json"]))
     assert payload["default_local_model"] == "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+def test_chat_session_answers_toggles_mode_and_quits(cli_env, monkeypatch):
+    monkeypatch.setenv("KB_AGENT_LLM_PROVIDER", "none")
+    get_settings.cache_clear()
+    runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed"])
+    result = runner.invoke(app, ["chat", "--kb", "docs"],
+                           input="How do I bound the retry loop?\n/mode\nhello\n/clear\n/quit\n")
+    assert result.exit_code == 0, result.output
+    assert "docs/retry.md:L" in result.output  # KB mode answered with a reference
+    assert "mode: chat" in result.output and "needs a generative model" in result.output

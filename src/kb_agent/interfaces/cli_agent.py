@@ -81,7 +81,8 @@ def chat(kb: KbsOpt = None, as_group: GroupOpt = None) -> None:
     engine = _engine()
     history: list[dict] = []
     mode = "kb"
-    err.print("kb-agent chat — /mode to switch KB/chat mode, /clear to forget, /quit to leave")
+    _bind_tab_to_mode()
+    err.print("kb-agent chat — Tab or /mode switches KB/chat mode, /clear forgets, /quit leaves")
     while True:
         try:
             line = input(f"[{mode}] you> ").strip()
@@ -105,6 +106,15 @@ def chat(kb: KbsOpt = None, as_group: GroupOpt = None) -> None:
         else:
             reply = _chat_reply(engine, line, history)
         history += [{"role": "user", "content": line}, {"role": "assistant", "content": reply}]
+
+
+def _bind_tab_to_mode() -> None:
+    """Tab toggles the mode as in the original TUI: a readline macro that submits `/mode`."""
+    try:
+        import readline
+    except ImportError:  # no readline (e.g. Windows): /mode still works
+        return
+    readline.parse_and_bind(r'"\t": "\C-a\C-k/mode\n"')
 
 
 def _chat_reply(engine, line: str, history: list[dict]) -> str:
