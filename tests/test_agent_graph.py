@@ -343,3 +343,17 @@ def test_empty_question_is_rejected(settings, docs):
     engine, _ = make_engine(settings, docs, ByRole())
     with pytest.raises(ValueError, match="empty"):
         engine.answer_query("   ")
+
+
+def test_tiers_route_on_fast_answer_on_main_escalate_to_strong(settings, docs):
+    fast = ScriptedLLM(ByRole(route=route()))
+    main = ScriptedLLM(ByRole(synth="Some words without support."))
+    main.model = "main-model"
+    strong = ScriptedLLM(ByRole(synth="Declare a Pydantic model [1]."))
+    strong.model = "strong-model"
+    engine = Engine(settings, embedder=HashEmbedder(), llm=(fast, main, strong))
+    engine.index([docs])
+    answer = engine.answer_query("How do I read the request body?")
+    assert len(fast.prompts) == 1 and len(main.prompts) == 1 and len(strong.prompts) == 1
+    assert answer.llm_calls == 3 and answer.answer.startswith("Declare a Pydantic model [1].")
+    assert any("escalated the answer to strong-model" in n for n in answer.notices)

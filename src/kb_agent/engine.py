@@ -53,12 +53,17 @@ class KBStatus:
 
 
 class Engine:
-    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None, llm: LLM | None = None,
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
+                 llm: LLM | tuple[LLM, LLM, LLM] | None = None,
                  cache_folder: Path | None = None):
         self.settings = settings or get_settings()
         self._cache_folder = cache_folder  # None: the data folder's own embedding cache
         self._embedder = embedder  # None: the configured one, loaded on first use
-        self._llms = LLMTiers(llm, llm, llm) if llm is not None else None  # None: from settings, on first use
+        # an injected model serves every tier; a (fast, main, strong) tuple sets them apart
+        if isinstance(llm, tuple):
+            self._llms = LLMTiers(*llm)
+        else:
+            self._llms = LLMTiers(llm, llm, llm) if llm is not None else None  # None: from settings, on first use
         self._tools = default_tools()
         self._kbs: dict[str, KnowledgeBase] = {}
         self.audit = AuditLog(self.settings.data_folder / "audit" / "audit.jsonl")
@@ -163,18 +168,20 @@ class Engine:
         tiers = self.llms()
         fast = MeteredLLM(tiers.fast) if tiers.fast is not None else None
         main = (fast if tiers.main is tiers.fast else MeteredLLM(tiers.main)) if tiers.main is not None else None
+        # escalation only when a distinct, stronger model is configured
+        strong = MeteredLLM(tiers.strong) if tiers.strong is not None and tiers.strong is not tiers.main else None
         searcher = Searcher(knowledge_bases, self.settings, embedder=self.embedder)
         ctx = AgentContext(
             settings=self.settings, tools=self._tools,
             tool_ctx=ToolContext(self.settings, user.access(), knowledge_bases, searcher),
-            fast=fast, main=main, audit=self.audit, on_event=on_event,
+            fast=fast, main=main, strong=strong, audit=self.audit, on_event=on_event,
         )
         state = {"query": query, "history": list(history or []), "iteration": 0, "strategy": 0, "evidence": []}
         if self.settings.mode == "tools" and main is not None:
             final = run_tool_mode(state, ctx)
         else:
             final = build_graph().invoke(state, config={"configurable": {"ctx": ctx}, "recursion_limit": 60})
-        return _to_answer(final, ctx, [fast, main], tiers.notice)
+        return _to_answer(final, ctx, [fast, main, strong], tiers.notice)
 
     def stream(self, query: str, **kwargs) -> Iterator[dict]:
         """Progress events (node_start / node_end / tool / token) and finally {"type": "final", "answer": ...}."""

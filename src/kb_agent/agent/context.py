@@ -22,6 +22,7 @@ class AgentContext:
     tool_ctx: ToolContext
     fast: LLM | None  # routing, planning, grading
     main: LLM | None  # synthesis
+    strong: LLM | None = None  # escalation: retried when the main model's answer cites nothing
     audit: AuditLog | None = None
     on_event: EventFn | None = None
     trace_id: str = field(default_factory=lambda: uuid.uuid4().hex)

@@ -59,13 +59,11 @@ def synthesize(state: AgentState, config) -> dict:
                     *[m for m in (state.get("history") or [])[-4:] if m.get("role") in ("user", "assistant")],
                     {"role": "user", "content": f"{render_sources(sources, ctx.settings.source_max_chars)}\n\n"
                                                 f"Question: {query}"}]
-        try:
-            for piece in ctx.main.stream(messages, purpose="synthesize"):
-                text += piece
-                ctx.emit({"type": "token", "text": piece})
-        except LLMError as exc:
-            notices.append(f"answer model failed ({exc}); answering extractively")
-            text = ""
+        text = _generate(ctx, ctx.main, messages, notices)
+        if text and ctx.strong is not None and not apply_citations(text, sources)[1] and not REFUSAL_RE.search(text):
+            notices.append(f"escalated the answer to {ctx.strong.model}: the main model cited no source")
+            ctx.emit({"type": "escalate", "model": ctx.strong.model})
+            text = _generate(ctx, ctx.strong, messages, notices) or text
     body, citations = apply_citations(text, sources) if text else ("", [])
     refused = False
     if text and not citations:
@@ -93,6 +91,18 @@ def synthesize(state: AgentState, config) -> dict:
     if notices:
         update["notices"] = notices
     return update
+
+
+def _generate(ctx: AgentContext, llm, messages: list[dict], notices: list[str]) -> str:
+    text = ""
+    try:
+        for piece in llm.stream(messages, purpose="synthesize"):
+            text += piece
+            ctx.emit({"type": "token", "text": piece})
+    except LLMError as exc:
+        notices.append(f"answer model failed ({exc}); answering extractively")
+        return ""
+    return text
 
 
 def _select(evidence: list[Evidence], limit: int) -> list[Evidence]:
