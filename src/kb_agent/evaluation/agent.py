@@ -21,6 +21,7 @@ from pathlib import Path
 
 from kb_agent.config import Settings
 from kb_agent.evaluation.retrieval import DatasetError
+from kb_agent.llm.model_install import model_path
 from kb_agent.store.access import AccessFilter
 
 
@@ -64,7 +65,10 @@ def evaluate_agent(
             raise DatasetError(f"{needed} not found (expects corpus.jsonl and qa.jsonl)")
     questions = [json.loads(line) for line in qa_path.read_text().splitlines() if line.strip()][: limit or None]
     workdir = Path(tempfile.mkdtemp(prefix="kb-agent-eval-agent-"))
-    eval_settings = settings.model_copy(update={"data_folder": workdir})
+    # a throw-away data folder for the index, but the user's model and embedding cache
+    local_model = settings.local_model_path or model_path(settings.models_folder)
+    eval_settings = settings.model_copy(update={
+        "data_folder": workdir, "local_model_path": local_model if local_model.is_file() else None})
     # the real embedding cache is shared: a second run embeds nothing
     engine = engine_factory(eval_settings) if engine_factory else Engine(eval_settings,
                                                                          cache_folder=settings.cache_folder)
