@@ -357,12 +357,3 @@ def test_tiers_route_on_fast_answer_on_main_escalate_to_strong(settings, docs):
     assert len(fast.prompts) == 1 and len(main.prompts) == 1 and len(strong.prompts) == 1
     assert answer.llm_calls == 3 and answer.answer.startswith("Declare a Pydantic model [1].")
     assert any("escalated the answer to strong-model" in n for n in answer.notices)
-
-
-def test_multi_hop_cues_upgrade_a_simple_llm_route(settings, docs):
-    script = ByRole(route=route(complexity="simple"), plan=json.dumps({"queries": ["request body", "HTTPException"]}),
-                    grade=fit_grades(0.9), synth="Both are documented [1][2].")
-    engine, _ = make_engine(settings, docs, script)
-    answer = engine.answer_query("Are request bodies and HTTPException both covered by the docs?")
-    assert answer.route["complexity"] == "complex" and answer.route["decided_by"] == "llm+multi_hop_rule"
-    assert script.roles == ["route", "plan", "grade", "synth"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.rules import looks_multi_hop, route_by_rules
+from kb_agent.agent.rules import route_by_rules
 from kb_agent.agent.state import AgentState, Route
 
 PROMPT = """You route questions for a company knowledge-base assistant. Classify the user's question.
@@ -66,9 +66,6 @@ def analyze_and_route(state: AgentState, config) -> dict:
         route, from_model = ctx.fast.structured(messages, Route, fallback=Route(), purpose="analyze_and_route",
                                                 max_tokens=300)
         decided_by = "llm" if from_model else "fallback"
-        if from_model and route.complexity == "simple" and looks_multi_hop(query):
-            route = route.model_copy(update={"complexity": "complex"})
-            decided_by = "llm+multi_hop_rule"
         if not from_model:
             update["notices"] = ["routing reply was not valid JSON; treated the question as complex"]
     else:  # no generative model: one search, extractive answer

@@ -33,19 +33,6 @@ _FILE_DISCOVERY_RE = re.compile(
 )
 
 
-# multi-hop cues a small router misses: comparisons and bridge clauses ("the film that ...")
-_MULTI_HOP_RE = re.compile(
-    r"\bboth\b|\bneither\b|\beither\b|\bthe same\b|\b(?:which|who|what)\b.{3,80}\bor\b.{2,60}\?|"
-    r"\b(?:the|a|an) (?:\w+ ){0,3}\w+ (?:that|which|who|whose|where) \w+|\bwhose\b|"
-    r"两个|两者|哪一个|分别|同一",
-    re.I,
-)
-
-
-def looks_multi_hop(query: str) -> bool:
-    return bool(_MULTI_HOP_RE.search(query))
-
-
 def route_by_rules(query: str) -> tuple[Route, str] | None:
     """(route, rule name) when a rule decides, else None."""
     if _CHITCHAT_RE.match(query):
