@@ -6,7 +6,7 @@ import time
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.rules import route_by_rules
-from kb_agent.agent.state import AgentState, Route
+from kb_agent.agent.state import AgentState, Route, recent_history
 
 PROMPT = """You route questions for a company knowledge-base assistant. Classify the user's question.
 
@@ -62,7 +62,7 @@ def analyze_and_route(state: AgentState, config) -> dict:
         update["fast_paths"] = [ctx.fast_path(path_type, rule_name, query)]
         decided_by = rule_name
     elif ctx.fast is not None:
-        messages = [{"role": "system", "content": PROMPT}, *_recent(state), {"role": "user", "content": query}]
+        messages = [{"role": "system", "content": PROMPT}, *recent_history(state, 4), {"role": "user", "content": query}]
         route, from_model = ctx.fast.structured(messages, Route, fallback=Route(), purpose="analyze_and_route",
                                                 max_tokens=300)
         decided_by = "llm" if from_model else "fallback"
@@ -74,7 +74,3 @@ def analyze_and_route(state: AgentState, config) -> dict:
     update["timings"] = timed("analyze_and_route", started)
     return update
 
-
-def _recent(state: AgentState) -> list[dict]:
-    """The last turns, so follow-ups ("and in Chinese?") are routed in context."""
-    return [m for m in (state.get("history") or [])[-4:] if m.get("role") in ("user", "assistant")]

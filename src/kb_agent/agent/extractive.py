@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 
-from kb_agent.text.tokenize import tokenize
+from kb_agent.text.tokenize import QUESTION_WORDS, tokenize
 from kb_agent.tools.base import Evidence
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _MARKUP = re.compile(r"\{\s*#[^}]*\}|\*\*|__|^#+\s*|\{\*.*?\*\}")
-_QUESTION_TERMS = frozenset(tokenize("what which who whom whose when where why how does do did can could should would "
-                                     "is are was were tell explain describe please about 什么 如何 怎么 哪些 为什么"))
+_QUESTION_TERMS = frozenset(tokenize(" ".join(QUESTION_WORDS)))
 
 
 def extractive_answer(query: str, sources: list[Evidence], max_sentences: int = 3) -> str:

@@ -69,9 +69,11 @@ def plan(state: AgentState, config) -> dict:
 
     queries = _clean_queries((decision.queries if decision else []), max_queries)
     if not queries:
-        queries = _clean_queries([*(route.get("sub_questions") or []), query], max_queries) if not refining else []
+        sub_questions = route.get("sub_questions") or []
         if refining:
-            queries = _clean_queries([q for q in route.get("sub_questions") or [] if q not in tried], max_queries)
+            queries = _clean_queries([q for q in sub_questions if q not in tried], max_queries)
+        else:
+            queries = _clean_queries([*sub_questions, query], max_queries)
         if not queries:
             queries = [query]
         if decision is not None and fallback_reason is None:

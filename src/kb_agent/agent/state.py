@@ -29,6 +29,11 @@ class ToolCall(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+def recent_history(state: AgentState, turns: int) -> list[dict]:
+    """The last user/assistant messages, so follow-ups are understood in context."""
+    return [m for m in (state.get("history") or [])[-turns:] if m.get("role") in ("user", "assistant")]
+
+
 class AgentState(TypedDict, total=False):
     query: str
     history: list[dict]

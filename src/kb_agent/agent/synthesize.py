@@ -8,7 +8,7 @@ import time
 from kb_agent.agent.citations import REFUSAL_RE, apply_citations, attribute_sentences, with_references
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.extractive import extractive_answer
-from kb_agent.agent.state import AgentState
+from kb_agent.agent.state import AgentState, recent_history
 from kb_agent.llm.base import LLMError
 from kb_agent.tools.base import Evidence
 
@@ -56,7 +56,7 @@ def synthesize(state: AgentState, config) -> dict:
     text = ""
     if ctx.main is not None:
         messages = [{"role": "system", "content": SYSTEM},
-                    *[m for m in (state.get("history") or [])[-4:] if m.get("role") in ("user", "assistant")],
+                    *recent_history(state, 4),
                     {"role": "user", "content": f"{render_sources(sources, ctx.settings.source_max_chars)}\n\n"
                                                 f"Question: {query}"}]
         text = _generate(ctx, ctx.main, messages, notices)
@@ -119,7 +119,7 @@ def _chitchat(ctx: AgentContext, state: AgentState, zh: bool) -> str:
         ctx.emit({"type": "token", "text": answer})
         return answer
     messages = [{"role": "system", "content": CHITCHAT_SYSTEM},
-                *[m for m in (state.get("history") or [])[-6:] if m.get("role") in ("user", "assistant")],
+                *recent_history(state, 6),
                 {"role": "user", "content": state["query"]}]
     answer = ""
     try:

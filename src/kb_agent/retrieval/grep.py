@@ -11,15 +11,10 @@ import subprocess
 from collections import Counter
 from dataclasses import dataclass
 
-from kb_agent.text.tokenize import EN_STOPWORDS, cut_chinese, has_cjk, tokenize
+from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, cut_chinese, has_cjk, tokenize
 
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*|[\u3400-\u9fff]+")
 _SKIP_EXT = (".pdf", ".docx", ".xlsx")  # their bytes are not their text
-# question words match everywhere and say nothing about where the answer is
-_QUESTION_WORDS = frozenset(
-    "what which who whom whose when where why how does did do can could should would is are was were "
-    "tell show explain describe list find please about".split()
-) | frozenset("如何 什么 怎么 怎样 哪些 哪个 为什么 是否 可以 请问 告诉 一下 关于 介绍".split())
 _BATCH = 1000
 
 
@@ -49,8 +44,8 @@ def grep_keywords(query: str, limit: int = 12) -> list[str]:
     for match in _WORD_RE.finditer(query):
         word = match.group(0)
         if has_cjk(word):
-            words.extend(w for w in cut_chinese(word) if len(w) >= 2 and w not in _QUESTION_WORDS)
-        elif len(word) >= 3 and word.lower() not in EN_STOPWORDS and word.lower() not in _QUESTION_WORDS:
+            words.extend(w for w in cut_chinese(word) if len(w) >= 2 and w not in QUESTION_WORDS)
+        elif len(word) >= 3 and word.lower() not in EN_STOPWORDS and word.lower() not in QUESTION_WORDS:
             words.append(word)
     return list(dict.fromkeys(words))[:limit]
 

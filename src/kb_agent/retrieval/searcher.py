@@ -75,7 +75,7 @@ class Searcher:
         pool = max(pool, k)
         timings: dict[str, float] = {}
         notices: list[str] = []
-        lists: list[tuple[str, float, list[SearchHit]]] = []
+        lists: list[tuple[str, float, list[tuple[tuple, float]]]] = []  # (retriever, weight, (key, score)...)
         for kb in self.kbs:
             kb.refresh()
 
@@ -142,9 +142,11 @@ class Searcher:
     def _fuse(self, lists, single: bool) -> list[tuple[tuple, float, dict[str, int], dict[str, float]]]:
         """(key, score, ranks, raw scores) best-first. One list in a single mode keeps its raw scores."""
         raw: dict[tuple, dict[str, float]] = {}
+        ranks_of: dict[tuple, dict[str, int]] = {}
         for name, _, found in lists:
-            for key, score in found:
+            for rank, (key, score) in enumerate(found, start=1):
                 raw.setdefault(key, {}).setdefault(name, score)
+                ranks_of.setdefault(key, {}).setdefault(name, rank)
         if single and len(lists) == 1:
             name, _, found = lists[0]
             return [(key, score, {name: rank}, raw[key]) for rank, (key, score) in enumerate(found, start=1)]
@@ -152,10 +154,6 @@ class Searcher:
         if single:  # one retriever over several KBs: fuse its lists by rank
             weighted = [(f"{name}{i}", w, keys) for i, (name, w, keys) in enumerate(weighted)]
         fused = rrf(weighted, k=self.settings.rrf_k)
-        ranks_of = {}
-        for name, _, found in lists:
-            for rank, (key, _) in enumerate(found, start=1):
-                ranks_of.setdefault(key, {}).setdefault(name, rank)
         return [(key, score, ranks_of[key], raw[key]) for key, score, _ in fused]
 
     def _materialize(self, ranked, by_kb, grep_hits, access: AccessFilter, k: int) -> list[SearchHit]:

@@ -105,10 +105,13 @@ class Catalog:
     def set_meta(self, key: str, value: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
+    def bump(self, key: str) -> int:
+        value = int(self.get_meta(key, "0")) + 1
+        self.set_meta(key, str(value))
+        return value
+
     def bump_generation(self) -> int:
-        gen = int(self.get_meta("generation", "0")) + 1
-        self.set_meta("generation", str(gen))
-        return gen
+        return self.bump("generation")
 
     @property
     def generation(self) -> int:

@@ -222,7 +222,7 @@ class KnowledgeBase:
                 continue
             vectors = embedder.embed_passages(list(texts.values()))
             self.cache.put_many(dict(zip(texts.keys(), vectors, strict=True)))
-            self.catalog.set_meta("embed_generation", str(int(self.catalog.get_meta("embed_generation", "0")) + 1))
+            self.catalog.bump("embed_generation")
             done += len(texts)
             since_sync += len(texts)
             if since_sync >= sync_every:
