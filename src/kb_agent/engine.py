@@ -148,9 +148,10 @@ class Engine:
         return Searcher([self.kb(n) for n in names], self.settings, embedder=self.embedder)
 
     def search(
-        self, query: str, *, access: AccessFilter, kbs: list[str] | None = None, mode: Mode = "hybrid", k: int = 10
+        self, query: str, *, access: AccessFilter, kbs: list[str] | None = None, mode: Mode = "hybrid", k: int = 10,
+        hops: int = 1,
     ) -> SearchResponse:
-        return self.searcher(kbs).search(query, access=access, mode=mode, k=k)
+        return self.searcher(kbs).search(query, access=access, mode=mode, k=k, hops=hops)
 
 
     # -- answering ---------------------------------------------------------------------------------

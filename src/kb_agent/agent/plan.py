@@ -144,6 +144,9 @@ def _table_calls(ctx: AgentContext, route: dict, queries: list[str]) -> list[dic
         ("hybrid_search" if "hybrid_search" in ctx.tools else None)
     k = ctx.settings.evidence_top_k
     calls = [{"name": primary, "args": {"query": q, "top_k": k}} for q in queries] if primary else []
+    hops = ctx.settings.search_hops
+    if calls and hops > 1 and route.get("query_type") in ("conceptual", "relational"):
+        calls[0]["args"]["hops"] = hops  # the first query (usually the question) also follows named documents
     if "grep_search" in search_tools:
         for keyword in (route.get("grep_keywords") or [])[:3] or queries[:1]:
             calls.append({"name": "grep_search", "args": {"query": keyword, "top_k": k}})

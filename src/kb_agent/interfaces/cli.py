@@ -178,6 +178,8 @@ def search(
     kb: Annotated[list[str] | None, typer.Option("--kb", help="Knowledge base(s) to search (repeatable).")] = None,
     mode: Annotated[str, typer.Option("--mode", help="hybrid | bm25 | dense | grep")] = "hybrid",
     k: Annotated[int, typer.Option("--k", min=1, max=1000, help="Number of results.")] = 10,
+    hops: Annotated[int, typer.Option("--hops", min=1, max=2,
+                                      help="2 = also follow documents named in the top passages.")] = 1,
     as_group: Annotated[
         list[str] | None, typer.Option("--as-group", help="Search as a member of these groups (repeatable).")
     ] = None,
@@ -193,7 +195,7 @@ def search(
     access = AccessFilter.for_groups(as_group) if as_group is not None else AccessFilter.unrestricted()
     engine = _engine()
     try:
-        response = engine.search(query, access=access, kbs=kb, mode=mode, k=k)  # type: ignore[arg-type]
+        response = engine.search(query, access=access, kbs=kb, mode=mode, k=k, hops=hops)  # type: ignore[arg-type]
     except KBError as exc:
         _fail(str(exc))
     for notice in response.notices:

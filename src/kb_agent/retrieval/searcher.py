@@ -13,6 +13,7 @@ from kb_agent.config import Settings
 from kb_agent.llm.embeddings import Embedder
 from kb_agent.retrieval.fusion import rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
+from kb_agent.retrieval.hops import feedback_query, linked_hits, merge_hops
 from kb_agent.retrieval.types import Mode, SearchHit, SearchResponse
 from kb_agent.store.access import AccessFilter
 from kb_agent.store.catalog import StoredChunk
@@ -64,10 +65,14 @@ class Searcher:
 
     # -- public ------------------------------------------------------------------------------------
     def search(
-        self, query: str, *, access: AccessFilter, mode: Mode = "hybrid", k: int = 10, pool: int | None = None
+        self, query: str, *, access: AccessFilter, mode: Mode = "hybrid", k: int = 10, pool: int | None = None,
+        hops: int = 1,
     ) -> SearchResponse:
+        """hops=2 adds a second hop with no LLM call (retrieval/hops.py); grep ignores it."""
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; choose one of {', '.join(MODES)}")
+        if hops > 1 and mode != "grep":
+            return self._two_hops(query, access=access, mode=mode, k=k, pool=pool)
         started = time.perf_counter()
         if pool is None:  # fusion needs a deep pool; a single retriever only what it will return
             cap_slack = 3 if self.settings.max_chunks_per_doc else 1
@@ -138,6 +143,22 @@ class Searcher:
         return SearchResponse(
             query=query, mode=mode, hits=hits, dense_coverage=coverage, timings_ms=timings, notices=notices
         )
+
+    def _two_hops(self, query: str, *, access: AccessFilter, mode: Mode, k: int, pool: int | None) -> SearchResponse:
+        started = time.perf_counter()
+        first = self.search(query, access=access, mode=mode, k=k, pool=pool)
+        linked = linked_hits(self.kbs, query, first.hits, access, lambda kb, stored: _hit(kb, stored, 0.0))
+        for hit in linked:
+            hit.scores = {"link": 1.0}
+        feedback_hits: list[SearchHit] = []
+        follow_up = feedback_query(query, first.hits)
+        if follow_up:
+            feedback_hits = self.search(follow_up, access=access, mode=mode, k=k, pool=pool).hits
+            for hit in feedback_hits:
+                hit.scores = {**hit.scores, "feedback": 1.0}
+        timings = {**first.timings_ms, "total_ms": (time.perf_counter() - started) * 1000}
+        return first.model_copy(update={"hits": merge_hops(first.hits, linked, feedback_hits, k),
+                                        "timings_ms": timings})
 
     def _fuse(self, lists, single: bool) -> list[tuple[tuple, float, dict[str, int], dict[str, float]]]:
         """(key, score, ranks, raw scores) best-first. One list in a single mode keeps its raw scores."""

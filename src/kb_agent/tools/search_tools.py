@@ -21,6 +21,8 @@ def hit_to_evidence(hit: SearchHit, tool: str) -> Evidence:
 class SearchInput(BaseModel):
     query: str = Field(min_length=1, max_length=1000, description="What to look for")
     top_k: int = Field(default=6, ge=1, le=30, description="How many passages to return")
+    hops: int = Field(default=1, ge=1, le=2,
+                      description="2 = also fetch documents the top passages name (multi-hop questions)")
 
 
 class _SearchTool(Tool):
@@ -28,7 +30,8 @@ class _SearchTool(Tool):
     Input = SearchInput
 
     def run(self, args: SearchInput, ctx: ToolContext) -> list[Evidence]:
-        response = ctx.searcher.search(args.query, access=ctx.access, mode=self.mode, k=args.top_k)
+        response = ctx.searcher.search(args.query, access=ctx.access, mode=self.mode, k=args.top_k,
+                                      hops=args.hops)
         ctx.notices.extend(n for n in response.notices if n not in ctx.notices)
         return [hit_to_evidence(h, self.name) for h in response.hits]
 

@@ -1,0 +1,117 @@
+"""A second retrieval hop with no LLM call, for bridge questions ("the director of the film that ...").
+
+The first hop's best passages usually *name* the entity the second hop needs. Two cheap signals find it:
+- title links: documents whose title is mentioned in the top passages (wiki-style references, matched
+  on word n-grams against a per-KB title table; a trailing "(disambiguation)" is ignored);
+- pseudo-relevance feedback: the question searched again together with the best passage's text.
+The merged list keeps the first hop's two best passages on top, so single-hop questions lose little.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kb_agent.retrieval.types import SearchHit
+from kb_agent.store.access import AccessFilter
+from kb_agent.store.kb import KnowledgeBase
+
+_WORD = re.compile(r"[\w'&.\-]+")
+_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+MAX_TITLE_WORDS = 8
+MIN_TITLE_CHARS = 4
+LINK_SOURCES, LINKED_KEPT, KEPT_ON_TOP, FEEDBACK_CHARS = 3, 2, 2, 400
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip(".") for w in _WORD.findall(text.lower()) if w.strip(".")]
+
+
+def normalize_title(title: str) -> str:
+    return " ".join(_words(_DISAMBIGUATION.sub("", title)))
+
+
+@dataclass
+class TitleTable:
+    """Normalised title -> (doc_id, first chunk row id) for one KB generation."""
+
+    generation: int
+    titles: dict[str, list[tuple[str, int]]]
+
+    @classmethod
+    def build(cls, kb: KnowledgeBase) -> TitleTable:
+        titles: dict[str, list[tuple[str, int]]] = {}
+        for title, doc_id, first_id in kb.catalog.doc_leads():
+            key = normalize_title(title)
+            if len(key) >= MIN_TITLE_CHARS and len(key.split()) <= MAX_TITLE_WORDS:
+                titles.setdefault(key, []).append((doc_id, first_id))
+        return cls(kb.catalog.generation, titles)
+
+    def mentions(self, text: str) -> list[str]:
+        """Titles named in the text, in order of first mention."""
+        words, found = _words(text), []
+        for i in range(len(words)):
+            for j in range(i + 1, min(len(words), i + MAX_TITLE_WORDS) + 1):
+                key = " ".join(words[i:j])
+                if key in self.titles and key not in found:
+                    found.append(key)
+        return found
+
+
+_tables: dict[int, TitleTable] = {}
+
+
+def title_table(kb: KnowledgeBase) -> TitleTable:
+    table = _tables.get(id(kb.catalog))
+    if table is None or table.generation != kb.catalog.generation:
+        table = _tables[id(kb.catalog)] = TitleTable.build(kb)
+    return table
+
+
+def linked_hits(
+    kbs: list[KnowledgeBase], question: str, first: list[SearchHit], access: AccessFilter,
+    to_hit: Callable[[str, object], SearchHit],
+) -> list[SearchHit]:
+    """Lead passages of documents the top passages name (not the question itself), that the caller may see."""
+    asked = set(normalize_title(question).split())
+    by_kb = {kb.name: kb for kb in kbs}
+    out: list[SearchHit] = []
+    seen_docs = set()
+    for hit in first[:LINK_SOURCES]:
+        kb = by_kb.get(hit.kb)
+        if kb is None:
+            continue
+        table = title_table(kb)
+        for title in table.mentions(hit.text):
+            if set(title.split()) <= asked:
+                continue  # already named in the question: the first hop searched for it
+            for doc_id, row_id in table.titles[title]:
+                if doc_id == hit.doc_id or (kb.name, doc_id) in seen_docs:
+                    continue
+                stored = kb.catalog.get_chunks([row_id]).get(row_id)
+                if stored is None or not access.allows(stored.chunk.acl):
+                    continue
+                seen_docs.add((kb.name, doc_id))
+                out.append(to_hit(kb.name, stored))
+    first_rank = {(h.kb, h.doc_id): i for i, h in enumerate(first)}
+    out.sort(key=lambda h: first_rank.get((h.kb, h.doc_id), len(first)))  # stable: mention order breaks ties
+    return out
+
+
+def feedback_query(question: str, first: list[SearchHit]) -> str | None:
+    return f"{question} {first[0].text[:FEEDBACK_CHARS]}" if first else None
+
+
+def merge_hops(first: list[SearchHit], linked: list[SearchHit], feedback: list[SearchHit], k: int) -> list[SearchHit]:
+    """first[:2] + linked[:2] + feedback hits (minus the top passage) + the rest of the first hop."""
+    top_doc = (first[0].kb, first[0].doc_id) if first else None
+    ordered = [*first[:KEPT_ON_TOP], *linked[:LINKED_KEPT],
+               *(h for h in feedback if (h.kb, h.doc_id) != top_doc), *first[KEPT_ON_TOP:]]
+    out, seen = [], set()
+    for hit in ordered:
+        key = (hit.kb, hit.chunk_id)
+        if key not in seen:
+            seen.add(key)
+            out.append(hit)
+    return out[:k]
