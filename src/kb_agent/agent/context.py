@@ -11,6 +11,7 @@ from kb_agent.config import Settings
 from kb_agent.governance.audit import AuditLog
 from kb_agent.llm.base import LLM
 from kb_agent.tools.base import Tool, ToolContext
+from kb_agent.tools.tasks import ToolRunner
 
 EventFn = Callable[[dict], None]
 
@@ -26,6 +27,7 @@ class AgentContext:
     audit: AuditLog | None = None
     on_event: EventFn | None = None
     trace_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    runner: ToolRunner = field(default_factory=ToolRunner)
 
     @property
     def generative(self) -> bool:

@@ -97,7 +97,7 @@ def plan(state: AgentState, config) -> dict:
 
 
 def _messages(ctx: AgentContext, state: AgentState, refining: bool, tried: list[str], max_queries: int) -> list[dict]:
-    tools = "\n".join(f"- {c['name']}: {c['description']} args={list(c['parameters'].get('properties', {}))}"
+    tools = "\n".join(f"- {c.name}: {c.description} args={list(c.input_schema.get('properties', {}))}"
                       for c in (t.card() for t in ctx.tools.values()))
     system = PROMPT.format(max_queries=max_queries, tools=tools)
     user = f"Question: {state['query']}"

@@ -1,67 +1,49 @@
-"""Node 3: run the planned tool calls in parallel, each with a timeout; partial success is fine."""
+"""Node 3: run the planned tool calls in parallel as TaskRequests, each with its timeout; partial success is fine."""
 
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.state import AgentState
-from kb_agent.tools.base import Evidence, ToolArgsError
-
-_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="kb-tool")
+from kb_agent.tools.tasks import TaskRequest
 
 
 def tool_exec(state: AgentState, config) -> dict:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
     calls = state.get("pending_calls", [])
-    futures = []
-    for call in calls:
-        tool = ctx.tools.get(call["name"])
-        if tool is None:  # never reached through plan; a guard for direct graph use
-            futures.append((call, None, "tool not available to this caller"))
-            continue
-        try:
-            args = tool.validate(call.get("args", {}))
-        except ToolArgsError as exc:
-            futures.append((call, None, str(exc)))
-            continue
-        futures.append((call, _pool.submit(_run, tool, args, ctx.tool_ctx), None))
+    requests = [TaskRequest(trace_id=ctx.trace_id, parent_task_id=f"node:tool_exec:{state.get('iteration', 0)}",
+                            tool=call["name"], input=call.get("args", {}),
+                            auth_scope=list(getattr(ctx.tools.get(call["name"]), "auth_scope", ())))
+                for call in calls]
+    results = ctx.runner.run_many(requests, ctx.tools, ctx.tool_ctx)
 
     existing = list(state.get("evidence", []))
     seen = {e.span for e in existing} | {tuple(span) for span in state.get("rejected_spans", [])}
     next_id = max((e.id for e in existing), default=0) + 1
     new_ids: list[int] = []
     history = []
-    deadline = time.perf_counter() + ctx.settings.tool_timeout_s
-    for call, future, error in futures:
-        record = {"name": call["name"], "args": call.get("args", {}), "status": "error", "count": 0}
-        if future is not None:
-            try:
-                items, latency = future.result(timeout=max(0.0, deadline - time.perf_counter()))
-            except FutureTimeout:
-                error = f"timed out after {ctx.settings.tool_timeout_s:.0f}s"
-                future.cancel()
-            except ToolArgsError as exc:
-                error = str(exc)
-            except Exception as exc:  # a tool failure must not fail the question
-                error = f"{type(exc).__name__}: {exc}"
-            else:
-                record.update(status="ok", latency_ms=round(latency, 1))
-                for item in items:
-                    if item.span in seen:
-                        continue
-                    seen.add(item.span)
-                    item = item.model_copy(update={"id": next_id})
-                    next_id += 1
-                    existing.append(item)
-                    new_ids.append(item.id)
-                    record["count"] += 1
-        if error:
-            record["error"] = error
+    for call, result in zip(calls, results, strict=True):
+        record = {"name": call["name"], "args": call.get("args", {}), "status": result.status, "count": 0,
+                  "task_id": result.task_id}
+        if result.status == "ok":
+            record["latency_ms"] = result.metrics.get("latency_ms")
+            for item in result.evidence:
+                if item.span in seen:
+                    continue
+                seen.add(item.span)
+                existing.append(item.model_copy(update={"id": next_id}))
+                new_ids.append(next_id)
+                next_id += 1
+                record["count"] += 1
+        else:
+            record["error"] = result.error
         history.append(record)
+        if ctx.audit is not None:
+            ctx.audit.write("tool_call", {"tool": call["name"], "status": result.status, "error": result.error,
+                                          "results": record["count"], "latency_ms": result.metrics.get("latency_ms")},
+                            trace_id=ctx.trace_id, task_id=result.task_id, parent_task_id=result.parent_task_id)
         ctx.emit({"type": "tool", "name": call["name"], "args": call.get("args", {}), "status": record["status"],
                   "count": record["count"], "error": record.get("error")})
     update: dict = {"evidence": existing, "new_evidence_ids": new_ids, "tool_history": history,
@@ -73,9 +55,3 @@ def tool_exec(state: AgentState, config) -> dict:
     if state["route"].get("complexity") == "simple":
         update["fast_paths"] = [ctx.fast_path("simple_skip_grading", "simple_route", state["query"])]
     return update
-
-
-def _run(tool, args, tool_ctx) -> tuple[list[Evidence], float]:
-    started = time.perf_counter()
-    items = tool.run(args, tool_ctx)
-    return items, (time.perf_counter() - started) * 1000

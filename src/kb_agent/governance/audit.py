@@ -14,8 +14,10 @@ class AuditLog:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
 
-    def write(self, event: str, payload: dict, *, trace_id: str) -> None:
-        record = {"ts": time.time(), "event": event, "trace_id": trace_id, **payload}
+    def write(self, event: str, payload: dict, *, trace_id: str, task_id: str | None = None,
+              parent_task_id: str | None = None) -> None:
+        record = {"ts": time.time(), "event": event, "trace_id": trace_id, "task_id": task_id,
+                  "parent_task_id": parent_task_id, **payload}
         line = json.dumps(record, ensure_ascii=False, default=str)
         with self._lock, open(self.path, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")

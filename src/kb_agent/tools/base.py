@@ -4,7 +4,8 @@ validation and execution all read the same declaration."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -44,6 +45,29 @@ class Evidence(BaseModel):
         return f"{self.path}{page}:L{self.start_line}-{self.end_line}"
 
 
+class EvidenceList(BaseModel):
+    """The output schema every tool shares: spans the agent can grade and cite."""
+
+    evidence: list[Evidence]
+
+
+Freshness = Literal["realtime", "near-realtime", "snapshot"]
+
+
+class ToolCard(BaseModel):
+    """A tool's declaration (seed 003 §3.5): what the planner sees and what the runner enforces."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    auth_scope: list[str]
+    freshness: Freshness
+    timeout_ms: int
+    rate_limit: str | None = Field(default=None, description='"N/min" per caller, None = unlimited')
+    citation_policy: str
+
+
 @dataclass
 class ToolContext:
     """What a tool may use on behalf of one caller: the caller's access scope is fixed here."""
@@ -53,17 +77,33 @@ class ToolContext:
     kbs: list[KnowledgeBase]
     searcher: Searcher
     notices: list[str] = field(default_factory=list)
+    user_id: str = "local"
+    groups: list[str] = field(default_factory=list)
+    services: Any = None  # connectors, credential vault, index writer: set by the engine (tools/services.py)
+
+    @property
+    def cache_folder(self) -> Path:
+        return self.settings.data_folder / "cache" / "tools"
 
 
 class ToolArgsError(ValueError):
     pass
 
 
+class ToolDenied(PermissionError):
+    """The caller may not do this (ACL, policy, SSRF rule): reported as status "denied"."""
+
+
 class Tool:
     name: ClassVar[str]
     description: ClassVar[str]
     Input: ClassVar[type[BaseModel]]
-    freshness: ClassVar[str] = "snapshot"
+    Output: ClassVar[type[BaseModel]] = EvidenceList
+    auth_scope: ClassVar[tuple[str, ...]] = ("kb.read",)
+    freshness: ClassVar[Freshness] = "snapshot"
+    timeout_ms: ClassVar[int] = 20_000
+    rate_limit_per_min: ClassVar[int | None] = None
+    citation_policy: ClassVar[str] = "path:Lx-Ly of the indexed file"
 
     def run(self, args: BaseModel, ctx: ToolContext) -> list[Evidence]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -75,8 +115,13 @@ class Tool:
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'args'}: {e['msg']}" for e in exc.errors())
             raise ToolArgsError(f"{self.name}: {problems}") from exc
 
-    def card(self) -> dict:
-        """The part of the declaration a planner sees."""
+    def card(self) -> ToolCard:
         schema = self.Input.model_json_schema()
-        return {"name": self.name, "description": self.description,
-                "parameters": {k: v for k, v in schema.items() if k in ("properties", "required", "type")}}
+        return ToolCard(
+            name=self.name, description=self.description,
+            input_schema={k: v for k, v in schema.items() if k in ("properties", "required", "type", "$defs")},
+            output_schema=self.Output.model_json_schema(), auth_scope=list(self.auth_scope),
+            freshness=self.freshness, timeout_ms=self.timeout_ms,
+            rate_limit=f"{self.rate_limit_per_min}/min" if self.rate_limit_per_min else None,
+            citation_policy=self.citation_policy,
+        )
