@@ -105,3 +105,30 @@ def test_chat_session_answers_toggles_mode_and_quits(cli_env, monkeypatch):
     assert result.exit_code == 0, result.output
     assert "docs/retry.md:L" in result.output  # KB mode answered with a reference
     assert "mode: chat" in result.output and "needs a generative model" in result.output
+
+
+def test_tools_lists_cards_as_json(cli_env):
+    cards = _json(runner.invoke(app, ["tools", "--json"]))
+    names = {c["name"] for c in cards}
+    assert {"hybrid_search", "vector_search", "grep_search", "read_file", "local_file_qa"} <= names
+    for card in cards:
+        assert set(card) >= {"name", "description", "input_schema", "output_schema", "auth_scope", "freshness",
+                             "timeout_ms", "rate_limit", "citation_policy"}
+
+
+def test_tools_run_applies_the_acl_and_reports_status(cli_env):
+    runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed"])
+    ok = _json(runner.invoke(app, ["tools", "run", "read_file", "--args", '{"path": "docs/hr/pay.md"}',
+                                   "--kb", "docs", "--json"]))
+    assert ok["status"] == "ok" and ok["evidence"][0]["start_line"] == 1 and "retry bonus" in ok["evidence"][0]["text"]
+    hidden = runner.invoke(app, ["tools", "run", "read_file", "--args", '{"path": "docs/hr/pay.md"}',
+                                 "--kb", "docs", "--as-group", "eng", "--json"])
+    assert hidden.exit_code == 1 and json.loads(hidden.stdout)["status"] == "error"
+    assert "retry bonus" not in hidden.stdout
+    search = _json(runner.invoke(app, ["tools", "run", "hybrid_search", "--args", '{"query": "retry"}',
+                                       "--kb", "docs", "--as-group", "eng", "--json"]))
+    assert [e["path"] for e in search["evidence"]] == ["docs/retry.md"]
+    forged = runner.invoke(app, ["tools", "run", "shell", "--args", "{}", "--kb", "docs", "--json"])
+    assert forged.exit_code == 3 and json.loads(forged.stdout)["status"] == "denied"
+    bad = runner.invoke(app, ["tools", "run", "read_file", "--args", "[1]", "--kb", "docs"])
+    assert bad.exit_code == 2

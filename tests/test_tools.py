@@ -5,7 +5,7 @@ import pytest
 from conftest import write
 from kb_agent.retrieval.searcher import Searcher
 from kb_agent.store.access import AccessFilter
-from kb_agent.tools.base import ToolArgsError, ToolContext
+from kb_agent.tools.base import ToolArgsError, ToolContext, ToolDenied
 from kb_agent.tools.registry import default_tools
 
 
@@ -51,11 +51,16 @@ def test_read_file_of_extracted_formats_uses_the_extracted_text(ctx_for):
     assert "Remote work is allowed on Fridays." in item.text and "PK" not in item.text
 
 
-@pytest.mark.parametrize("path", ["docs/hr/pay.md", "/etc/passwd", "../../etc/passwd", "docs/../docs/hr/pay.md",
-                                  "docs/missing.md"])
+@pytest.mark.parametrize("path", ["docs/hr/pay.md", "/etc/passwd", "docs/missing.md"])
 def test_read_file_refuses_invisible_or_unknown_paths(ctx_for, path):
     with pytest.raises(ToolArgsError, match="no indexed file"):
         _read(ctx_for(["eng"]), path=path)
+
+
+@pytest.mark.parametrize("path", ["../../etc/passwd", "docs/../docs/hr/pay.md", "docs\\..\\..\\x", "docs/a\x00.md"])
+def test_read_file_refuses_traversal_before_lookup(ctx_for, path):
+    with pytest.raises(ToolDenied, match="not allowed"):
+        _read(ctx_for(["hr"]), path=path)
 
 
 def test_read_file_allows_members(ctx_for):
@@ -79,3 +84,112 @@ def test_search_tools_apply_the_callers_acl(ctx_for):
     assert all("hr/" not in e.path for e in outsider)
     member = tool.run(tool.validate({"query": "salary bands"}), ctx_for(["hr"]))
     assert member[0].path == "docs/hr/pay.md"
+
+
+def test_read_file_refuses_a_file_swapped_for_a_symlink_after_indexing(ctx_for, tmp_path):
+    secret = tmp_path / "outside" / "secret.txt"
+    write(secret, "the launch code\n")
+    target = tmp_path / "docs" / "guide.md"
+    target.unlink()
+    target.symlink_to(secret)
+    with pytest.raises(ToolDenied, match="outside its indexed root"):
+        _read(ctx_for(), path="docs/guide.md")
+
+
+def test_read_file_refuses_binary_and_oversized_files(ctx_for, tmp_path):
+    ctx = ctx_for()
+    (tmp_path / "docs" / "guide.md").write_bytes(b"# Guide\n\x00\x01binary")
+    with pytest.raises(ToolArgsError, match="binary"):
+        _read(ctx, path="docs/guide.md")
+    (tmp_path / "docs" / "guide.md").write_text("x" * 5000)
+    ctx.settings = ctx.settings.model_copy(update={"read_file_max_bytes": 1000})
+    with pytest.raises(ToolArgsError, match="limit"):
+        _read(ctx, path="docs/guide.md")
+
+
+def test_numbered_output_shows_file_line_numbers(ctx_for):
+    from kb_agent.tools.file_tools import numbered
+
+    (item,) = _read(ctx_for(), path="docs/guide.md", start_line=9, end_line=10)
+    assert numbered(item) == " 9| line 9\n10| line 10"
+
+
+def _file_qa(ctx, **args):
+    tool = default_tools()["local_file_qa"]
+    return tool.run(tool.validate(args), ctx)
+
+
+@pytest.mark.parametrize("pattern", ["pay", "*.md", "hr/*", "PAY.MD"])
+def test_local_file_qa_finds_files_by_fragment_or_glob_within_the_acl(ctx_for, pattern):
+    assert "docs/hr/pay.md" in {e.path for e in _file_qa(ctx_for(["hr"]), pattern=pattern)}
+    try:
+        outsider = {e.path for e in _file_qa(ctx_for(["eng"]), pattern=pattern)}
+    except ToolArgsError as exc:  # nothing visible matched
+        assert "no indexed file" in str(exc)
+        outsider = set()
+    assert "docs/hr/pay.md" not in outsider
+
+
+def test_local_file_qa_answers_from_the_matched_files(ctx_for):
+    items = _file_qa(ctx_for(), pattern="guide", question="line 250")
+    assert items[0].path == "docs/guide.md" and "line 250" in items[0].text
+
+
+def test_local_file_qa_refuses_traversal(ctx_for):
+    with pytest.raises(ToolDenied):
+        _file_qa(ctx_for(), pattern="../*")
+
+
+def test_every_tool_has_a_complete_card():
+    for tool in default_tools().values():
+        card = tool.card()
+        assert card.name == tool.name and card.description and card.auth_scope and card.timeout_ms > 0
+        assert card.input_schema["properties"] and card.output_schema["properties"]["evidence"]
+        assert card.freshness in ("realtime", "near-realtime", "snapshot") and card.citation_policy
+
+
+def test_runner_denies_unknown_tools_and_reports_bad_args(ctx_for):
+    from kb_agent.tools.tasks import TaskRequest, ToolRunner
+
+    tools, runner = default_tools(), ToolRunner()
+    forged, bad, good = (TaskRequest(trace_id="t", tool="shell_exec", input={"cmd": "cat /etc/passwd"}),
+                         TaskRequest(trace_id="t", tool="read_file", input={"path": ""}),
+                         TaskRequest(trace_id="t", tool="read_file", input={"path": "docs/guide.md", "end_line": 3}))
+    results = runner.run_many([forged, bad, good], tools, ctx_for())
+    assert [r.status for r in results] == ["denied", "error", "ok"]
+    assert results[2].evidence[0].text.startswith("# Guide") and results[2].task_id == good.task_id
+
+
+def test_runner_enforces_the_rate_limit(ctx_for, monkeypatch):
+    from kb_agent.tools.file_tools import ReadFile
+    from kb_agent.tools.tasks import TaskRequest, ToolRunner
+
+    monkeypatch.setattr(ReadFile, "rate_limit_per_min", 2)
+    tools, runner, ctx = default_tools(), ToolRunner(), ctx_for()
+    request = {"tool": "read_file", "input": {"path": "docs/guide.md"}}
+    statuses = [runner.run(TaskRequest(trace_id="t", **request), tools, ctx).status for _ in range(3)]
+    assert statuses == ["ok", "ok", "denied"]
+
+
+@pytest.mark.parametrize(("question", "pattern"), [
+    ("Which files mention salary?", "salary"),
+    ("查找关于认证的文件", "认证"),
+    ("What does docs/hr/pay.md say?", "docs/hr/pay.md"),
+])
+def test_file_questions_plan_a_local_file_qa_call(question, pattern, settings):
+    from kb_agent.agent.plan import _file_call
+    from kb_agent.agent.rules import route_by_rules
+
+    route, _ = route_by_rules(question)
+    ctx = type("Ctx", (), {"tools": default_tools(), "settings": settings})()
+    call = _file_call(ctx, route.model_dump(), question)
+    assert call == {"name": "local_file_qa", "args": {"pattern": pattern, "question": question}}
+
+
+def test_agent_answers_a_file_discovery_question_from_the_named_file(engine, tmp_path):
+    write(tmp_path / "docs" / "guide.md", "# Guide\nNothing here.\n")
+    write(tmp_path / "docs" / "benefits" / "salary.md", "# Salary\nSalaries are paid on the 25th of each month.\n")
+    engine.index([tmp_path / "docs"])
+    answer = engine.answer_query("Which files are about salary?")
+    assert answer.route["query_type"] == "file_discovery"
+    assert any(e["tool"] == "local_file_qa" and e["path"] == "docs/benefits/salary.md" for e in answer.evidence)

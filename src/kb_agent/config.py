@@ -78,6 +78,7 @@ class Settings(BaseSettings):
     query_planner_max_queries: int = Field(default=3, ge=1, le=5)
     tool_timeout_s: float = Field(default=20.0, gt=0)
     evidence_top_k: int = Field(default=6, ge=1, le=50, description="Passages each search tool returns.")
+    read_file_max_bytes: int = Field(default=5_000_000, ge=1000, description="read_file refuses larger files.")
     search_hops: int = Field(default=2, ge=1, le=2, description=(
         "Hops of the agent's main search: 2 also follows documents named in the top passages (no LLM call)."))
     synth_max_sources: int = Field(default=5, ge=1, le=30, description="Sources given to the answer model.")

@@ -26,8 +26,9 @@ from kb_agent.retrieval.searcher import Searcher
 from kb_agent.retrieval.types import Mode, SearchResponse
 from kb_agent.store.access import AccessFilter
 from kb_agent.store.kb import KBError, KnowledgeBase
-from kb_agent.tools.base import ToolContext
+from kb_agent.tools.base import Tool, ToolContext
 from kb_agent.tools.registry import default_tools
+from kb_agent.tools.tasks import TaskRequest, TaskResult, ToolRunner, new_id
 
 
 @dataclass
@@ -65,6 +66,7 @@ class Engine:
         else:
             self._llms = LLMTiers(llm, llm, llm) if llm is not None else None  # None: from settings, on first use
         self._tools = default_tools()
+        self._runner = ToolRunner()  # one per engine: rate limits hold across questions
         self._kbs: dict[str, KnowledgeBase] = {}
         self.audit = AuditLog(self.settings.data_folder / "audit" / "audit.jsonl")
 
@@ -154,6 +156,31 @@ class Engine:
         return self.searcher(kbs).search(query, access=access, mode=mode, k=k, hops=hops)
 
 
+    # -- tools ------------------------------------------------------------------------------------
+    def tools_for(self, user: UserContext | None = None) -> dict[str, Tool]:
+        """The tools this caller may use (the governance issue narrows this by policy)."""
+        return dict(self._tools)
+
+    def tool_context(self, user: UserContext, kbs: list[str] | None = None) -> ToolContext:
+        knowledge_bases = [self.kb(n) for n in (kbs or [self.settings.default_kb])]
+        return ToolContext(self.settings, user.access(), knowledge_bases,
+                           Searcher(knowledge_bases, self.settings, embedder=self.embedder),
+                           user_id=user.user_id, groups=list(user.groups))
+
+    def run_tool(self, name: str, args: dict, *, user: UserContext | None = None,
+                 kbs: list[str] | None = None) -> TaskResult:
+        """One tool call exactly as the agent makes it: same allow-list, validation, ACL, limits, audit."""
+        user = user or UserContext.local_owner()
+        allowed = self.tools_for(user)
+        request = TaskRequest(trace_id=new_id(), tool=name, input=args,
+                              auth_scope=list(getattr(allowed.get(name), "auth_scope", ())))
+        result = self._runner.run(request, allowed, self.tool_context(user, kbs))
+        self.audit.write("tool_call", {"tool": name, "status": result.status, "error": result.error,
+                                       "results": len(result.evidence), "user": user.user_id,
+                                       "latency_ms": result.metrics.get("latency_ms")},
+                         trace_id=result.trace_id, task_id=result.task_id)
+        return result
+
     # -- answering ---------------------------------------------------------------------------------
     def answer_query(
         self, query: str, *, user: UserContext | None = None, history: list[dict] | None = None,
@@ -165,17 +192,14 @@ class Engine:
             raise ValueError("the question is empty")
         user = user or UserContext.local_owner()
         names = kbs or [self.settings.default_kb]
-        knowledge_bases = [self.kb(n) for n in names]
         tiers = self.llms()
         fast = MeteredLLM(tiers.fast) if tiers.fast is not None else None
         main = (fast if tiers.main is tiers.fast else MeteredLLM(tiers.main)) if tiers.main is not None else None
         # escalation only when a distinct, stronger model is configured
         strong = MeteredLLM(tiers.strong) if tiers.strong is not None and tiers.strong is not tiers.main else None
-        searcher = Searcher(knowledge_bases, self.settings, embedder=self.embedder)
         ctx = AgentContext(
-            settings=self.settings, tools=self._tools,
-            tool_ctx=ToolContext(self.settings, user.access(), knowledge_bases, searcher),
-            fast=fast, main=main, strong=strong, audit=self.audit, on_event=on_event,
+            settings=self.settings, tools=self.tools_for(user), tool_ctx=self.tool_context(user, names),
+            fast=fast, main=main, strong=strong, audit=self.audit, on_event=on_event, runner=self._runner,
         )
         state = {"query": query, "history": list(history or []), "iteration": 0, "strategy": 0, "evidence": []}
         if self.settings.mode == "tools" and main is not None:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.state import AgentState, ToolCall
+from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, cut_chinese, has_cjk
 from kb_agent.tools.base import ToolArgsError
 
 log = logging.getLogger("kb_agent.agent")
@@ -144,6 +145,9 @@ def _table_calls(ctx: AgentContext, route: dict, queries: list[str]) -> list[dic
         ("hybrid_search" if "hybrid_search" in ctx.tools else None)
     k = ctx.settings.evidence_top_k
     calls = [{"name": primary, "args": {"query": q, "top_k": k}} for q in queries] if primary else []
+    file_call = _file_call(ctx, route, queries[0] if queries else "")
+    if file_call:
+        calls.insert(0, file_call)
     hops = ctx.settings.search_hops
     if calls and hops > 1 and route.get("query_type") in ("conceptual", "relational"):
         calls[0]["args"]["hops"] = hops  # the first query (usually the question) also follows named documents
@@ -151,6 +155,30 @@ def _table_calls(ctx: AgentContext, route: dict, queries: list[str]) -> list[dic
         for keyword in (route.get("grep_keywords") or [])[:3] or queries[:1]:
             calls.append({"name": "grep_search", "args": {"query": keyword, "top_k": k}})
     return calls
+
+
+_NOT_A_NAME = EN_STOPWORDS | QUESTION_WORDS | {"file", "files", "document", "documents", "doc", "docs", "named",
+                                               "called", "containing", "mention", "mentions", "文件", "文档", "查找", "寻找",
+                                               "找到", "列出", "哪些", "哪个", "关于", "有关", "包含"}
+
+
+def _file_call(ctx: AgentContext, route: dict, question: str) -> dict | None:
+    """File discovery and file-path questions first look the file up by name (seed 001 D1)."""
+    if "local_file_qa" not in ctx.tools:
+        return None
+    paths = [k for k in route.get("grep_keywords") or [] if "/" in k or "." in k.strip(".")]
+    if paths:
+        pattern = paths[0]
+    elif route.get("query_type") == "file_discovery":
+        words = cut_chinese(question) if has_cjk(question) else question.replace("?", " ").split()
+        names = [w.strip("\"'`,.;:!?()") for w in words]
+        names = [w for w in names if w and w.lower() not in _NOT_A_NAME and w not in ZH_STOPWORDS]
+        if not names:
+            return None
+        pattern = max(names, key=len)
+    else:
+        return None
+    return {"name": "local_file_qa", "args": {"pattern": pattern[:300], "question": question[:1000]}}
 
 
 def _key(call: dict) -> tuple:

@@ -263,7 +263,7 @@ def eval_retrieval(
 
 
 def main() -> None:
-    from kb_agent.interfaces import cli_agent  # noqa: F401 - registers ask, chat, models, eval agent
+    from kb_agent.interfaces import cli_agent, cli_tools  # noqa: F401 - registers ask, chat, models, tools, ...
 
     try:
         app()
@@ -274,4 +274,4 @@ def main() -> None:
 if __name__ == "__main__":
     main()
 else:  # imported (tests, `python -m`): make sure every command is registered
-    from kb_agent.interfaces import cli_agent  # noqa: F401
+    from kb_agent.interfaces import cli_agent, cli_tools  # noqa: F401

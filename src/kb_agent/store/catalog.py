@@ -132,6 +132,19 @@ class Catalog:
         rows = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE root=?", (root,))
         return {r[0]: _file_record(r) for r in rows}
 
+    def file_by_path(self, path: str) -> FileRecord | None:
+        row = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE path=? OR source=? LIMIT 1",
+                               (path, path)).fetchone()
+        return _file_record(row) if row else None
+
+    def find_files(self, fragment: str, limit: int) -> list[FileRecord]:
+        """Files whose path contains the fragment (case-insensitive), shortest paths first."""
+        escaped = fragment.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self._db.execute(
+            f"SELECT {_FILE_COLS} FROM files WHERE lower(path) LIKE ? ESCAPE '\\' ORDER BY length(path), path LIMIT ?",
+            (f"%{escaped}%", limit))
+        return [_file_record(r) for r in rows]
+
     def all_files(self) -> list[FileRecord]:
         return [_file_record(r) for r in self._db.execute(f"SELECT {_FILE_COLS} FROM files")]
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from kb_agent.tools.base import Tool
-from kb_agent.tools.search_tools import GrepSearch, HybridSearch, ReadFile, VectorSearch
+from kb_agent.tools.file_tools import LocalFileQA, ReadFile
+from kb_agent.tools.search_tools import GrepSearch, HybridSearch, VectorSearch
 
 
 def default_tools() -> dict[str, Tool]:
-    tools: list[Tool] = [HybridSearch(), VectorSearch(), GrepSearch(), ReadFile()]
+    tools: list[Tool] = [HybridSearch(), VectorSearch(), GrepSearch(), LocalFileQA(), ReadFile()]
     return {tool.name: tool for tool in tools}

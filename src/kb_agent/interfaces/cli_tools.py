@@ -1,0 +1,64 @@
+"""`kb-agent tools`: list the Tool Cards, or run one tool exactly as the agent would."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from kb_agent.interfaces.cli import JsonOpt, _engine, _fail, app, out
+from kb_agent.interfaces.cli_agent import GroupOpt, KbsOpt, _user
+
+tools_app = typer.Typer(invoke_without_command=True, help="Tool Cards: list them, or run one tool.")
+app.add_typer(tools_app, name="tools")
+
+
+@tools_app.callback()
+def tools_list(ctx: typer.Context, as_group: GroupOpt = None, as_json: JsonOpt = False) -> None:
+    """List the Tool Cards the caller may use."""
+    if ctx.invoked_subcommand is not None:
+        return
+    engine = _engine()
+    cards = [tool.card() for tool in engine.tools_for(_user(as_group)).values()]
+    if as_json:
+        print(json.dumps([c.model_dump() for c in cards], ensure_ascii=False))
+        return
+    for card in cards:
+        args = ", ".join(card.input_schema.get("properties", {}))
+        limit = f", {card.rate_limit}" if card.rate_limit else ""
+        out.print(f"[bold]{card.name}[/bold]({args})  [dim]{card.freshness}, {card.timeout_ms} ms{limit}, "
+                  f"scope {'/'.join(card.auth_scope)}[/dim]\n    {card.description}", highlight=False)
+
+
+@tools_app.command("run")
+def tools_run(
+    name: Annotated[str, typer.Argument(help="Tool name, as `kb-agent tools` lists it.")],
+    args: Annotated[str, typer.Option("--args", help="Arguments as a JSON object.")] = "{}",
+    kb: KbsOpt = None, as_group: GroupOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Run one tool with the same validation, ACL, rate limit and timeout as the agent."""
+    from kb_agent.store.kb import KBError
+    from kb_agent.tools.file_tools import numbered
+
+    try:
+        parsed = json.loads(args)
+    except json.JSONDecodeError as exc:
+        _fail(f"--args is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", 2)
+    if not isinstance(parsed, dict):
+        _fail("--args must be a JSON object, e.g. '{\"query\": \"...\"}'", 2)
+    engine = _engine()
+    try:
+        result = engine.run_tool(name, parsed, user=_user(as_group), kbs=kb)
+    except KBError as exc:
+        _fail(str(exc))
+    if as_json:
+        print(json.dumps(result.public_dict(), ensure_ascii=False))
+    elif result.status != "ok":
+        out.print(f"[red]{result.status}[/red]: {result.error}", highlight=False)
+    else:
+        for item in result.evidence:
+            out.print(f"[bold]{item.citation}[/bold]", highlight=False)
+            out.print(numbered(item), highlight=False, markup=False)
+    if result.status != "ok":
+        raise typer.Exit(1 if result.status == "error" else 3)
