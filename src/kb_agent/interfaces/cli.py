@@ -22,6 +22,14 @@ err = Console(stderr=True)
 
 KbOpt = Annotated[str | None, typer.Option("--kb", help="Knowledge base name (default: KB_AGENT_DEFAULT_KB).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+GroupOpt = Annotated[list[str] | None, typer.Option("--as-group", help="Act as a member of these groups.")]
+KbsOpt = Annotated[list[str] | None, typer.Option("--kb", help="Knowledge base(s) to use (repeatable).")]
+
+
+def _user(as_group: list[str] | None):
+    from kb_agent.governance.identity import UserContext
+
+    return UserContext(user_id="cli", groups=as_group) if as_group is not None else UserContext.local_owner()
 
 
 def _engine():

@@ -9,23 +9,13 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
-from kb_agent.interfaces.cli import JsonOpt, _engine, _fail, app, err, eval_app, out
+from kb_agent.interfaces.cli import GroupOpt, JsonOpt, KbsOpt, _engine, _fail, _user, app, err, eval_app, out
 
 models_app = typer.Typer(no_args_is_help=True, help="The local generative model.")
 app.add_typer(models_app, name="models")
 
 STEP_LABELS = {"analyze_and_route": "🧠 Analyzing", "plan": "🧠 Planning", "tool_exec": "🔍 Searching",
                "grade_evidence": "⚖️  Evaluating", "synthesize": "✨ Synthesizing"}
-GroupOpt = Annotated[list[str] | None, typer.Option("--as-group", help="Ask as a member of these groups.")]
-KbsOpt = Annotated[list[str] | None, typer.Option("--kb", help="Knowledge base(s) to use (repeatable).")]
-
-
-def _user(as_group: list[str] | None):
-    from kb_agent.governance.identity import UserContext
-
-    return UserContext(user_id="cli", groups=as_group) if as_group is not None else UserContext.local_owner()
-
-
 def _ask_once(engine, question: str, *, kb, as_group, history, as_json: bool):
     from kb_agent.store.kb import KBError
 

@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kb_agent.interfaces.cli import JsonOpt, _engine, _fail, app, out
-from kb_agent.interfaces.cli_agent import GroupOpt, KbsOpt, _user
+from kb_agent.interfaces.cli import GroupOpt, JsonOpt, KbsOpt, _engine, _fail, _user, app, out
 
 tools_app = typer.Typer(invoke_without_command=True, help="Tool Cards: list them, or run one tool.")
 app.add_typer(tools_app, name="tools")
