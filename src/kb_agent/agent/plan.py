@@ -9,6 +9,7 @@ import time
 from pydantic import BaseModel, Field
 
 from kb_agent.agent.context import AgentContext, timed
+from kb_agent.agent.rules import TICKET_RE
 from kb_agent.agent.state import AgentState, ToolCall
 from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, cut_chinese, has_cjk
 from kb_agent.tools.base import ToolArgsError
@@ -148,6 +149,7 @@ def _table_calls(ctx: AgentContext, route: dict, queries: list[str]) -> list[dic
     file_call = _file_call(ctx, route, queries[0] if queries else "")
     if file_call:
         calls.insert(0, file_call)
+    calls[:0] = _graph_calls(ctx, route, queries[0] if queries else "")
     hops = ctx.settings.search_hops
     if calls and hops > 1 and route.get("query_type") in ("conceptual", "relational"):
         calls[0]["args"]["hops"] = hops  # the first query (usually the question) also follows named documents
@@ -179,6 +181,16 @@ def _file_call(ctx: AgentContext, route: dict, question: str) -> dict | None:
     else:
         return None
     return {"name": "local_file_qa", "args": {"pattern": pattern[:300], "question": question[:1000]}}
+
+
+def _graph_calls(ctx: AgentContext, route: dict, question: str) -> list[dict]:
+    """Ticket keys (and relational questions naming one) look the entity up in the knowledge graph first."""
+    if "graph_related" not in ctx.tools:
+        return []
+    keys = list(dict.fromkeys(TICKET_RE.findall(question)))[:2]
+    if not keys and route.get("query_type") == "relational":
+        keys = [k for k in route.get("grep_keywords") or [] if k][:1]
+    return [{"name": "graph_related", "args": {"entity": key, "depth": 1}} for key in keys]
 
 
 def _key(call: dict) -> tuple:

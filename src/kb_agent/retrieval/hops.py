@@ -42,7 +42,7 @@ class TitleTable:
     @classmethod
     def build(cls, kb: KnowledgeBase) -> TitleTable:
         titles: dict[str, list[tuple[str, int]]] = {}
-        for title, doc_id, first_id in kb.catalog.doc_leads():
+        for title, doc_id, first_id, _source in kb.catalog.doc_leads():
             key = normalize_title(title)
             if len(key) >= MIN_TITLE_CHARS and len(key.split()) <= MAX_TITLE_WORDS:
                 titles.setdefault(key, []).append((doc_id, first_id))

@@ -226,10 +226,11 @@ class Catalog:
         """(id, embed_key, acl json) for every chunk, in id order."""
         return self._db.execute("SELECT id, embed_key, acl FROM chunks ORDER BY id").fetchall()
 
-    def doc_leads(self) -> list[tuple[str, str, int]]:
-        """(title, doc_id, first chunk row id) per document: what multi-hop linking matches against."""
+    def doc_leads(self) -> list[tuple[str, str, int, str]]:
+        """(title, doc_id, first chunk row id, source) per document: what title links match against."""
         return self._db.execute(
-            "SELECT title, doc_id, MIN(id) FROM chunks WHERE title IS NOT NULL AND title != '' GROUP BY doc_id"
+            "SELECT title, doc_id, MIN(id), source FROM chunks WHERE title IS NOT NULL AND title != '' "
+            "GROUP BY doc_id"
         ).fetchall()
 
     def visible_files(self, access: AccessFilter) -> list[FileRecord]:

@@ -23,6 +23,7 @@ from kb_agent.config import Settings
 from kb_agent.llm.embeddings import Embedder, embedder_model_id
 from kb_agent.store.catalog import Catalog
 from kb_agent.store.embedding_cache import EmbeddingCache, embed_key
+from kb_agent.store.graph import KnowledgeGraph
 from kb_agent.store.lexical import LexicalIndex
 from kb_agent.store.records import Chunk
 from kb_agent.store.vectors import FaissFlatStore, VectorStore
@@ -71,6 +72,14 @@ class KnowledgeBase:
         self.vectors: VectorStore = FaissFlatStore(self.folder / "dense")
         self._vector_gen = self._stored_vector_gen()
         self._count_cache: tuple[int, int] = (-1, 0)
+        self._graph: KnowledgeGraph | None = None
+
+    def graph(self) -> KnowledgeGraph:
+        """The knowledge graph, brought in step with the catalog (incrementally) on each call."""
+        if self._graph is None:
+            self._graph = KnowledgeGraph(self.folder)
+        self._graph.sync(self.catalog)
+        return self._graph
 
     @staticmethod
     def exists(name: str, settings: Settings) -> bool:
@@ -114,6 +123,7 @@ class KnowledgeBase:
                     self.catalog.set_meta("lexical_dirty", "0")
                 raise
         self.sync_vectors()
+        self.graph()
 
     def rebuild_lexical(self) -> None:
         self.lexical.clear()

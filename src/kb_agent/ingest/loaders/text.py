@@ -140,6 +140,12 @@ def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
         extra = {k: v for k, v in record.items() if k not in ("_id", "id", "title", "text", "metadata")}
         meta = {**extra, **meta, "record_id": key}
         record_lines = split_lines(text)
+        # short scalar fields (ticket key, release, status...) are part of the cited line: make them searchable
+        fields = [f"{k}: {v}" for k, v in extra.items()
+                  if isinstance(v, str | int | float) and not isinstance(v, bool) and str(v).strip()
+                  and len(str(v)) <= 200]
+        if fields:
+            record_lines = [*record_lines, " · ".join(fields)]
         section = Section(lines=record_lines, line_numbers=[line_no] * len(record_lines))
         docs.append(ParsedDocument("record", title, [section], key=key, metadata=meta))
     if not docs and bad:
