@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 def free_cores() -> int:
@@ -83,6 +83,25 @@ class Settings(BaseSettings):
         "Hops of the agent's main search: 2 also follows documents named in the top passages (no LLM call)."))
     synth_max_sources: int = Field(default=5, ge=1, le=30, description="Sources given to the answer model.")
     source_max_chars: int = Field(default=900, ge=200, description="Characters of each source in the prompt.")
+
+    # Connectors (credentials live in the vault, referenced by name)
+    jira_url: str | None = Field(default=None, description="Jira base URL, e.g. https://jira.example.com")
+    jira_credential: str = Field(default="jira", description="Vault name of the Jira credential.")
+    jira_deployment: Literal["auto", "server", "cloud"] = Field(default="auto")
+    confluence_url: str | None = Field(default=None, description="Confluence base URL (Cloud: https://x.atlassian.net/wiki)")
+    confluence_credential: str = Field(default="confluence")
+    connector_cache_ttl_s: float = Field(default=600.0, ge=0, description="Connector response cache lifetime.")
+    web_allowlist: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Hosts or CIDRs web_fetch may reach even if private (comma-separated).")
+    web_max_bytes: int = Field(default=2_000_000, ge=1000)
+    web_timeout_s: float = Field(default=15.0, gt=0)
+
+    @field_validator("web_allowlist", mode="before")
+    @classmethod
+    def _split_list(cls, value):
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
 
     @field_validator("data_folder", "local_model_path", mode="after")
     @classmethod

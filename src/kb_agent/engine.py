@@ -16,8 +16,10 @@ from kb_agent.agent.context import AgentContext, EventFn
 from kb_agent.agent.graph import build_graph
 from kb_agent.agent.tool_mode import run_tool_mode
 from kb_agent.config import Settings, get_settings
+from kb_agent.connectors.services import Connectors
 from kb_agent.governance.audit import AuditLog
 from kb_agent.governance.identity import UserContext
+from kb_agent.governance.vault import Vault
 from kb_agent.ingest.indexer import Indexer, IndexReport, ProgressFn
 from kb_agent.llm.base import LLM, MeteredLLM
 from kb_agent.llm.embeddings import Embedder, get_embedder
@@ -27,8 +29,16 @@ from kb_agent.retrieval.types import Mode, SearchResponse
 from kb_agent.store.access import AccessFilter
 from kb_agent.store.kb import KBError, KnowledgeBase
 from kb_agent.tools.base import Tool, ToolContext
-from kb_agent.tools.registry import default_tools
+from kb_agent.tools.registry import REQUIRES, default_tools
 from kb_agent.tools.tasks import TaskRequest, TaskResult, ToolRunner, new_id
+
+
+@dataclass
+class ToolServices:
+    """What tools may ask of the engine besides search: connectors and (for index_command) indexing."""
+
+    connectors: Connectors
+    index_folder: Callable[[Path, str], str]
 
 
 @dataclass
@@ -67,6 +77,8 @@ class Engine:
             self._llms = LLMTiers(llm, llm, llm) if llm is not None else None  # None: from settings, on first use
         self._tools = default_tools()
         self._runner = ToolRunner()  # one per engine: rate limits hold across questions
+        self.vault = Vault(self.settings.data_folder / "vault.json")
+        self.connectors = Connectors(self.settings, self.vault)
         self._kbs: dict[str, KnowledgeBase] = {}
         self.audit = AuditLog(self.settings.data_folder / "audit" / "audit.jsonl")
 
@@ -157,15 +169,24 @@ class Engine:
 
 
     # -- tools ------------------------------------------------------------------------------------
-    def tools_for(self, user: UserContext | None = None) -> dict[str, Tool]:
-        """The tools this caller may use (the governance issue narrows this by policy)."""
-        return dict(self._tools)
+    def tools_for(self, user: UserContext | None = None, *, agent: bool = False) -> dict[str, Tool]:
+        """The tools this caller may use: connector tools only when configured; the agent never writes."""
+        configured = self.connectors.configured()
+        return {name: tool for name, tool in self._tools.items()
+                if REQUIRES.get(name, "") in configured | {""} and not (agent and "kb.write" in tool.auth_scope)}
 
     def tool_context(self, user: UserContext, kbs: list[str] | None = None) -> ToolContext:
-        knowledge_bases = [self.kb(n) for n in (kbs or [self.settings.default_kb])]
-        return ToolContext(self.settings, user.access(), knowledge_bases,
-                           Searcher(knowledge_bases, self.settings, embedder=self.embedder),
-                           user_id=user.user_id, groups=list(user.groups))
+        # named KBs must exist; the default one may not yet (connector tools and index_command need none)
+        names = kbs or [n for n in [self.settings.default_kb] if KnowledgeBase.exists(n, self.settings)]
+        knowledge_bases = [self.kb(n) for n in names]
+        searcher = Searcher(knowledge_bases, self.settings, embedder=self.embedder) if knowledge_bases else None
+        return ToolContext(self.settings, user.access(), knowledge_bases, searcher,
+                           user_id=user.user_id, groups=list(user.groups),
+                           services=ToolServices(self.connectors, self._index_folder))
+
+    def _index_folder(self, folder: Path, kb: str) -> str:
+        report = self.index([folder], kb=kb)
+        return f"{len(report.added)} added, {len(report.updated)} updated, {len(report.deleted)} removed"
 
     def run_tool(self, name: str, args: dict, *, user: UserContext | None = None,
                  kbs: list[str] | None = None) -> TaskResult:
@@ -198,7 +219,7 @@ class Engine:
         # escalation only when a distinct, stronger model is configured
         strong = MeteredLLM(tiers.strong) if tiers.strong is not None and tiers.strong is not tiers.main else None
         ctx = AgentContext(
-            settings=self.settings, tools=self.tools_for(user), tool_ctx=self.tool_context(user, names),
+            settings=self.settings, tools=self.tools_for(user, agent=True), tool_ctx=self.tool_context(user, names),
             fast=fast, main=main, strong=strong, audit=self.audit, on_event=on_event, runner=self._runner,
         )
         state = {"query": query, "history": list(history or []), "iteration": 0, "strategy": 0, "evidence": []}

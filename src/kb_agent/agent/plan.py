@@ -9,7 +9,7 @@ import time
 from pydantic import BaseModel, Field
 
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.rules import TICKET_RE
+from kb_agent.agent.rules import TICKET_RE, URL_RE
 from kb_agent.agent.state import AgentState, ToolCall
 from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, cut_chinese, has_cjk
 from kb_agent.tools.base import ToolArgsError
@@ -150,6 +150,8 @@ def _table_calls(ctx: AgentContext, route: dict, queries: list[str]) -> list[dic
     if file_call:
         calls.insert(0, file_call)
     calls[:0] = _graph_calls(ctx, route, queries[0] if queries else "")
+    if "web_fetch" in ctx.tools:  # a URL in the question: read that page (live)
+        calls[:0] = [{"name": "web_fetch", "args": {"url": url}} for url in URL_RE.findall(queries[0] if queries else "")[:2]]
     hops = ctx.settings.search_hops
     if calls and hops > 1 and route.get("query_type") in ("conceptual", "relational"):
         calls[0]["args"]["hops"] = hops  # the first query (usually the question) also follows named documents
@@ -185,12 +187,15 @@ def _file_call(ctx: AgentContext, route: dict, question: str) -> dict | None:
 
 def _graph_calls(ctx: AgentContext, route: dict, question: str) -> list[dict]:
     """Ticket keys (and relational questions naming one) look the entity up in the knowledge graph first."""
-    if "graph_related" not in ctx.tools:
+    if "graph_related" not in ctx.tools and "jira_fetch" not in ctx.tools:
         return []
     keys = list(dict.fromkeys(TICKET_RE.findall(question)))[:2]
     if not keys and route.get("query_type") == "relational":
         keys = [k for k in route.get("grep_keywords") or [] if k][:1]
-    return [{"name": "graph_related", "args": {"entity": key, "depth": 1}} for key in keys]
+    calls = [{"name": "graph_related", "args": {"entity": key, "depth": 1}} for key in keys]
+    if "jira_fetch" in ctx.tools:  # the live ticket too, when Jira is connected
+        calls += [{"name": "jira_fetch", "args": {"key": key}} for key in TICKET_RE.findall(question)[:2]]
+    return calls
 
 
 def _key(call: dict) -> tuple:

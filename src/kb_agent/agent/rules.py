@@ -18,7 +18,7 @@ _CHITCHAT_RE = re.compile(
     re.I,
 )
 TICKET_RE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,7}\b")
-_URL_RE = re.compile(r"https?://\S+")
+URL_RE = re.compile(r"https?://\S+")
 _PATH_RE = re.compile(
     r"(?:[\w.-]+/)*[\w.-]+\.(?:md|mdx|rst|txt|py|js|ts|tsx|java|go|rs|sql|sh|ya?ml|json|toml|ini|cfg|conf|"
     r"pdf|docx|xlsx|csv|html?|jsonl)\b",
@@ -37,7 +37,7 @@ def route_by_rules(query: str) -> tuple[Route, str] | None:
     """(route, rule name) when a rule decides, else None."""
     if _CHITCHAT_RE.match(query):
         return Route(query_type="chitchat", complexity="chitchat"), "greeting_or_thanks"
-    for rule, pattern in (("ticket_key", TICKET_RE), ("url", _URL_RE), ("file_path", _PATH_RE),
+    for rule, pattern in (("ticket_key", TICKET_RE), ("url", URL_RE), ("file_path", _PATH_RE),
                           ("quoted_identifier", _QUOTED_RE), ("constant_identifier", _CONSTANT_RE)):
         found = pattern.findall(query)
         if found:

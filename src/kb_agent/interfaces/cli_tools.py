@@ -61,3 +61,49 @@ def tools_run(
             out.print(numbered(item), highlight=False, markup=False)
     if result.status != "ok":
         raise typer.Exit(1 if result.status == "error" else 3)
+
+
+vault_app = typer.Typer(no_args_is_help=True, help="Connector credentials, encrypted at rest.")
+app.add_typer(vault_app, name="vault")
+
+
+@vault_app.command("keygen")
+def vault_keygen() -> None:
+    """Print a new vault key: export it as KB_AGENT_VAULT_KEY (keep it out of the repository)."""
+    from kb_agent.governance.vault import Vault
+
+    print(Vault.generate_key())
+
+
+@vault_app.command("set")
+def vault_set(
+    name: Annotated[str, typer.Argument(help="Credential name, e.g. jira or confluence.")],
+    from_stdin: Annotated[bool, typer.Option("--stdin", help="Read the secret from standard input.")] = False,
+) -> None:
+    """Store a secret ("user:token" for basic auth, or a bearer token). It is never echoed."""
+    import sys
+
+    from kb_agent.governance.vault import VaultError
+
+    secret = sys.stdin.readline().rstrip("\n") if from_stdin else typer.prompt("secret", hide_input=True)
+    if not secret:
+        _fail("empty secret", 2)
+    try:
+        _engine().vault.set(name, secret)
+    except VaultError as exc:
+        _fail(str(exc), 2)
+    out.print(f"stored credential {name!r}")
+
+
+@vault_app.command("list")
+def vault_list(as_json: JsonOpt = False) -> None:
+    """Credential names (never their values)."""
+    names = _engine().vault.names()
+    print(json.dumps(names)) if as_json else out.print("\n".join(names) or "(empty)")
+
+
+@vault_app.command("delete")
+def vault_delete(name: Annotated[str, typer.Argument()]) -> None:
+    if not _engine().vault.delete(name):
+        _fail(f"no credential named {name!r}")
+    out.print(f"deleted {name!r}")

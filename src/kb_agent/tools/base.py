@@ -4,7 +4,6 @@ validation and execution all read the same declaration."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, ValidationError
@@ -75,15 +74,16 @@ class ToolContext:
     settings: Settings
     access: AccessFilter
     kbs: list[KnowledgeBase]
-    searcher: Searcher
+    searcher: Searcher | None  # None: no knowledge base exists yet
     notices: list[str] = field(default_factory=list)
     user_id: str = "local"
     groups: list[str] = field(default_factory=list)
     services: Any = None  # connectors, credential vault, index writer: set by the engine (tools/services.py)
 
-    @property
-    def cache_folder(self) -> Path:
-        return self.settings.data_folder / "cache" / "tools"
+    def require_searcher(self) -> Searcher:
+        if self.searcher is None:
+            raise ToolArgsError("no knowledge base is indexed yet (run `kb-agent index`)")
+        return self.searcher
 
 
 class ToolArgsError(ValueError):

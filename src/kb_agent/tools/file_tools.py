@@ -127,7 +127,7 @@ class LocalFileQA(Tool):
         wanted = {(kb.name, record.source) for kb, record in matches}
         out: list[Evidence] = []
         if args.question:
-            response = ctx.searcher.search(args.question, access=ctx.access, mode="bm25", k=200)
+            response = ctx.require_searcher().search(args.question, access=ctx.access, mode="bm25", k=200)
             for hit in response.hits:
                 if (hit.kb, hit.source) in wanted and sum(e.source == hit.source for e in out) < 2:
                     out.append(Evidence(source=hit.source, path=hit.path, start_line=hit.start_line,

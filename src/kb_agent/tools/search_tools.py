@@ -33,7 +33,7 @@ class _SearchTool(Tool):
     Input = SearchInput
 
     def run(self, args: SearchInput, ctx: ToolContext) -> list[Evidence]:
-        response = ctx.searcher.search(args.query, access=ctx.access, mode=self.mode, k=args.top_k,
+        response = ctx.require_searcher().search(args.query, access=ctx.access, mode=self.mode, k=args.top_k,
                                       hops=getattr(args, "hops", 1))
         ctx.notices.extend(n for n in response.notices if n not in ctx.notices)
         return [hit_to_evidence(h, self.name) for h in response.hits]

@@ -83,6 +83,10 @@ def _acl_value(value) -> list[str] | None:
     return [str(group).strip() for group in value if str(group).strip()]
 
 
+def _plain_value(value) -> bool:
+    return isinstance(value, str | int | float) or (isinstance(value, list) and all(isinstance(i, str) for i in value))
+
+
 def load_markdown(path: Path, data: bytes) -> list[ParsedDocument]:
     lines = split_lines(decode(data))
     meta, skip = _front_matter(lines)
@@ -105,6 +109,8 @@ def load_markdown(path: Path, data: bytes) -> list[ParsedDocument]:
             title=title,
             sections=headed_sections(body, levels, first_line=skip + 1),
             acl=_acl_value(meta.get("acl")),
+            # other front-matter fields (source_url, confluence_id, ticket fields) travel with the chunks
+            metadata={k: v for k, v in meta.items() if k not in ("title", "acl") and _plain_value(v)},
         )
     ]
 

@@ -1,0 +1,154 @@
+"""A small REST client for connectors: auth from the vault at call time, retries with backoff that honour
+Retry-After, clear errors for 401/403/404/429, and a persistent TTL cache keyed by credential name."""
+
+from __future__ import annotations
+
+import base64
+import email.utils
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from kb_agent.governance.vault import Secret
+
+
+class ConnectorError(RuntimeError):
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+class TTLCache:
+    """SQLite key/value store with an expiry per entry; survives restarts, shared by threads."""
+
+    def __init__(self, path: Path, ttl_s: float):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.ttl_s = ttl_s
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, value TEXT, expires REAL)")
+        self._lock = threading.Lock()
+
+    def get(self, key: str):
+        with self._lock:
+            row = self._db.execute("SELECT value, expires FROM cache WHERE key=?", (key,)).fetchone()
+        if row is None or row[1] < time.time():
+            return None
+        return json.loads(row[0])
+
+    def put(self, key: str, value) -> None:
+        if self.ttl_s <= 0:
+            return
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO cache VALUES (?, ?, ?)",
+                             (key, json.dumps(value), time.time() + self.ttl_s))
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def _error_detail(response: httpx.Response) -> str:
+    """Jira: errorMessages/errors; Confluence: message; else the start of the body."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:200].strip()
+    if isinstance(body, dict):
+        parts = [*(body.get("errorMessages") or []), *(f"{k}: {v}" for k, v in (body.get("errors") or {}).items())]
+        if body.get("message"):
+            parts.append(str(body["message"]))
+        return "; ".join(str(p) for p in parts)[:300]
+    return ""
+
+
+class RestClient:
+    def __init__(self, base_url: str, *, name: str, credential: str | None,
+                 secret: Callable[[], Secret | None], cache: TTLCache | None = None, timeout_s: float = 20.0,
+                 max_retries: int = 3, max_wait_s: float = 30.0, transport: httpx.BaseTransport | None = None):
+        self.base_url = base_url.rstrip("/")
+        self.name, self.credential = name, credential
+        self._secret, self._cache = secret, cache
+        self.timeout_s, self.max_retries, self.max_wait_s = timeout_s, max_retries, max_wait_s
+        self._transport = transport
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json", "User-Agent": "kb-agent"}
+        secret = self._secret()
+        if secret is not None:
+            value = secret.reveal()
+            if ":" in value:  # user:token (Cloud e-mail + API token, or Server user + password)
+                headers["Authorization"] = "Basic " + base64.b64encode(value.encode()).decode()
+            else:  # a personal access token (Server / Data Center)
+                headers["Authorization"] = f"Bearer {value}"
+        return headers
+
+    def get_json(self, path: str, params: dict | None = None, *, use_cache: bool = True):
+        params = {k: v for k, v in (params or {}).items() if v is not None}
+        key = json.dumps([self.credential, self.base_url, path, sorted(params.items())], default=str)
+        if use_cache and self._cache is not None and (hit := self._cache.get(key)) is not None:
+            return hit
+        url = f"{self.base_url}{path}"
+        delay = 1.0
+        with httpx.Client(timeout=self.timeout_s, transport=self._transport, follow_redirects=True) as client:
+            for attempt in range(self.max_retries + 1):
+                last = attempt >= self.max_retries
+                try:
+                    response = client.get(url, params=params, headers=self._headers())
+                except httpx.TimeoutException:
+                    if last:
+                        raise ConnectorError(f"{self.name}: no answer within {self.timeout_s:.0f}s") from None
+                except httpx.HTTPError as exc:
+                    if last:
+                        raise ConnectorError(f"{self.name}: cannot reach {self.base_url} ({type(exc).__name__})") \
+                            from None
+                else:
+                    if response.status_code not in (429, 502, 503, 504) or last:
+                        break
+                    wait = _retry_after(response.headers.get("Retry-After"))
+                    if wait is not None and wait > self.max_wait_s:
+                        break  # reported as a clear 429 rather than blocking the question
+                    if wait is not None:
+                        time.sleep(wait)
+                        continue
+                time.sleep(delay)
+                delay *= 2
+        return self._finish(response, key, url, use_cache)
+
+    def _finish(self, response: httpx.Response, key: str, url: str, use_cache: bool):
+        status, detail = response.status_code, _error_detail(response) if response.status_code >= 400 else ""
+        suffix = f": {detail}" if detail else ""
+        if status == 401:
+            raise ConnectorError(f"{self.name}: 401 unauthorized - credential {self.credential!r} was rejected"
+                                 f"{suffix}", 401)
+        if status == 403:
+            raise ConnectorError(f"{self.name}: 403 forbidden - credential {self.credential!r} may not read this"
+                                 f"{suffix}", 403)
+        if status == 404:
+            raise ConnectorError(f"{self.name}: 404 not found{suffix}", 404)
+        if status == 429:
+            after = response.headers.get("Retry-After")
+            raise ConnectorError(f"{self.name}: 429 rate limited" + (f"; retry after {after}s" if after else ""), 429)
+        if status >= 400:
+            raise ConnectorError(f"{self.name}: HTTP {status}{suffix}", status)
+        try:
+            data = response.json()
+        except ValueError:
+            raise ConnectorError(f"{self.name}: {url} did not return JSON") from None
+        if use_cache and self._cache is not None:
+            self._cache.put(key, data)
+        return data
