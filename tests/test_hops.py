@@ -73,3 +73,17 @@ def test_agent_main_search_follows_named_documents_for_members_only(films, setti
     assert not any(p.startswith("films/people/") for p in evidence_paths(UserContext(user_id="p", groups=["press"])))
     films.settings = settings.model_copy(update={"evidence_top_k": 3, "search_hops": 1})
     assert "films/people/shirley_temple.md" not in evidence_paths(UserContext(user_id="c", groups=["casting"]))
+
+
+def test_generic_titles_are_not_links(engine, tmp_path):
+    root = tmp_path / "kb"
+    write(root / "comedy.md", "# Comedy\nComedy is a genre of fiction.\n")
+    write(root / "film.md", "# Kiss and Tell\nKiss and Tell is a comedy starring Shirley Temple.\n")
+    write(root / "temple.md", "# Shirley Temple\nShe became a diplomat.\n")
+    for i in range(25):  # "comedy" is everywhere: not a specific name
+        write(root / f"review{i}.md", f"# Review {i}\nAnother comedy review number {i}.\n")
+    engine.index([root])
+    hits = engine.search("Which diplomat starred in Kiss and Tell?", access=AccessFilter.unrestricted(), k=6,
+                         mode="bm25", hops=2).hits
+    linked = {h.path for h in hits if h.scores.get("link")}
+    assert "kb/temple.md" in linked and "kb/comedy.md" not in linked

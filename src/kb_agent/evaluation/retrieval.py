@@ -156,7 +156,7 @@ def evaluate_retrieval(
                          "chunks_per_s": round(report.chunks_per_s, 1)},
         }
         memo = None
-        if any(m in modes for m in ("dense", "hybrid")):
+        if any(m in modes for m in ("dense", "hybrid", "hybrid2")):
             memo = _QueryMemo(embedder or get_embedder(settings))
             if embed:
                 if on_stage:
@@ -170,8 +170,10 @@ def evaluate_retrieval(
             if on_stage:
                 on_stage(f"searching: {mode}")
             scores = ModeScores()
+            base, hops = ("hybrid", 2) if mode == "hybrid2" else (mode, 1)  # hybrid2: with the second hop
             for qid in query_ids:
-                response = searcher.search(data.queries[qid], access=access, mode=mode, k=depth * 3, pool=depth * 3)
+                response = searcher.search(data.queries[qid], access=access, mode=base, k=depth * 3, pool=depth * 3,
+                                           hops=hops)
                 ranked: list[str] = []
                 for hit in response.hits:
                     doc = str(hit.metadata.get("record_id", hit.doc_id))

@@ -229,7 +229,8 @@ def search(
 def eval_retrieval(
     dataset: Annotated[Path, typer.Option("--dataset", help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/")],
     split: Annotated[str, typer.Option("--split")] = "test",
-    modes: Annotated[str, typer.Option("--modes", help="Comma-separated: bm25,dense,hybrid")] = "bm25,dense,hybrid",
+    modes: Annotated[str, typer.Option("--modes", help="Comma-separated: bm25,dense,hybrid,hybrid2 (two hops)")] = (
+        "bm25,dense,hybrid"),
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N queries.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -238,8 +239,8 @@ def eval_retrieval(
     from kb_agent.evaluation.retrieval import DatasetError, evaluate_retrieval
 
     wanted = tuple(m.strip() for m in modes.split(",") if m.strip())
-    if not wanted or any(m not in ("bm25", "dense", "hybrid") for m in wanted):
-        _fail("--modes takes bm25, dense and/or hybrid", 2)
+    if not wanted or any(m not in ("bm25", "dense", "hybrid", "hybrid2") for m in wanted):
+        _fail("--modes takes bm25, dense, hybrid and/or hybrid2", 2)
     try:
         with _progress() as progress:
             task = progress.add_task("embedding", total=None, note="", visible=False)

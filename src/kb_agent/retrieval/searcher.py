@@ -13,7 +13,7 @@ from kb_agent.config import Settings
 from kb_agent.llm.embeddings import Embedder
 from kb_agent.retrieval.fusion import rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
-from kb_agent.retrieval.hops import feedback_query, linked_hits, merge_hops
+from kb_agent.retrieval.hops import linked_hits, merge_hops
 from kb_agent.retrieval.types import Mode, SearchHit, SearchResponse
 from kb_agent.store.access import AccessFilter
 from kb_agent.store.catalog import StoredChunk
@@ -150,15 +150,8 @@ class Searcher:
         linked = linked_hits(self.kbs, query, first.hits, access, lambda kb, stored: _hit(kb, stored, 0.0))
         for hit in linked:
             hit.scores = {"link": 1.0}
-        feedback_hits: list[SearchHit] = []
-        follow_up = feedback_query(query, first.hits)
-        if follow_up:
-            feedback_hits = self.search(follow_up, access=access, mode=mode, k=k, pool=pool).hits
-            for hit in feedback_hits:
-                hit.scores = {**hit.scores, "feedback": 1.0}
         timings = {**first.timings_ms, "total_ms": (time.perf_counter() - started) * 1000}
-        return first.model_copy(update={"hits": merge_hops(first.hits, linked, feedback_hits, k),
-                                        "timings_ms": timings})
+        return first.model_copy(update={"hits": merge_hops(first.hits, linked, k), "timings_ms": timings})
 
     def _fuse(self, lists, single: bool) -> list[tuple[tuple, float, dict[str, int], dict[str, float]]]:
         """(key, score, ranks, raw scores) best-first. One list in a single mode keeps its raw scores."""

@@ -84,6 +84,14 @@ class LexicalIndex:
         self.index.reload()
         return self.index.searcher().num_docs
 
+    def rarest_term_chunks(self, text: str) -> tuple[int, int]:
+        """(chunks holding the text's rarest analyzed term, all chunks): how specific a phrase is."""
+        searcher = self.index.searcher()
+        terms = list(dict.fromkeys(tokenize(text)))
+        if not terms:
+            return searcher.num_docs, searcher.num_docs
+        return min(searcher.doc_freq("body", t) for t in terms), searcher.num_docs
+
     def search(self, query: str, k: int, access: AccessFilter) -> list[tuple[int, float]]:
         terms = list(dict.fromkeys(tokenize(query)))
         if not terms:
