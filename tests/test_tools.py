@@ -193,3 +193,23 @@ def test_agent_answers_a_file_discovery_question_from_the_named_file(engine, tmp
     answer = engine.answer_query("Which files are about salary?")
     assert answer.route["query_type"] == "file_discovery"
     assert any(e["tool"] == "local_file_qa" and e["path"] == "docs/benefits/salary.md" for e in answer.evidence)
+
+
+def test_runner_times_out_a_slow_tool_and_keeps_the_others(ctx_for, monkeypatch):
+    import time
+
+    from kb_agent.tools.file_tools import LocalFileQA
+    from kb_agent.tools.tasks import TaskRequest, ToolRunner
+
+    def slow(self, args, ctx):
+        time.sleep(2)
+        return []
+
+    monkeypatch.setattr(LocalFileQA, "run", slow)
+    monkeypatch.setattr(LocalFileQA, "timeout_ms", 200)
+    started = time.perf_counter()
+    results = ToolRunner().run_many([TaskRequest(trace_id="t", tool="local_file_qa", input={"pattern": "guide"}),
+                                     TaskRequest(trace_id="t", tool="read_file", input={"path": "docs/guide.md"})],
+                                    default_tools(), ctx_for())
+    assert time.perf_counter() - started < 1.5
+    assert results[0].status == "error" and "timed out" in results[0].error and results[1].status == "ok"

@@ -93,7 +93,7 @@ class ToolRunner:
                 items, latency = future.result(timeout=remaining)
             except FutureTimeout:
                 future.cancel()
-                results[request.task_id] = self._result(request, "error", f"timed out after {timeout_s:.0f}s")
+                results[request.task_id] = self._result(request, "error", f"timed out after {timeout_s:g}s")
             except ToolDenied as exc:
                 results[request.task_id] = self._result(request, "denied", str(exc))
             except ToolArgsError as exc:
