@@ -84,6 +84,11 @@ class Settings(BaseSettings):
     synth_max_sources: int = Field(default=5, ge=1, le=30, description="Sources given to the answer model.")
     source_max_chars: int = Field(default=900, ge=200, description="Characters of each source in the prompt.")
 
+    # Governance
+    policy_file: Path | None = Field(default=None, description="YAML policy; none = single-user mode.")
+    max_answer_seconds: float = Field(default=300.0, gt=0, description="Circuit breaker: answer with what was "
+                                      "found once a question has run this long.")
+
     # Connectors (credentials live in the vault, referenced by name)
     jira_url: str | None = Field(default=None, description="Jira base URL, e.g. https://jira.example.com")
     jira_credential: str = Field(default="jira", description="Vault name of the Jira credential.")
@@ -103,7 +108,7 @@ class Settings(BaseSettings):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
-    @field_validator("data_folder", "local_model_path", mode="after")
+    @field_validator("data_folder", "local_model_path", "policy_file", mode="after")
     @classmethod
     def _expand(cls, value: Path | None) -> Path | None:
         return value.expanduser() if value is not None else None

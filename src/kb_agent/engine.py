@@ -18,7 +18,9 @@ from kb_agent.agent.tool_mode import run_tool_mode
 from kb_agent.config import Settings, get_settings
 from kb_agent.connectors.services import Connectors
 from kb_agent.governance.audit import AuditLog
+from kb_agent.governance.gate import Gate
 from kb_agent.governance.identity import UserContext
+from kb_agent.governance.policy import Decision
 from kb_agent.governance.vault import Vault
 from kb_agent.ingest.indexer import Indexer, IndexReport, ProgressFn
 from kb_agent.llm.base import LLM, MeteredLLM
@@ -81,6 +83,7 @@ class Engine:
         self.connectors = Connectors(self.settings, self.vault)
         self._kbs: dict[str, KnowledgeBase] = {}
         self.audit = AuditLog(self.settings.data_folder / "audit" / "audit.jsonl")
+        self.gate = Gate.open(self.settings.policy_file, self.settings.data_folder, self.audit)
 
     def llms(self) -> LLMTiers:
         if self._llms is None:
@@ -110,6 +113,7 @@ class Engine:
         for kb in self._kbs.values():
             kb.close()
         self._kbs.clear()
+        self.gate.close()
 
     # -- indexing ----------------------------------------------------------------------------------
     def index(
@@ -162,26 +166,46 @@ class Engine:
         return Searcher([self.kb(n) for n in names], self.settings, embedder=self.embedder)
 
     def search(
-        self, query: str, *, access: AccessFilter, kbs: list[str] | None = None, mode: Mode = "hybrid", k: int = 10,
-        hops: int = 1,
+        self, query: str, *, access: AccessFilter | None = None, user: UserContext | None = None,
+        kbs: list[str] | None = None, mode: Mode = "hybrid", k: int = 10, hops: int = 1,
     ) -> SearchResponse:
+        """Search as a user (policy decides KBs and ACL groups), or with an explicit filter (internal use)."""
+        if access is None:
+            user = user or UserContext.local_owner()
+            trace_id = new_id()
+            decision = self.gate.decide(user, trace_id=trace_id, action="search")
+            self.gate.check_kbs(decision, kbs or [self.settings.default_kb], trace_id=trace_id)
+            self.gate.admit(decision, trace_id=trace_id)
+            access = self.gate.access(decision)
         return self.searcher(kbs).search(query, access=access, mode=mode, k=k, hops=hops)
 
 
     # -- tools ------------------------------------------------------------------------------------
-    def tools_for(self, user: UserContext | None = None, *, agent: bool = False) -> dict[str, Tool]:
-        """The tools this caller may use: connector tools only when configured; the agent never writes."""
+    def identify(self, user_id: str | None = None, *, groups: list[str] | None = None) -> UserContext:
+        """A named user as the policy knows them (no policy: the local owner, or the given groups)."""
+        if user_id is None:
+            return UserContext.local_owner() if groups is None else UserContext(user_id="cli", groups=groups)
+        return self.gate.policy.identify(user_id, groups=groups)
+
+    def tools_for(self, user: UserContext | None = None, *, agent: bool = False,
+                  decision: Decision | None = None) -> dict[str, Tool]:
+        """The Tool Cards this caller may see: allowed by the policy, connector configured; the agent never
+        writes. Anything else a caller (or a model) names is refused by the runner."""
+        decision = decision or self.gate.policy.decide(user or UserContext.local_owner())
         configured = self.connectors.configured()
         return {name: tool for name, tool in self._tools.items()
-                if REQUIRES.get(name, "") in configured | {""} and not (agent and "kb.write" in tool.auth_scope)}
+                if decision.allows_tool(name) and REQUIRES.get(name, "") in configured | {""}
+                and not (agent and "kb.write" in tool.auth_scope)}
 
-    def tool_context(self, user: UserContext, kbs: list[str] | None = None) -> ToolContext:
+    def tool_context(self, user: UserContext, kbs: list[str] | None = None,
+                     decision: Decision | None = None) -> ToolContext:
+        decision = decision or self.gate.policy.decide(user)
         # named KBs must exist; the default one may not yet (connector tools and index_command need none)
         names = kbs or [n for n in [self.settings.default_kb] if KnowledgeBase.exists(n, self.settings)]
         knowledge_bases = [self.kb(n) for n in names]
         searcher = Searcher(knowledge_bases, self.settings, embedder=self.embedder) if knowledge_bases else None
-        return ToolContext(self.settings, user.access(), knowledge_bases, searcher,
-                           user_id=user.user_id, groups=list(user.groups),
+        return ToolContext(self.settings, self.gate.access(decision), knowledge_bases, searcher,
+                           user_id=user.user_id, groups=list(decision.acl_groups or user.groups),
                            services=ToolServices(self.connectors, self._index_folder))
 
     def _index_folder(self, folder: Path, kb: str) -> str:
@@ -192,10 +216,14 @@ class Engine:
                  kbs: list[str] | None = None) -> TaskResult:
         """One tool call exactly as the agent makes it: same allow-list, validation, ACL, limits, audit."""
         user = user or UserContext.local_owner()
-        allowed = self.tools_for(user)
-        request = TaskRequest(trace_id=new_id(), tool=name, input=args,
+        trace_id = new_id()
+        decision = self.gate.decide(user, trace_id=trace_id, action=f"tool:{name}")
+        self.gate.check_kbs(decision, kbs or [self.settings.default_kb], trace_id=trace_id)
+        self.gate.admit(decision, trace_id=trace_id)
+        allowed = self.tools_for(user, decision=decision)
+        request = TaskRequest(trace_id=trace_id, tool=name, input=args,
                               auth_scope=list(getattr(allowed.get(name), "auth_scope", ())))
-        result = self._runner.run(request, allowed, self.tool_context(user, kbs))
+        result = self._runner.run(request, allowed, self.tool_context(user, kbs, decision))
         self.audit.write("tool_call", {"tool": name, "status": result.status, "error": result.error,
                                        "results": len(result.evidence), "user": user.user_id,
                                        "latency_ms": result.metrics.get("latency_ms")},
@@ -213,21 +241,31 @@ class Engine:
             raise ValueError("the question is empty")
         user = user or UserContext.local_owner()
         names = kbs or [self.settings.default_kb]
+        trace_id = new_id()
+        decision = self.gate.decide(user, trace_id=trace_id, action="answer")
+        self.gate.check_kbs(decision, names, trace_id=trace_id)
+        warning = self.gate.admit(decision, trace_id=trace_id)
         tiers = self.llms()
         fast = MeteredLLM(tiers.fast) if tiers.fast is not None else None
         main = (fast if tiers.main is tiers.fast else MeteredLLM(tiers.main)) if tiers.main is not None else None
         # escalation only when a distinct, stronger model is configured
         strong = MeteredLLM(tiers.strong) if tiers.strong is not None and tiers.strong is not tiers.main else None
         ctx = AgentContext(
-            settings=self.settings, tools=self.tools_for(user, agent=True), tool_ctx=self.tool_context(user, names),
-            fast=fast, main=main, strong=strong, audit=self.audit, on_event=on_event, runner=self._runner,
+            settings=self.settings, tools=self.tools_for(user, agent=True, decision=decision),
+            tool_ctx=self.tool_context(user, names, decision), fast=fast, main=main, strong=strong,
+            audit=self.audit, on_event=on_event, runner=self._runner, trace_id=trace_id,
+            mask_exempt=decision.mask_exempt,
         )
         state = {"query": query, "history": list(history or []), "iteration": 0, "strategy": 0, "evidence": []}
         if self.settings.mode == "tools" and main is not None:
             final = run_tool_mode(state, ctx)
         else:
             final = build_graph().invoke(state, config={"configurable": {"ctx": ctx}, "recursion_limit": 60})
-        return _to_answer(final, ctx, [fast, main, strong], tiers.notice)
+        answer = _to_answer(final, ctx, [fast, main, strong], tiers.notice)
+        self.gate.budgets.add(user.user_id, sum(answer.tokens.values()) if isinstance(answer.tokens, dict) else 0)
+        if warning:
+            answer.notices.append(f"budget: {warning}")
+        return answer
 
     def stream(self, query: str, **kwargs) -> Iterator[dict]:
         """Progress events (node_start / node_end / tool / token) and finally {"type": "final", "answer": ...}."""

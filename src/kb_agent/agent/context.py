@@ -28,6 +28,7 @@ class AgentContext:
     on_event: EventFn | None = None
     trace_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     runner: ToolRunner = field(default_factory=ToolRunner)
+    mask_exempt: set[str] = field(default_factory=set)  # masking kinds the caller's policy exempts
 
     @property
     def generative(self) -> bool:

@@ -12,10 +12,10 @@ from kb_agent.governance.masking import mask_text
 def masking(state: AgentState, config) -> dict:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
-    answer, counts = mask_text(state.get("answer", ""))
+    answer, counts = mask_text(state.get("answer", ""), exempt=ctx.mask_exempt)
     citations = []
     for citation in state.get("citations", []):
-        snippet, more = mask_text(citation.get("snippet", ""))
+        snippet, more = mask_text(citation.get("snippet", ""), exempt=ctx.mask_exempt)
         for kind, n in more.items():
             counts[kind] = counts.get(kind, 0) + n
         citations.append({**citation, "snippet": snippet})

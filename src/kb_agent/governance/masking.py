@@ -1,22 +1,31 @@
-"""Mask sensitive values in text that leaves the system: card numbers (Luhn-checked), emails, phone
-numbers (incl. Chinese mobiles), API keys and tokens."""
+"""Mask sensitive values in text that leaves the system (answers, snippets, logs, audit records):
+Luhn-checked card numbers, emails, phone numbers (incl. Chinese mobiles), Chinese resident ID numbers
+(checksum), IBANs (mod 97), API keys and tokens, JWTs and PEM private keys. Policies may exempt kinds."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
+_PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z ]+ )?PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z ]+ )?PRIVATE KEY-----")
+_JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b")
+_SECRETS = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_-]{20,}|sk-ant-[A-Za-z0-9_-]{20,}|ghp_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+    r"|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,})\b"
+    r"|(?<=Bearer )[A-Za-z0-9._~+/-]{20,}=*"
+)
+_ASSIGNED_SECRET = re.compile(r"(?i)\b((?:api[_-]?key|password|passwd|secret|access[_-]?token)[\"']?\s*[:=]\s*[\"']?)"
+                              r"([^\s\"',;]{8,})")
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
+_CN_ID = re.compile(r"(?<![\dA-Za-z])\d{17}[\dXx](?![\dA-Za-z])")
 _CARD = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
 _PHONE = re.compile(
     r"(?<![\w+])(?:\+\d{1,3}[\s-]?)?(?:\(\d{2,4}\)[\s-]?|\d{3}[\s.-])\d{3,4}[\s.-]\d{4}(?!\w)"  # intl / US
     r"|(?<!\d)(?:\+?86[\s-]?)?1[3-9]\d{9}(?!\d)"  # Chinese mobile
 )
-_SECRETS = re.compile(
-    r"\b(?:sk-[A-Za-z0-9_-]{20,}|sk-ant-[A-Za-z0-9_-]{20,}|ghp_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
-    r"|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}"
-    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b"
-    r"|(?<=Bearer )[A-Za-z0-9._~+/-]{20,}=*"
-)
+_CN_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_CN_ID_CHECK = "10X98765432"
 
 
 def luhn_ok(digits: str) -> bool:
@@ -31,24 +40,45 @@ def luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
-def mask_text(text: str) -> tuple[str, dict[str, int]]:
-    counts = {"secret": 0, "email": 0, "card": 0, "phone": 0}
+def cn_id_ok(value: str) -> bool:
+    total = sum(int(ch) * w for ch, w in zip(value[:17], _CN_ID_WEIGHTS, strict=True))
+    return _CN_ID_CHECK[total % 11] == value[17].upper()
 
-    def sub(kind: str, label: str):
+
+def iban_ok(value: str) -> bool:
+    compact = value.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    rearranged = compact[4:] + compact[:4]
+    return int("".join(str(int(ch, 36)) for ch in rearranged)) % 97 == 1
+
+
+def mask_text(text: str, exempt: Iterable[str] = ()) -> tuple[str, dict[str, int]]:
+    """(masked text, count per kind). Order matters: keys and tokens first, then structured numbers."""
+    skip = set(exempt)
+    counts: dict[str, int] = {}
+
+    def label(kind: str, check=None):
         def repl(match: re.Match) -> str:
-            counts[kind] += 1
-            return label
+            value = match.group(0)
+            if kind in skip or (check is not None and not check(value)):
+                return value
+            counts[kind] = counts.get(kind, 0) + 1
+            return f"[{kind.upper()}]"
         return repl
 
-    def card(match: re.Match) -> str:
-        digits = re.sub(r"\D", "", match.group(0))
-        if 13 <= len(digits) <= 19 and luhn_ok(digits):
-            counts["card"] += 1
-            return "[CARD]"
-        return match.group(0)
-
-    text = _SECRETS.sub(sub("secret", "[SECRET]"), text)
-    text = _EMAIL.sub(sub("email", "[EMAIL]"), text)
-    text = _CARD.sub(card, text)
-    text = _PHONE.sub(sub("phone", "[PHONE]"), text)
-    return text, {k: v for k, v in counts.items() if v}
+    text = _PRIVATE_KEY.sub(label("private_key"), text)
+    text = _JWT.sub(label("jwt"), text)
+    text = _SECRETS.sub(label("secret"), text)
+    if "secret" not in skip:
+        def assigned(match: re.Match) -> str:
+            counts["secret"] = counts.get("secret", 0) + 1
+            return f"{match.group(1)}[SECRET]"
+        text = _ASSIGNED_SECRET.sub(assigned, text)
+    text = _EMAIL.sub(label("email"), text)
+    text = _IBAN.sub(label("iban", iban_ok), text)
+    text = _CN_ID.sub(label("cn_id", cn_id_ok), text)
+    text = _CARD.sub(label("card", lambda v: 13 <= len(re.sub(r"\D", "", v)) <= 19 and luhn_ok(re.sub(r"\D", "", v))),
+                     text)
+    text = _PHONE.sub(label("phone"), text)
+    return text, counts

@@ -1,0 +1,66 @@
+"""Per-user daily token budgets (persisted, so restarts do not reset them) and per-user request rates."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections import defaultdict, deque
+from datetime import UTC, datetime
+from pathlib import Path
+
+SOFT_LIMIT = 0.8
+
+
+class LimitExceeded(PermissionError):
+    """A budget or rate limit stops the request; the message says which and until when."""
+
+
+def _today() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d")
+
+
+class Budgets:
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS usage (user TEXT, day TEXT, tokens INTEGER, "
+                         "PRIMARY KEY (user, day))")
+        self._lock = threading.Lock()
+        self._requests: dict[str, deque[float]] = defaultdict(deque)
+
+    def used_today(self, user_id: str) -> int:
+        row = self._db.execute("SELECT tokens FROM usage WHERE user=? AND day=?", (user_id, _today())).fetchone()
+        return int(row[0]) if row else 0
+
+    def check(self, user_id: str, budget: int | None, rate_per_min: int | None) -> str | None:
+        """Raise when a hard limit is reached; return a warning past the soft limit."""
+        if rate_per_min:
+            now = time.monotonic()
+            with self._lock:
+                window = self._requests[user_id]
+                while window and now - window[0] > 60:
+                    window.popleft()
+                if len(window) >= rate_per_min:
+                    raise LimitExceeded(f"rate limit reached: {rate_per_min} requests per minute for {user_id!r}; "
+                                        f"try again in {60 - (now - window[0]):.0f}s")
+                window.append(now)
+        if budget:
+            used = self.used_today(user_id)
+            if used >= budget:
+                raise LimitExceeded(f"daily token budget reached: {used:,} of {budget:,} tokens used by "
+                                    f"{user_id!r} today; it resets at 00:00 UTC")
+            if used >= SOFT_LIMIT * budget:
+                return f"{used:,} of today's {budget:,}-token budget used ({used / budget:.0%})"
+        return None
+
+    def add(self, user_id: str, tokens: int) -> None:
+        if tokens <= 0:
+            return
+        with self._lock:
+            self._db.execute("INSERT INTO usage VALUES (?, ?, ?) ON CONFLICT(user, day) "
+                             "DO UPDATE SET tokens = tokens + excluded.tokens", (user_id, _today(), tokens))
+
+    def close(self) -> None:
+        self._db.close()
