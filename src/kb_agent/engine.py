@@ -262,6 +262,14 @@ class Engine:
         else:
             final = build_graph().invoke(state, config={"configurable": {"ctx": ctx}, "recursion_limit": 60})
         answer = _to_answer(final, ctx, [fast, main, strong], tiers.notice)
+        for llm in {id(m): m for m in (fast, main, strong) if m is not None}.values():
+            for call in llm.calls:
+                self.audit.write("llm_call", {"model": call.model, "purpose": call.purpose, "ok": call.ok,
+                                              "prompt_tokens": call.prompt_tokens,
+                                              "completion_tokens": call.completion_tokens,
+                                              "latency_ms": round(call.latency_ms, 1)}, trace_id=trace_id)
+        self.audit.write("answer", {"user": user.user_id, "refused": answer.refused, "llm_calls": answer.llm_calls,
+                                    "citations": len(answer.citations), "route": answer.route}, trace_id=trace_id)
         self.gate.budgets.add(user.user_id, sum(answer.tokens.values()) if isinstance(answer.tokens, dict) else 0)
         if warning:
             answer.notices.append(f"budget: {warning}")

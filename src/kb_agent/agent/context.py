@@ -29,6 +29,11 @@ class AgentContext:
     trace_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     runner: ToolRunner = field(default_factory=ToolRunner)
     mask_exempt: set[str] = field(default_factory=set)  # masking kinds the caller's policy exempts
+    started: float = field(default_factory=time.perf_counter)
+
+    def out_of_time(self) -> bool:
+        """The circuit breaker: past KB_AGENT_MAX_ANSWER_SECONDS the agent answers with what it has."""
+        return time.perf_counter() - self.started > self.settings.max_answer_seconds
 
     @property
     def generative(self) -> bool:

@@ -61,6 +61,11 @@ def grade_evidence(state: AgentState, config) -> dict:
             update["evidence"] = kept
             update["rejected_spans"] = [list(e.span) for e, s in zip(graded, scores, strict=True) if s < DROP_BELOW]
             update["grade"] = {"action": action, "decided_by": "llm", "scores": scores, "avg": round(avg, 3)}
+    if update["grade"]["action"] != "GENERATE" and not last_round and ctx.out_of_time():
+        update["grade"] = {**update["grade"], "action": "GENERATE", "capped": True}
+        update["notices"] = [*update.get("notices", []),
+                             f"stopped after KB_AGENT_MAX_ANSWER_SECONDS={ctx.settings.max_answer_seconds:g}s: the "
+                             "answer uses only the evidence found so far and may miss parts of the question"]
     if last_round and update["grade"]["action"] != "GENERATE":
         update["grade"] = {**update["grade"], "action": "GENERATE", "capped": True}
         update["notices"] = [*update.get("notices", []),

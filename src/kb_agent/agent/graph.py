@@ -45,7 +45,10 @@ def _observed(name: str, node):
         ctx.emit({"type": "node_start", "node": name})
         started = time.perf_counter()
         update = node(state, config)
-        ctx.emit({"type": "node_end", "node": name, "ms": round((time.perf_counter() - started) * 1000, 1)})
+        ms = round((time.perf_counter() - started) * 1000, 1)
+        ctx.emit({"type": "node_end", "node": name, "ms": ms})
+        if ctx.audit is not None:
+            ctx.audit.write("node", {"node": name, "ms": ms}, trace_id=ctx.trace_id, task_id=f"node:{name}")
         return update
 
     return run

@@ -26,19 +26,33 @@ GroupOpt = Annotated[list[str] | None, typer.Option("--as-group", help="Act as a
 KbsOpt = Annotated[list[str] | None, typer.Option("--kb", help="Knowledge base(s) to use (repeatable).")]
 
 
-def _user(as_group: list[str] | None):
-    from kb_agent.governance.identity import UserContext
+AsOpt = Annotated[str | None, typer.Option("--as", help="Act as this user (as the policy file defines them).")]
 
-    return UserContext(user_id="cli", groups=as_group) if as_group is not None else UserContext.local_owner()
+
+def _user(engine, as_group: list[str] | None, as_user: str | None = None):
+    """--as USER (policy lookup) / --as-group G; without either: the local owner, or with a policy file
+    the operating-system user as the policy defines them."""
+    import getpass
+
+    if as_user is None and as_group is None and not engine.gate.policy.single_user:
+        as_user = getpass.getuser()
+    return engine.identify(as_user, groups=as_group)
 
 
 def _engine():
     from kb_agent.config import get_settings
     from kb_agent.engine import Engine
+    from kb_agent.governance.policy import PolicyError
 
     try:
         return Engine(get_settings())
     except ValidationError as exc:
+        err.print(f"[red]configuration error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    except PolicyError as exc:
+        err.print("[red]policy error:[/red]\n" + "\n".join(exc.problems), highlight=False)
+        raise typer.Exit(2) from exc
+    except OSError as exc:
         err.print(f"[red]configuration error:[/red] {exc}")
         raise typer.Exit(2) from exc
 
@@ -191,19 +205,18 @@ def search(
     as_group: Annotated[
         list[str] | None, typer.Option("--as-group", help="Search as a member of these groups (repeatable).")
     ] = None,
+    as_user: AsOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Ranked passages with path:Lx-Ly citations."""
     from kb_agent.retrieval.searcher import MODES
-    from kb_agent.store.access import AccessFilter
     from kb_agent.store.kb import KBError
 
     if mode not in MODES:
         _fail(f"unknown --mode {mode!r}; choose one of {', '.join(MODES)}", 2)
-    access = AccessFilter.for_groups(as_group) if as_group is not None else AccessFilter.unrestricted()
     engine = _engine()
     try:
-        response = engine.search(query, access=access, kbs=kb, mode=mode, k=k, hops=hops)  # type: ignore[arg-type]
+        response = engine.search(query, user=_user(engine, as_group, as_user), kbs=kb, mode=mode, k=k, hops=hops)  # type: ignore[arg-type]
     except KBError as exc:
         _fail(str(exc))
     for notice in response.notices:
@@ -272,15 +285,18 @@ def eval_retrieval(
 
 
 def main() -> None:
-    from kb_agent.interfaces import cli_agent, cli_tools  # noqa: F401 - registers ask, chat, models, tools, ...
+    from kb_agent.interfaces import cli_agent, cli_governance, cli_tools  # noqa: F401 - registers the commands
 
     try:
         app()
     except BrokenPipeError:  # `kb-agent search ... | head`
         sys.exit(0)
+    except PermissionError as exc:  # policy denials, budgets, rate limits: a clear message, exit 3
+        err.print(f"[red]denied:[/red] {exc}", highlight=False)
+        sys.exit(3)
 
 
 if __name__ == "__main__":
     main()
 else:  # imported (tests, `python -m`): make sure every command is registered
-    from kb_agent.interfaces import cli_agent, cli_tools  # noqa: F401
+    from kb_agent.interfaces import cli_agent, cli_governance, cli_tools  # noqa: F401

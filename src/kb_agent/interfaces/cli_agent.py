@@ -9,20 +9,20 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
-from kb_agent.interfaces.cli import GroupOpt, JsonOpt, KbsOpt, _engine, _fail, _user, app, err, eval_app, out
+from kb_agent.interfaces.cli import AsOpt, GroupOpt, JsonOpt, KbsOpt, _engine, _fail, _user, app, err, eval_app, out
 
 models_app = typer.Typer(no_args_is_help=True, help="The local generative model.")
 app.add_typer(models_app, name="models")
 
 STEP_LABELS = {"analyze_and_route": "🧠 Analyzing", "plan": "🧠 Planning", "tool_exec": "🔍 Searching",
                "grade_evidence": "⚖️  Evaluating", "synthesize": "✨ Synthesizing"}
-def _ask_once(engine, question: str, *, kb, as_group, history, as_json: bool):
+def _ask_once(engine, question: str, *, kb, user, history, as_json: bool):
     from kb_agent.store.kb import KBError
 
     answer = None
     streamed = False
     try:
-        for event in engine.stream(question, kbs=kb, user=_user(as_group), history=history):
+        for event in engine.stream(question, kbs=kb, user=user, history=history):
             kind = event["type"]
             if kind == "node_start" and not as_json and event["node"] in STEP_LABELS:
                 err.print(f"[dim]{STEP_LABELS[event['node']]}…[/dim]")
@@ -58,17 +58,18 @@ def _ask_once(engine, question: str, *, kb, as_group, history, as_json: bool):
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="Your question.")],
-    kb: KbsOpt = None, as_group: GroupOpt = None, as_json: JsonOpt = False,
+    kb: KbsOpt = None, as_group: GroupOpt = None, as_user: AsOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Answer a question from the knowledge base, with path:line references (or a clear refusal)."""
     engine = _engine()
-    _ask_once(engine, question, kb=kb, as_group=as_group, history=[], as_json=as_json)
+    _ask_once(engine, question, kb=kb, user=_user(engine, as_group, as_user), history=[], as_json=as_json)
 
 
 @app.command()
-def chat(kb: KbsOpt = None, as_group: GroupOpt = None) -> None:
+def chat(kb: KbsOpt = None, as_group: GroupOpt = None, as_user: AsOpt = None) -> None:
     """Interactive session. /mode toggles KB mode (answers from documents) and chat mode; /quit leaves."""
     engine = _engine()
+    user = _user(engine, as_group, as_user)
     history: list[dict] = []
     mode = "kb"
     _bind_tab_to_mode()
@@ -91,7 +92,7 @@ def chat(kb: KbsOpt = None, as_group: GroupOpt = None) -> None:
             err.print(f"mode: {mode}")
             continue
         if mode == "kb":
-            answer = _ask_once(engine, line, kb=kb, as_group=as_group, history=history, as_json=False)
+            answer = _ask_once(engine, line, kb=kb, user=user, history=history, as_json=False)
             reply = answer.answer if answer else ""
         else:
             reply = _chat_reply(engine, line, history)

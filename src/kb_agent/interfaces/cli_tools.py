@@ -7,19 +7,19 @@ from typing import Annotated
 
 import typer
 
-from kb_agent.interfaces.cli import GroupOpt, JsonOpt, KbsOpt, _engine, _fail, _user, app, out
+from kb_agent.interfaces.cli import AsOpt, GroupOpt, JsonOpt, KbsOpt, _engine, _fail, _user, app, out
 
 tools_app = typer.Typer(invoke_without_command=True, help="Tool Cards: list them, or run one tool.")
 app.add_typer(tools_app, name="tools")
 
 
 @tools_app.callback()
-def tools_list(ctx: typer.Context, as_group: GroupOpt = None, as_json: JsonOpt = False) -> None:
+def tools_list(ctx: typer.Context, as_group: GroupOpt = None, as_user: AsOpt = None, as_json: JsonOpt = False) -> None:
     """List the Tool Cards the caller may use."""
     if ctx.invoked_subcommand is not None:
         return
     engine = _engine()
-    cards = [tool.card() for tool in engine.tools_for(_user(as_group)).values()]
+    cards = [tool.card() for tool in engine.tools_for(_user(engine, as_group, as_user)).values()]
     if as_json:
         print(json.dumps([c.model_dump() for c in cards], ensure_ascii=False))
         return
@@ -34,7 +34,7 @@ def tools_list(ctx: typer.Context, as_group: GroupOpt = None, as_json: JsonOpt =
 def tools_run(
     name: Annotated[str, typer.Argument(help="Tool name, as `kb-agent tools` lists it.")],
     args: Annotated[str, typer.Option("--args", help="Arguments as a JSON object.")] = "{}",
-    kb: KbsOpt = None, as_group: GroupOpt = None, as_json: JsonOpt = False,
+    kb: KbsOpt = None, as_group: GroupOpt = None, as_user: AsOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Run one tool with the same validation, ACL, rate limit and timeout as the agent."""
     from kb_agent.store.kb import KBError
@@ -48,7 +48,7 @@ def tools_run(
         _fail("--args must be a JSON object, e.g. '{\"query\": \"...\"}'", 2)
     engine = _engine()
     try:
-        result = engine.run_tool(name, parsed, user=_user(as_group), kbs=kb)
+        result = engine.run_tool(name, parsed, user=_user(engine, as_group, as_user), kbs=kb)
     except KBError as exc:
         _fail(str(exc))
     if as_json:

@@ -1,0 +1,116 @@
+"""`kb-agent policy check`, `acl explain`, `audit verify`, `audit show`: governance from the command line."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kb_agent.interfaces.cli import AsOpt, GroupOpt, JsonOpt, _engine, _fail, _user, app, out
+
+policy_app = typer.Typer(no_args_is_help=True, help="The access policy (KB_AGENT_POLICY_FILE).")
+acl_app = typer.Typer(no_args_is_help=True, help="Who may see what, and why.")
+audit_app = typer.Typer(no_args_is_help=True, help="The hash-chained audit trail.")
+app.add_typer(policy_app, name="policy")
+app.add_typer(acl_app, name="acl")
+app.add_typer(audit_app, name="audit")
+
+
+@policy_app.command("check")
+def policy_check(
+    file: Annotated[Path | None, typer.Argument(help="Policy file (default: KB_AGENT_POLICY_FILE).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Validate a policy file; problems are reported with their line numbers (exit code 2)."""
+    from kb_agent.config import get_settings
+    from kb_agent.governance.policy import PolicyError, parse_policy
+
+    path = file or get_settings().policy_file
+    if path is None:
+        _fail("no policy file given and KB_AGENT_POLICY_FILE is not set (single-user mode)", 2)
+    try:
+        policy = parse_policy(Path(path).read_text(encoding="utf-8"), str(path))
+    except OSError as exc:
+        _fail(f"cannot read {path}: {exc.strerror}", 2)
+    except PolicyError as exc:
+        if as_json:
+            print(json.dumps({"ok": False, "problems": exc.problems}))
+        else:
+            print("\n".join(exc.problems))  # plain lines: editors and CI parse file:line
+        raise typer.Exit(2) from exc
+    summary = {"ok": True, "users": len(policy.users), "groups": len(policy.groups)}
+    print(json.dumps(summary)) if as_json else out.print(
+        f"{path}: ok ({summary['users']} users, {summary['groups']} groups)", highlight=False)
+
+
+@acl_app.command("explain")
+def acl_explain(
+    path: Annotated[str, typer.Argument(help="Indexed path as shown in citations.")],
+    kb: Annotated[str | None, typer.Option("--kb")] = None,
+    as_user: AsOpt = None, as_group: GroupOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Who may see a document (its ACL and where it comes from) and whether this user may, and why."""
+    engine = _engine()
+    knowledge_base = engine.kb(kb)
+    record = knowledge_base.catalog.file_by_path(path)
+    if record is None:
+        _fail(f"{path!r} is not indexed in knowledge base {knowledge_base.name!r}")
+    user = _user(engine, as_group, as_user)
+    decision = engine.gate.policy.decide(user)
+    access = engine.gate.access(decision)
+    root_acl = knowledge_base.catalog.roots().get(record.root, [])
+    source = ("public (no ACL)" if not record.acl else
+              "front matter of the file" if record.acl != record.inherited_acl else
+              ".kbacl file in its folder or a parent" if record.inherited_acl != root_acl else "--acl of the root")
+    if not decision.allows_kb(knowledge_base.name):
+        verdict, why = "deny", f"the policy does not grant knowledge base {knowledge_base.name!r}"
+    elif access.allows(record.acl):
+        shared = sorted(set(record.acl) & set(decision.acl_groups or [])) if record.acl else []
+        why = ("unrestricted (single-user owner)" if decision.acl_groups is None else
+               "the document is public" if not record.acl else f"shares group(s) {shared}")
+        verdict = "allow"
+    else:
+        verdict, why = "deny", f"none of the user's groups {decision.acl_groups} is in the ACL"
+    report = {"path": record.path, "kb": knowledge_base.name, "acl": record.acl, "acl_source": source,
+              "user": user.user_id, "groups": decision.acl_groups, "rules": decision.rules,
+              "decision": verdict, "reason": why}
+    if as_json:
+        print(json.dumps(report))
+        return
+    out.print(f"{record.path} (kb {knowledge_base.name})\n  readable by: {record.acl or 'everyone'} — from {source}\n"
+              f"  {user.user_id}: groups {decision.acl_groups if decision.acl_groups is not None else 'all'}"
+              f" (policy rules: {', '.join(decision.rules)})\n  → {verdict.upper()}: {why}", highlight=False)
+
+
+@audit_app.command("verify")
+def audit_verify(as_json: JsonOpt = False) -> None:
+    """Check the hash chain: an edited, inserted, reordered or deleted record is reported (exit code 1)."""
+    report = _engine().audit.verify()
+    if as_json:
+        print(json.dumps({"records": report.records, "ok": report.ok, "problems": report.problems}))
+    else:
+        out.print(f"{report.records} records: " + ("chain intact" if report.ok else "CHAIN BROKEN"), highlight=False)
+        for problem in report.problems:
+            out.print(f"  {problem}", highlight=False)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@audit_app.command("show")
+def audit_show(trace_id: Annotated[str, typer.Argument(help="The trace id of one question or tool call.")],
+               as_json: JsonOpt = False) -> None:
+    """One request's story: policy decisions, nodes, tool calls, LLM calls, fast paths, the answer."""
+    records = _engine().audit.records(trace_id=trace_id)
+    if not records:
+        _fail(f"no audit records for trace {trace_id!r}")
+    if as_json:
+        print(json.dumps(records, ensure_ascii=False))
+        return
+    skip = {"ts", "event", "trace_id", "prev", "hash"}
+    for r in records:
+        when = datetime.fromtimestamp(r["ts"], UTC).strftime("%H:%M:%S.%f")[:-3]
+        detail = ", ".join(f"{k}={v}" for k, v in r.items() if k not in skip and v not in (None, [], {}))
+        out.print(f"{when} {r['event']:<16} {detail}", highlight=False, markup=False)
