@@ -20,6 +20,7 @@ from kb_agent.connectors.services import Connectors
 from kb_agent.governance.audit import AuditLog
 from kb_agent.governance.gate import Gate
 from kb_agent.governance.identity import UserContext
+from kb_agent.governance.injection import scan
 from kb_agent.governance.policy import Decision
 from kb_agent.governance.vault import Vault
 from kb_agent.ingest.indexer import Indexer, IndexReport, ProgressFn
@@ -245,6 +246,9 @@ class Engine:
         decision = self.gate.decide(user, trace_id=trace_id, action="answer")
         self.gate.check_kbs(decision, names, trace_id=trace_id)
         warning = self.gate.admit(decision, trace_id=trace_id)
+        injection = scan(query)
+        if injection:  # instructions in the question change nothing structural; recorded for review
+            self.audit.write("injection_query", {"user": user.user_id, "patterns": injection}, trace_id=trace_id)
         tiers = self.llms()
         fast = MeteredLLM(tiers.fast) if tiers.fast is not None else None
         main = (fast if tiers.main is tiers.fast else MeteredLLM(tiers.main)) if tiers.main is not None else None

@@ -6,6 +6,7 @@ import time
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.state import AgentState
+from kb_agent.governance.injection import scan
 from kb_agent.tools.tasks import TaskRequest
 
 
@@ -24,6 +25,7 @@ def tool_exec(state: AgentState, config) -> dict:
     next_id = max((e.id for e in existing), default=0) + 1
     new_ids: list[int] = []
     history = []
+    quarantined: list[dict] = []
     for call, result in zip(calls, results, strict=True):
         record = {"name": call["name"], "args": call.get("args", {}), "status": result.status, "count": 0,
                   "task_id": result.task_id}
@@ -33,6 +35,11 @@ def tool_exec(state: AgentState, config) -> dict:
                 if item.span in seen:
                     continue
                 seen.add(item.span)
+                flags = scan(item.text)
+                if flags:  # a passage addressing the assistant: kept out of the answer, audited
+                    quarantined.append({"path": item.path, "lines": f"{item.start_line}-{item.end_line}",
+                                        "patterns": flags, "tool": call["name"]})
+                    continue
                 existing.append(item.model_copy(update={"id": next_id}))
                 new_ids.append(next_id)
                 next_id += 1
@@ -49,9 +56,17 @@ def tool_exec(state: AgentState, config) -> dict:
     update: dict = {"evidence": existing, "new_evidence_ids": new_ids, "tool_history": history,
                     "round_tools": [c["name"] for c in calls],
                     "pending_calls": [], "timings": timed("tool_exec", started)}
-    if ctx.tool_ctx.notices:
-        update["notices"] = list(dict.fromkeys(ctx.tool_ctx.notices))
-        ctx.tool_ctx.notices.clear()
+    notices = list(dict.fromkeys(ctx.tool_ctx.notices))
+    ctx.tool_ctx.notices.clear()
+    for record in quarantined:
+        if ctx.audit is not None:
+            ctx.audit.write("injection_quarantined", record, trace_id=ctx.trace_id)
+    if quarantined:
+        where = ", ".join(f"{q['path']}:L{q['lines']}" for q in quarantined[:3])
+        notices.append(f"{len(quarantined)} passage(s) quarantined: they contain instructions aimed at the "
+                       f"assistant ({where})")
+    if notices:
+        update["notices"] = notices
     if state["route"].get("complexity") == "simple":
         update["fast_paths"] = [ctx.fast_path("simple_skip_grading", "simple_route", state["query"])]
     return update
