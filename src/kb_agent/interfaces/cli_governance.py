@@ -114,3 +114,23 @@ def audit_show(trace_id: Annotated[str, typer.Argument(help="The trace id of one
         when = datetime.fromtimestamp(r["ts"], UTC).strftime("%H:%M:%S.%f")[:-3]
         detail = ", ".join(f"{k}={v}" for k, v in r.items() if k not in skip and v not in (None, [], {}))
         out.print(f"{when} {r['event']:<16} {detail}", highlight=False, markup=False)
+
+
+@app.command()
+def redteam(as_json: JsonOpt = False) -> None:
+    """Run the adversarial suite (≥ 200 cases) against a built-in fixture KB and policy; exit 1 on any leak."""
+    from kb_agent.config import get_settings
+    from kb_agent.evaluation.redteam import run_redteam
+
+    with out.status("red team: running cases…") as status:
+        result = run_redteam(get_settings(), on_progress=lambda n, total: status.update(f"red team: case {n}/{total}"))
+    if as_json:
+        print(json.dumps({k: result[k] for k in ("cases", "leaks", "by_category")}))
+    else:
+        for name, row in result["by_category"].items():
+            out.print(f"{name:<20} {row['cases']:>4} cases  {row['leaks']} leaks", highlight=False)
+        out.print(f"total: {result['cases']} cases, {result['leaks']} leaks", highlight=False)
+        for case in result["leaked_cases"][:20]:
+            out.print(f"  LEAK {case}", highlight=False, markup=False)
+    if result["leaks"]:
+        raise typer.Exit(1)
