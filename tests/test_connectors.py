@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import write
@@ -184,3 +186,19 @@ def test_index_command_indexes_a_confluence_tree_with_parents(make_engine):
 def test_index_command_refuses_callers_without_a_group(make_engine):
     result = make_engine().run_tool("index_command", {"target": "PROJ-1"}, user=UserContext(user_id="x", groups=[]))
     assert result.status == "denied" and "no group" in result.error
+
+
+def test_the_secret_never_reaches_prompts_state_or_errors(make_engine, tmp_path, monkeypatch):
+    from kb_agent.llm.scripted import ScriptedLLM
+
+    llm = ScriptedLLM(lambda messages: "PROJ-1 is in progress [1].")
+    engine = make_engine()
+    write(tmp_path / "docs" / "a.md", "# A\nPROJ-1 is tracked in Jira.\n")
+    engine.index([tmp_path / "docs"])
+    engine._llms = type(engine.llms())(llm, llm, llm)
+    answer = engine.answer_query("What is the status of PROJ-1?")
+    assert any(call["name"] == "jira_fetch" and call["status"] == "ok" for call in answer.tool_calls)
+    assert TOKEN not in json.dumps([m for p in llm.prompts for m in p]) and TOKEN not in answer.model_dump_json()
+    monkeypatch.setenv("KB_AGENT_VAULT_KEY", Vault.generate_key())  # wrong key: a clear error, no secret
+    failed = engine.run_tool("jira_fetch", {"key": "PROJ-9"})
+    assert failed.status == "error" and "cannot be decrypted" in failed.error and TOKEN not in failed.error

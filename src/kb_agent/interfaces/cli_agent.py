@@ -51,7 +51,7 @@ def _ask_once(engine, question: str, *, kb, user, history, as_json: bool):
         err.print(f"[yellow]note:[/yellow] {notice}")
     err.print(f"[dim]route={answer.route.get('query_type')}/{answer.route.get('complexity')} "
               f"llm_calls={answer.llm_calls} iterations={answer.iterations} "
-              f"total={sum(answer.timings.values()) / 1000:.1f}s[/dim]")
+              f"total={sum(answer.timings.values()) / 1000:.1f}s trace={answer.trace_id}[/dim]")
     return answer
 
 
