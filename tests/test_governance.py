@@ -223,3 +223,17 @@ def test_cli_policy_check_and_acl_explain(governed, tmp_path, monkeypatch):
         assert verify.exit_code == 0 and json.loads(verify.stdout)["ok"]
     finally:
         get_settings.cache_clear()
+
+
+def test_logs_are_masked(governed, caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="kb_agent.agent"):
+        logging.getLogger("kb_agent.agent").info("plan: dropped call for %s", "ops@corp.example")
+    assert "ops@corp.example" not in caplog.text and "[EMAIL]" in caplog.text
+
+
+def test_tool_call_audit_records_masked_args(governed):
+    governed.run_tool("hybrid_search", {"query": "mail boss@corp.example"}, user=governed.identify("alice"))
+    record = governed.audit.records("tool_call")[-1]
+    assert record["args"]["query"] == "mail [EMAIL]"

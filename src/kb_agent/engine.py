@@ -21,6 +21,7 @@ from kb_agent.governance.audit import AuditLog
 from kb_agent.governance.gate import Gate
 from kb_agent.governance.identity import UserContext
 from kb_agent.governance.injection import scan
+from kb_agent.governance.masking import install_log_masking
 from kb_agent.governance.policy import Decision
 from kb_agent.governance.vault import Vault
 from kb_agent.ingest.indexer import Indexer, IndexReport, ProgressFn
@@ -84,6 +85,7 @@ class Engine:
         self.connectors = Connectors(self.settings, self.vault)
         self._kbs: dict[str, KnowledgeBase] = {}
         self.audit = AuditLog(self.settings.data_folder / "audit" / "audit.jsonl")
+        install_log_masking()
         self.gate = Gate.open(self.settings.policy_file, self.settings.data_folder, self.audit)
 
     def llms(self) -> LLMTiers:
@@ -225,7 +227,7 @@ class Engine:
         request = TaskRequest(trace_id=trace_id, tool=name, input=args,
                               auth_scope=list(getattr(allowed.get(name), "auth_scope", ())))
         result = self._runner.run(request, allowed, self.tool_context(user, kbs, decision))
-        self.audit.write("tool_call", {"tool": name, "status": result.status, "error": result.error,
+        self.audit.write("tool_call", {"tool": name, "args": args, "status": result.status, "error": result.error,
                                        "results": len(result.evidence), "user": user.user_id,
                                        "latency_ms": result.metrics.get("latency_ms")},
                          trace_id=result.trace_id, task_id=result.task_id)

@@ -48,7 +48,8 @@ def tool_exec(state: AgentState, config) -> dict:
             record["error"] = result.error
         history.append(record)
         if ctx.audit is not None:
-            ctx.audit.write("tool_call", {"tool": call["name"], "status": result.status, "error": result.error,
+            ctx.audit.write("tool_call", {"tool": call["name"], "args": call.get("args", {}),
+                                          "status": result.status, "error": result.error,
                                           "results": record["count"], "latency_ms": result.metrics.get("latency_ms")},
                             trace_id=ctx.trace_id, task_id=result.task_id, parent_task_id=result.parent_task_id)
         ctx.emit({"type": "tool", "name": call["name"], "args": call.get("args", {}), "status": record["status"],

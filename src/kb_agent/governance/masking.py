@@ -4,6 +4,7 @@ Luhn-checked card numbers, emails, phone numbers (incl. Chinese mobiles), Chines
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 
@@ -82,3 +83,22 @@ def mask_text(text: str, exempt: Iterable[str] = ()) -> tuple[str, dict[str, int
                      text)
     text = _PHONE.sub(label("phone"), text)
     return text, counts
+
+
+class MaskingFilter(logging.Filter):
+    """Masks what kb-agent's loggers emit (messages are rendered, masked, then frozen)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        masked, counts = mask_text(record.getMessage())
+        if counts:
+            record.msg, record.args = masked, None
+        return True
+
+
+def install_log_masking() -> None:
+    """On every kb_agent logger (a logger's filters do not apply to records of its children)."""
+    names = ["kb_agent", *(n for n in logging.Logger.manager.loggerDict if n.startswith("kb_agent."))]
+    for name in names:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, MaskingFilter) for f in logger.filters):
+            logger.addFilter(MaskingFilter())
