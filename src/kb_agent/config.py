@@ -89,6 +89,12 @@ class Settings(BaseSettings):
     max_answer_seconds: float = Field(default=300.0, gt=0, description="Circuit breaker: answer with what was "
                                       "found once a question has run this long.")
 
+    # Server
+    api_keys_file: Path | None = Field(default=None, description="YAML list of API keys -> users for `serve`.")
+    jwt_secret: str | None = Field(default=None, description="HS256 secret for bearer JWTs (claims: sub, exp).")
+    cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Allowed CORS origins.")
+    server_max_body_bytes: int = Field(default=1_000_000, ge=1000)
+
     # Connectors (credentials live in the vault, referenced by name)
     jira_url: str | None = Field(default=None, description="Jira base URL, e.g. https://jira.example.com")
     jira_credential: str = Field(default="jira", description="Vault name of the Jira credential.")
@@ -101,14 +107,14 @@ class Settings(BaseSettings):
     web_max_bytes: int = Field(default=2_000_000, ge=1000)
     web_timeout_s: float = Field(default=15.0, gt=0)
 
-    @field_validator("web_allowlist", mode="before")
+    @field_validator("web_allowlist", "cors_origins", mode="before")
     @classmethod
     def _split_list(cls, value):
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
-    @field_validator("data_folder", "local_model_path", "policy_file", mode="after")
+    @field_validator("data_folder", "local_model_path", "policy_file", "api_keys_file", mode="after")
     @classmethod
     def _expand(cls, value: Path | None) -> Path | None:
         return value.expanduser() if value is not None else None

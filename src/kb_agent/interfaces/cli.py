@@ -285,7 +285,7 @@ def eval_retrieval(
 
 
 def main() -> None:
-    from kb_agent.interfaces import cli_agent, cli_governance, cli_tools  # noqa: F401 - registers the commands
+    from kb_agent.interfaces import cli_agent, cli_governance, cli_server, cli_tools  # noqa: F401 - registers the commands
 
     try:
         app()
@@ -299,4 +299,4 @@ def main() -> None:
 if __name__ == "__main__":
     main()
 else:  # imported (tests, `python -m`): make sure every command is registered
-    from kb_agent.interfaces import cli_agent, cli_governance, cli_tools  # noqa: F401
+    from kb_agent.interfaces import cli_agent, cli_governance, cli_server, cli_tools  # noqa: F401

@@ -1,0 +1,48 @@
+"""`kb-agent serve` and `kb-agent mcp`: the network faces of the engine."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from kb_agent.interfaces.cli import _engine, _fail, app, err
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8765,
+    no_auth: Annotated[bool, typer.Option("--no-auth", help="Local single-user use without keys (127.0.0.1 only).")]
+    = False,
+) -> None:
+    """HTTP API with SSE streaming, an OpenAI-compatible /v1/chat/completions and the web UI at /."""
+    import uvicorn
+
+    from kb_agent.interfaces.auth import Authenticator
+    from kb_agent.interfaces.server import create_app
+
+    engine = _engine()
+    settings = engine.settings
+    try:
+        auth = Authenticator(settings.api_keys_file, settings.jwt_secret, allow_anonymous=no_auth)
+    except (OSError, ValueError) as exc:
+        _fail(f"cannot read KB_AGENT_API_KEYS_FILE: {exc}", 2)
+    if not auth.configured and not no_auth:
+        _fail("no authentication configured: set KB_AGENT_API_KEYS_FILE or KB_AGENT_JWT_SECRET, "
+              "or pass --no-auth for local single-user use", 2)
+    if no_auth and host not in ("127.0.0.1", "localhost", "::1"):
+        _fail("--no-auth is only allowed on a loopback address", 2)
+    err.print(f"kb-agent serving on http://{host}:{port} (docs at /docs)")
+    uvicorn.run(create_app(engine, auth, cors_origins=settings.cors_origins,
+                           max_body_bytes=settings.server_max_body_bytes), host=host, port=port, log_level="warning")
+
+
+@app.command("hash-key")
+def hash_key_command(
+    key: Annotated[str, typer.Argument(help="An API key to store in KB_AGENT_API_KEYS_FILE.")],
+) -> None:
+    """Print the sha256 form of an API key, for the keys file (the plain key then never sits on disk)."""
+    from kb_agent.interfaces.auth import hash_key
+
+    print(hash_key(key))
