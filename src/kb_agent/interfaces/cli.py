@@ -296,7 +296,9 @@ def main() -> None:
         sys.exit(3)
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # `python -m`: run the importable module, where the sub-commands register
+    from kb_agent.interfaces import cli as _module
+
+    _module.main()
 else:  # imported (tests, `python -m`): make sure every command is registered
     from kb_agent.interfaces import cli_agent, cli_governance, cli_server, cli_tools  # noqa: F401

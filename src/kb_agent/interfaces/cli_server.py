@@ -46,3 +46,27 @@ def hash_key_command(
     from kb_agent.interfaces.auth import hash_key
 
     print(hash_key(key))
+
+
+@app.command()
+def mcp(
+    transport: Annotated[str, typer.Option("--transport", help="stdio | http (streamable HTTP)")] = "stdio",
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8766,
+    as_user: Annotated[str | None, typer.Option("--as", envvar="KB_AGENT_MCP_USER",
+                                                help="Identity every call runs as (policy user).")] = None,
+    kb: Annotated[list[str] | None, typer.Option("--kb", help="Knowledge base(s) to serve.")] = None,
+) -> None:
+    """Serve search_knowledge / read_knowledge / ask over MCP (stdio for desktop clients, or HTTP)."""
+    from kb_agent.interfaces.mcp_server import create_mcp
+
+    if transport not in ("stdio", "http"):
+        _fail("--transport takes stdio or http", 2)
+    engine = _engine()
+    user = engine.identify(as_user)
+    server = create_mcp(engine, user, kb)
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        err.print(f"kb-agent MCP (streamable HTTP) on http://{host}:{port}/mcp as {user.user_id}")
+        server.run("streamable-http", host=host, port=port)
