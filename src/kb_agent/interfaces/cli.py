@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="kb-agent: index a knowledge base, search it.")
+app = typer.Typer(add_completion=False, invoke_without_command=True,
+                  help="kb-agent: index a knowledge base, search it, ask it. Without a command: the TUI.")
 eval_app = typer.Typer(no_args_is_help=True, help="Measure retrieval (and later answer) quality.")
 app.add_typer(eval_app, name="eval")
 out = Console()
@@ -55,6 +56,16 @@ def _engine():
     except OSError as exc:
         err.print(f"[red]configuration error:[/red] {exc}")
         raise typer.Exit(2) from exc
+
+
+@app.callback()
+def _root(ctx: typer.Context) -> None:
+    """kb-agent: index a knowledge base, search it, ask it. Without a command: the TUI."""
+    if ctx.invoked_subcommand is None:
+        from kb_agent.interfaces.tui import run_tui
+
+        engine = _engine()
+        run_tui(engine, _user(engine, None, None))
 
 
 def _fail(message: str, code: int = 1) -> None:
