@@ -12,7 +12,7 @@ from pathlib import Path
 
 from fastapi import Depends, FastAPI, Header, Request
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from pydantic import BaseModel, Field
 
@@ -55,6 +55,7 @@ class ChatRequest(BaseModel):
     model: str = "kb-agent"
     messages: list[ChatMessage] = Field(min_length=1, max_length=100)
     stream: bool = False
+    kb_mode: bool = Field(default=True, description="false = plain chat with the model, no documents")
 
 
 def _text(content) -> str:
@@ -123,6 +124,10 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
     def _user_of(principal: Principal | None) -> UserContext:
         return UserContext.local_owner() if principal is None else engine.identify(principal.user_id)
 
+    @app.get("/", include_in_schema=False)
+    def web_ui() -> HTMLResponse:
+        return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"))
+
     @app.get("/healthz")
     def healthz() -> dict:
         return {"status": "ok", "knowledge_bases": engine.kb_names()}
@@ -188,6 +193,17 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
             return _error(400, "the last message must come from the user")
         question, history = turns[-1]["content"], turns[:-1]
         completion_id, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
+        if not body.kb_mode:  # the UI's chat mode: the model alone, still behind auth and the rate limit
+            decision = engine.gate.decide(who, trace_id=completion_id, action="chat")
+            engine.gate.admit(decision, trace_id=completion_id)
+            model = engine.llms().main
+            if model is None:
+                return _error(503, "chat mode needs a generative model (kb-agent models install, or an API)")
+            reply = model.chat([{"role": "system", "content": "You are a helpful assistant."}, *history[-10:],
+                                {"role": "user", "content": question}], purpose="chat_mode")
+            return {"id": completion_id, "object": "chat.completion", "created": created, "model": body.model,
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
+                                 "finish_reason": "stop"}], "citations": []}
         if not body.stream:
             answer = engine.answer_query(question, user=who, history=history)
             answers.labels(str(answer.refused).lower()).inc()
