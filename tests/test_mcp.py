@@ -64,3 +64,32 @@ def test_stdio_transport_with_the_sdk_client(kb, settings):
             assert found[0]["path"] == "corp/hr/pay.md"  # local owner without a policy
 
     anyio.run(scenario)
+
+
+def test_streamable_http_transport_with_the_sdk_client(kb, settings):
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "KB_AGENT_DATA_FOLDER": str(settings.data_folder), "KB_AGENT_LLM_PROVIDER": "none"}
+    process = subprocess.Popen([sys.executable, "-m", "kb_agent.interfaces.cli", "mcp", "--transport", "http",
+                                "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            with socket.socket() as attempt:
+                if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+
+        async def scenario():
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                read = _payload(await client.call_tool("read_knowledge", {"path": "corp/handbook.md"}))
+                assert "office opens at nine" in read["text"]
+
+        anyio.run(scenario)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -126,3 +126,17 @@ def test_metrics_count_requests(client):
     client.post("/v1/search", json={"query": "office"}, headers=BOB)
     metrics = client.get("/metrics").text
     assert 'kb_agent_requests_total{route="/v1/search",status="200"}' in metrics
+
+
+def test_rate_limit_is_429(settings, tmp_path):
+    write(tmp_path / "kb" / "a.md", "# A\nThe office opens at nine.\n")
+    (tmp_path / "policy.yaml").write_text("users:\n  bob: {groups: [eng]}\ngroups:\n"
+                                          "  eng: {tools: ['*'], rate_limit_per_min: 2}\n")
+    (tmp_path / "keys.yaml").write_text("keys:\n  - {key: bob-key, user: bob}\n")
+    engine = Engine(settings.model_copy(update={"policy_file": tmp_path / "policy.yaml"}), embedder=HashEmbedder())
+    engine.index([tmp_path / "kb"])
+    with TestClient(create_app(engine, Authenticator(tmp_path / "keys.yaml", None))) as test_client:
+        codes = [test_client.post("/v1/search", json={"query": "office"}, headers=BOB).status_code for _ in range(3)]
+        limited = test_client.post("/v1/search", json={"query": "office"}, headers=BOB).json()
+    engine.close()
+    assert codes == [200, 200, 429] and "rate limit reached" in limited["error"]["message"]
