@@ -31,6 +31,8 @@ class Authenticator:
     """keys file: {keys: [{key: "sha256:..." | "plain", user: alice, admin: false}, ...]}"""
 
     def __init__(self, keys_file: Path | None, jwt_secret: str | None, *, allow_anonymous: bool = False):
+        if jwt_secret is not None and len(jwt_secret.encode()) < 32:
+            raise ValueError("KB_AGENT_JWT_SECRET must be at least 32 bytes (RFC 7518 §3.2)")
         self.jwt_secret = jwt_secret
         self.allow_anonymous = allow_anonymous
         self._keys: dict[str, Principal] = {}
