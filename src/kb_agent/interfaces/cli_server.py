@@ -27,7 +27,7 @@ def serve(
     try:
         auth = Authenticator(settings.api_keys_file, settings.jwt_secret, allow_anonymous=no_auth)
     except (OSError, ValueError) as exc:
-        _fail(f"cannot read KB_AGENT_API_KEYS_FILE: {exc}", 2)
+        _fail(f"server authentication settings: {exc}", 2)
     if not auth.configured and not no_auth:
         _fail("no authentication configured: set KB_AGENT_API_KEYS_FILE or KB_AGENT_JWT_SECRET, "
               "or pass --no-auth for local single-user use", 2)
