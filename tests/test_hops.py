@@ -87,3 +87,19 @@ def test_generic_titles_are_not_links(engine, tmp_path):
                          mode="bm25", hops=2).hits
     linked = {h.path for h in hits if h.scores.get("link")}
     assert "kb/temple.md" in linked and "kb/comedy.md" not in linked
+
+
+@pytest.mark.parametrize(("route", "hops"), [
+    ({"query_type": "conceptual", "decided_by": "llm"}, 2),
+    ({"query_type": "exact", "decided_by": "llm"}, 2),  # a model's "exact" is a soft signal
+    ({"query_type": "exact", "decided_by": "ticket_key", "grep_keywords": ["LANG-1"]}, 1),
+    ({"query_type": "file_discovery", "decided_by": "file_discovery"}, 1),
+])
+def test_the_main_search_takes_two_hops_unless_a_rule_found_an_exact_key(route, hops, settings):
+    from kb_agent.agent.plan import _table_calls
+    from kb_agent.tools.registry import default_tools
+
+    ctx = type("Ctx", (), {"tools": default_tools(), "settings": settings})()
+    calls = _table_calls(ctx, route, ["What did LANG-1 change?"])
+    main = next(c for c in calls if c["name"] == "hybrid_search")
+    assert main["args"].get("hops", 1) == hops

@@ -37,12 +37,13 @@ def client(settings, tmp_path):
                     "  - {key: bob-key, user: bob}\n")
     engine = Engine(settings.model_copy(update={"policy_file": tmp_path / "policy.yaml"}), embedder=HashEmbedder())
     engine.index([root])
-    app = create_app(engine, Authenticator(keys, "jwt-secret-for-tests-0123456789abcdef"), max_body_bytes=5000)
+    app = create_app(engine, Authenticator(keys, SECRET), max_body_bytes=5000)
     with TestClient(app) as test_client:
         yield test_client
     engine.close()
 
 
+SECRET = "jwt-secret-for-tests-0123456789abcdef"
 ALICE = {"Authorization": "Bearer alice-key"}
 BOB = {"X-API-Key": "bob-key"}
 
@@ -59,11 +60,11 @@ def test_auth_is_required_and_errors_are_clear(client):
 
 
 def test_jwt_maps_to_the_policy_user(client):
-    token = jwt.encode({"sub": "alice", "exp": int(time.time()) + 60}, "jwt-secret-for-tests-0123456789abcdef", algorithm="HS256")
+    token = jwt.encode({"sub": "alice", "exp": int(time.time()) + 60}, SECRET, algorithm="HS256")
     ok = client.post("/v1/search", json={"query": "salary reviews", "mode": "bm25"},
                      headers={"Authorization": f"Bearer {token}"})
     assert ok.status_code == 200 and ok.json()["results"][0]["path"] == "corp/hr/pay.md"
-    expired = jwt.encode({"sub": "alice", "exp": int(time.time()) - 5}, "jwt-secret-for-tests-0123456789abcdef", algorithm="HS256")
+    expired = jwt.encode({"sub": "alice", "exp": int(time.time()) - 5}, SECRET, algorithm="HS256")
     assert client.post("/v1/search", json={"query": "x"},
                        headers={"Authorization": f"Bearer {expired}"}).json()["error"]["message"] == \
         "the token has expired"
