@@ -58,6 +58,23 @@ def _call(fn):
         raise ToolArgsError(str(exc)) from None
 
 
+def issue_path(issue) -> str:
+    return f"jira/{issue.key}.md"
+
+
+def page_path(page) -> str:
+    return f"confluence/{page.space or 'space'}/{page.id}.md"
+
+
+def _issue_evidence(issue, tool: str) -> list[Evidence]:
+    return text_evidence(issue.render(), path=issue_path(issue), source=issue.url, tool=tool,
+                         title=f"{issue.key}: {issue.summary}")
+
+
+def _page_evidence(page, tool: str) -> list[Evidence]:
+    return text_evidence(page.render(), path=page_path(page), source=page.url, tool=tool, title=page.title)
+
+
 class JiraKeyInput(BaseModel):
     key: str = Field(pattern=TICKET_PATTERN, description="Ticket key, e.g. PROJ-123")
 
@@ -73,9 +90,7 @@ class JiraFetch(Tool):
     citation_policy = "jira/KEY.md:Lx-Ly of the rendered ticket; source = ticket URL"
 
     def run(self, args: JiraKeyInput, ctx: ToolContext) -> list[Evidence]:
-        issue = _call(lambda: _connectors(ctx).jira().issue(args.key))
-        return text_evidence(issue.render(), path=f"jira/{issue.key}.md", source=issue.url, tool=self.name,
-                             title=f"{issue.key}: {issue.summary}")
+        return _issue_evidence(_call(lambda: _connectors(ctx).jira().issue(args.key)), self.name)
 
 
 class JqlInput(BaseModel):
@@ -94,12 +109,7 @@ class JiraSearch(Tool):
 
     def run(self, args: JqlInput, ctx: ToolContext) -> list[Evidence]:
         issues = _call(lambda: _connectors(ctx).jira().search(args.jql, args.max_results))
-        out = []
-        for issue in issues:
-            blocks = text_evidence(issue.render(), path=f"jira/{issue.key}.md", source=issue.url, tool=self.name,
-                                   title=f"{issue.key}: {issue.summary}")
-            out.extend(blocks[:1])
-        return out
+        return [block for issue in issues for block in _issue_evidence(issue, self.name)[:1]]
 
 
 class ConfluencePageInput(BaseModel):
@@ -112,10 +122,6 @@ class ConfluencePageInput(BaseModel):
         if bool(self.page_id) == bool(self.title):
             raise ValueError("give exactly one of page_id or title")
         return self
-
-
-def _page_path(page) -> str:
-    return f"confluence/{page.space or 'space'}/{page.id}.md"
 
 
 class ConfluenceFetch(Tool):
@@ -131,7 +137,7 @@ class ConfluenceFetch(Tool):
         client = _call(lambda: _connectors(ctx).confluence())
         page = _call(lambda: client.page(args.page_id) if args.page_id else client.page_by_title(args.title,
                                                                                                  args.space))
-        return text_evidence(page.render(), path=_page_path(page), source=page.url, tool=self.name, title=page.title)
+        return _page_evidence(page, self.name)
 
 
 class CqlInput(BaseModel):
@@ -150,11 +156,7 @@ class ConfluenceSearch(Tool):
 
     def run(self, args: CqlInput, ctx: ToolContext) -> list[Evidence]:
         pages = _call(lambda: _connectors(ctx).confluence().search(args.cql, args.max_results))
-        out = []
-        for page in pages:
-            out.extend(text_evidence(page.render(), path=_page_path(page), source=page.url, tool=self.name,
-                                     title=page.title)[:1])
-        return out
+        return [block for page in pages for block in _page_evidence(page, self.name)[:1]]
 
 
 class UrlInput(BaseModel):

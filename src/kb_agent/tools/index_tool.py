@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from kb_agent.connectors.jira import JiraIssue
 from kb_agent.tools.base import Evidence, Tool, ToolArgsError, ToolContext, ToolDenied
-from kb_agent.tools.connector_tools import TICKET_PATTERN, _call, _connectors, web_path
+from kb_agent.tools.connector_tools import TICKET_PATTERN, _call, _connectors, issue_path, page_path, web_path
 
 _CONFLUENCE = re.compile(r"^confluence:(?:(\d{1,20})|(.+))$")
 _PAGE_ID_IN_URL = re.compile(r"[?&]pageId=(\d+)|/pages/(\d+)")
@@ -91,7 +91,7 @@ class IndexCommand(Tool):
         if args.include_children:
             for other in [*root.subtasks, *(link["key"] for link in root.links)][: args.max_items - 1]:
                 issues.append(_call(lambda other=other: client.issue(other)))
-        return [_write(folder / "jira" / f"{issue.key}.md", _ticket_front_matter(issue), issue.render())
+        return [_write(folder / issue_path(issue), _ticket_front_matter(issue), issue.render())
                 for issue in issues]
 
     def _confluence(self, client, root, args: IndexInput, folder: Path) -> list[Path]:
@@ -103,7 +103,7 @@ class IndexCommand(Tool):
                 child = _call(lambda child_id=child_id: client.page(child_id))
                 pages.append(child)
                 queue.append(child.id)
-        return [_write(folder / "confluence" / (p.space or "space") / f"{p.id}.md",
+        return [_write(folder / page_path(p),
                        {"title": p.title, "confluence_id": p.id, "confluence_parent": p.parent_id or "",
                         "source_url": p.url}, p.render()) for p in pages]
 
