@@ -6,6 +6,7 @@ import sqlite3
 import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Hashable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,6 +21,28 @@ def _today() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%d")
 
 
+class RateLimiter:
+    """Sliding one-minute windows, one per key (a user; a (caller, tool) pair)."""
+
+    def __init__(self):
+        self._calls: dict[Hashable, deque[float]] = defaultdict(deque)
+        self._lock = threading.Lock()
+
+    def wait_s(self, key: Hashable, per_minute: int | None) -> float:
+        """0 = admitted (and counted); otherwise the seconds until the window has room."""
+        if not per_minute:
+            return 0.0
+        now = time.monotonic()
+        with self._lock:
+            window = self._calls[key]
+            while window and now - window[0] > 60:
+                window.popleft()
+            if len(window) >= per_minute:
+                return max(0.001, 60 - (now - window[0]))
+            window.append(now)
+            return 0.0
+
+
 class Budgets:
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -28,7 +51,7 @@ class Budgets:
         self._db.execute("CREATE TABLE IF NOT EXISTS usage (user TEXT, day TEXT, tokens INTEGER, "
                          "PRIMARY KEY (user, day))")
         self._lock = threading.Lock()
-        self._requests: dict[str, deque[float]] = defaultdict(deque)
+        self._requests = RateLimiter()
 
     def used_today(self, user_id: str) -> int:
         row = self._db.execute("SELECT tokens FROM usage WHERE user=? AND day=?", (user_id, _today())).fetchone()
@@ -36,16 +59,10 @@ class Budgets:
 
     def check(self, user_id: str, budget: int | None, rate_per_min: int | None) -> str | None:
         """Raise when a hard limit is reached; return a warning past the soft limit."""
-        if rate_per_min:
-            now = time.monotonic()
-            with self._lock:
-                window = self._requests[user_id]
-                while window and now - window[0] > 60:
-                    window.popleft()
-                if len(window) >= rate_per_min:
-                    raise LimitExceeded(f"rate limit reached: {rate_per_min} requests per minute for {user_id!r}; "
-                                        f"try again in {60 - (now - window[0]):.0f}s")
-                window.append(now)
+        wait = self._requests.wait_s(user_id, rate_per_min)
+        if wait:
+            raise LimitExceeded(f"rate limit reached: {rate_per_min} requests per minute for {user_id!r}; "
+                                f"try again in {wait:.0f}s")
         if budget:
             used = self.used_today(user_id)
             if used >= budget:

@@ -3,16 +3,15 @@ agent and `kb-agent tools run` share: same allow-list, argument validation, rate
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
-from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from kb_agent.governance.budget import RateLimiter
 from kb_agent.tools.base import Evidence, Tool, ToolArgsError, ToolContext, ToolDenied
 
 _pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="kb-tool")
@@ -48,27 +47,6 @@ class TaskResult(BaseModel):
                 "latency_ms": self.metrics.get("latency_ms"),
                 "evidence": [e.model_dump(include={"source", "path", "start_line", "end_line", "text", "page"})
                              for e in self.evidence]}
-
-
-class RateLimiter:
-    """Sliding one-minute window per (caller, tool)."""
-
-    def __init__(self):
-        self._calls: dict[tuple[str, str], deque[float]] = defaultdict(deque)
-        self._lock = threading.Lock()
-
-    def allow(self, caller: str, tool: str, per_minute: int | None) -> bool:
-        if not per_minute:
-            return True
-        now = time.monotonic()
-        with self._lock:
-            window = self._calls[(caller, tool)]
-            while window and now - window[0] > 60:
-                window.popleft()
-            if len(window) >= per_minute:
-                return False
-            window.append(now)
-            return True
 
 
 class ToolRunner:
@@ -115,7 +93,7 @@ class ToolRunner:
             args = tool.validate(request.input)
         except ToolArgsError as exc:
             return self._result(request, "error", str(exc))
-        if not self.limiter.allow(ctx.user_id, tool.name, tool.rate_limit_per_min):
+        if self.limiter.wait_s((ctx.user_id, tool.name), tool.rate_limit_per_min) > 0:
             return self._result(request, "denied", f"{tool.name}: rate limit of {tool.rate_limit_per_min}/min reached")
         limit_ms = min(tool.timeout_ms, int(ctx.settings.tool_timeout_s * 1000), request.deadline_ms or 10**9)
         return tool, args, limit_ms / 1000
