@@ -176,9 +176,7 @@ class Engine:
         if access is None:
             user = user or UserContext.local_owner()
             trace_id = new_id()
-            decision = self.gate.decide(user, trace_id=trace_id, action="search")
-            self.gate.check_kbs(decision, kbs or [self.settings.default_kb], trace_id=trace_id)
-            self.gate.admit(decision, trace_id=trace_id)
+            decision, _ = self.gate.enter(user, kbs or [self.settings.default_kb], trace_id=trace_id, action="search")
             access = self.gate.access(decision)
         return self.searcher(kbs).search(query, access=access, mode=mode, k=k, hops=hops)
 
@@ -220,9 +218,7 @@ class Engine:
         """One tool call exactly as the agent makes it: same allow-list, validation, ACL, limits, audit."""
         user = user or UserContext.local_owner()
         trace_id = new_id()
-        decision = self.gate.decide(user, trace_id=trace_id, action=f"tool:{name}")
-        self.gate.check_kbs(decision, kbs or [self.settings.default_kb], trace_id=trace_id)
-        self.gate.admit(decision, trace_id=trace_id)
+        decision, _ = self.gate.enter(user, kbs or [self.settings.default_kb], trace_id=trace_id, action=f"tool:{name}")
         allowed = self.tools_for(user, decision=decision)
         request = TaskRequest(trace_id=trace_id, tool=name, input=args,
                               auth_scope=list(getattr(allowed.get(name), "auth_scope", ())))
@@ -245,9 +241,7 @@ class Engine:
         user = user or UserContext.local_owner()
         names = kbs or [self.settings.default_kb]
         trace_id = new_id()
-        decision = self.gate.decide(user, trace_id=trace_id, action="answer")
-        self.gate.check_kbs(decision, names, trace_id=trace_id)
-        warning = self.gate.admit(decision, trace_id=trace_id)
+        decision, warning = self.gate.enter(user, names, trace_id=trace_id, action="answer")
         injection = scan(query)
         if injection:  # instructions in the question change nothing structural; recorded for review
             self.audit.write("injection_query", {"user": user.user_id, "patterns": injection}, trace_id=trace_id)

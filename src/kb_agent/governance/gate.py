@@ -54,6 +54,13 @@ class Gate:
                                                  "user": decision.user.user_id}, trace_id=trace_id)
             raise
 
+    def enter(self, user: UserContext, kbs: list[str], *, trace_id: str, action: str) -> tuple[Decision, str | None]:
+        """The entry of every request: decide, check the knowledge bases, apply budgets and rate limits.
+        Returns the decision and a soft-limit warning (or None)."""
+        decision = self.decide(user, trace_id=trace_id, action=action)
+        self.check_kbs(decision, kbs, trace_id=trace_id)
+        return decision, self.admit(decision, trace_id=trace_id)
+
     @staticmethod
     def access(decision: Decision) -> AccessFilter:
         return AccessFilter.unrestricted() if decision.acl_groups is None else AccessFilter.for_groups(

@@ -194,8 +194,7 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
         question, history = turns[-1]["content"], turns[:-1]
         completion_id, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
         if not body.kb_mode:  # the UI's chat mode: the model alone, still behind auth and the rate limit
-            decision = engine.gate.decide(who, trace_id=completion_id, action="chat")
-            engine.gate.admit(decision, trace_id=completion_id)
+            engine.gate.enter(who, [], trace_id=completion_id, action="chat")  # no documents, still budgeted
             model = engine.llms().main
             if model is None:
                 return _error(503, "chat mode needs a generative model (kb-agent models install, or an API)")
