@@ -11,6 +11,7 @@ cost SciFact 2 points of nDCG@10 for no gain on HotpotQA once title links were i
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -73,13 +74,14 @@ class TitleTable:
         return found
 
 
-_tables: dict[int, TitleTable] = {}
+# per catalog object, dropped with it (an id() key could be reused by another KB's catalog)
+_tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def title_table(kb: KnowledgeBase) -> TitleTable:
-    table = _tables.get(id(kb.catalog))
+    table = _tables.get(kb.catalog)
     if table is None or table.generation != kb.catalog.generation:
-        table = _tables[id(kb.catalog)] = TitleTable.build(kb)
+        table = _tables[kb.catalog] = TitleTable.build(kb)
     return table
 
 
