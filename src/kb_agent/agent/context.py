@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 from kb_agent.config import Settings
 from kb_agent.governance.audit import AuditLog
+from kb_agent.governance.injection import scan
 from kb_agent.llm.base import LLM
-from kb_agent.tools.base import Tool, ToolContext
+from kb_agent.tools.base import Evidence, Tool, ToolContext
 from kb_agent.tools.tasks import ToolRunner
 
 EventFn = Callable[[dict], None]
@@ -42,6 +43,16 @@ class AgentContext:
     def emit(self, event: dict) -> None:
         if self.on_event is not None:
             self.on_event(event)
+
+    def quarantine(self, item: Evidence, tool: str) -> dict | None:
+        """A passage addressing the assistant stays out of the answer: audited record, or None if clean."""
+        flags = scan(item.text)
+        if not flags:
+            return None
+        record = {"path": item.path, "lines": f"{item.start_line}-{item.end_line}", "patterns": flags, "tool": tool}
+        if self.audit is not None:
+            self.audit.write("injection_quarantined", record, trace_id=self.trace_id)
+        return record
 
     def fast_path(self, path_type: str, rule_name: str, query: str) -> dict:
         """Record a fast-path hit (seed 000: audit `fast_path_hit {path_type, rule_name, query}`)."""

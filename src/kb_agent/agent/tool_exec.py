@@ -6,7 +6,6 @@ import time
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.state import AgentState
-from kb_agent.governance.injection import scan
 from kb_agent.tools.tasks import TaskRequest
 
 
@@ -35,10 +34,9 @@ def tool_exec(state: AgentState, config) -> dict:
                 if item.span in seen:
                     continue
                 seen.add(item.span)
-                flags = scan(item.text)
-                if flags:  # a passage addressing the assistant: kept out of the answer, audited
-                    quarantined.append({"path": item.path, "lines": f"{item.start_line}-{item.end_line}",
-                                        "patterns": flags, "tool": call["name"]})
+                flagged = ctx.quarantine(item, call["name"])
+                if flagged:
+                    quarantined.append(flagged)
                     continue
                 existing.append(item.model_copy(update={"id": next_id}))
                 new_ids.append(next_id)
@@ -59,9 +57,6 @@ def tool_exec(state: AgentState, config) -> dict:
                     "pending_calls": [], "timings": timed("tool_exec", started)}
     notices = list(dict.fromkeys(ctx.tool_ctx.notices))
     ctx.tool_ctx.notices.clear()
-    for record in quarantined:
-        if ctx.audit is not None:
-            ctx.audit.write("injection_quarantined", record, trace_id=ctx.trace_id)
     if quarantined:
         where = ", ".join(f"{q['path']}:L{q['lines']}" for q in quarantined[:3])
         notices.append(f"{len(quarantined)} passage(s) quarantined: they contain instructions aimed at the "

@@ -14,7 +14,6 @@ from kb_agent.agent.citations import REFUSAL_RE, apply_citations, with_reference
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.masking import masking
 from kb_agent.agent.synthesize import REFUSAL
-from kb_agent.governance.injection import scan
 from kb_agent.llm.base import LLMError, extract_json
 from kb_agent.tools.base import Evidence, ToolArgsError
 from kb_agent.tools.tasks import TaskRequest
@@ -128,7 +127,7 @@ def _run(name: str, args: dict, ctx: AgentContext, evidence: dict[int, Evidence]
                                     ctx.tools, ctx.tool_ctx)
             if result.status != "ok":
                 raise ToolArgsError(result.error or result.status)
-            items = [item for item in result.evidence if not _quarantined(item, ctx)]
+            items = [item for item in result.evidence if ctx.quarantine(item, "search_knowledge") is None]
             lines = []
             for item in items:
                 known = next((e for e in evidence.values() if e.span == item.span), None)
@@ -152,15 +151,6 @@ def _run(name: str, args: dict, ctx: AgentContext, evidence: dict[int, Evidence]
     except (ValueError, ToolArgsError) as exc:
         record["error"] = str(exc)[:300]
         return f"error: {record['error']}"
-
-
-def _quarantined(item: Evidence, ctx: AgentContext) -> bool:
-    flags = scan(item.text)
-    if flags and ctx.audit is not None:
-        ctx.audit.write("injection_quarantined", {"path": item.path, "lines": f"{item.start_line}-{item.end_line}",
-                                                  "patterns": flags, "tool": "search_knowledge"},
-                        trace_id=ctx.trace_id)
-    return bool(flags)
 
 
 def _loads(arguments: str) -> dict:
