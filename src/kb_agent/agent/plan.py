@@ -190,14 +190,14 @@ def _file_call(ctx: AgentContext, route: dict, question: str) -> dict | None:
 
 def _graph_calls(ctx: AgentContext, route: dict, question: str) -> list[dict]:
     """Ticket keys (and relational questions naming one) look the entity up in the knowledge graph first."""
-    if "graph_related" not in ctx.tools and "jira_fetch" not in ctx.tools:
-        return []
-    keys = list(dict.fromkeys(TICKET_RE.findall(question)))[:2]
-    if not keys and route.get("query_type") == "relational":
-        keys = [k for k in route.get("grep_keywords") or [] if k][:1]
-    calls = [{"name": "graph_related", "args": {"entity": key, "depth": 1}} for key in keys]
+    tickets = list(dict.fromkeys(TICKET_RE.findall(question)))[:2]
+    calls = []
+    if "graph_related" in ctx.tools:
+        entities = tickets or ([k for k in route.get("grep_keywords") or [] if k][:1]
+                               if route.get("query_type") == "relational" else [])
+        calls += [{"name": "graph_related", "args": {"entity": e, "depth": 1}} for e in entities]
     if "jira_fetch" in ctx.tools:  # the live ticket too, when Jira is connected
-        calls += [{"name": "jira_fetch", "args": {"key": key}} for key in TICKET_RE.findall(question)[:2]]
+        calls += [{"name": "jira_fetch", "args": {"key": key}} for key in tickets]
     return calls
 
 

@@ -65,6 +65,7 @@ def extract(path: str, chunks: list[Chunk], resolve_link) -> list[Edge]:
         edges.append(Edge(head, "contains", tail, acl=acl))
     seen_headings = set()
     for chunk in chunks:
+        own = _own_ticket(chunk)
         for heading in chunk.heading_path:
             if heading and heading not in seen_headings:
                 seen_headings.add(heading)
@@ -80,7 +81,6 @@ def extract(path: str, chunks: list[Chunk], resolve_link) -> list[Edge]:
                     edges.append(Edge(file_node(path), "links_to", file_node(resolved), **span))
                 elif resolved is None and _local(target):  # kept so that indexing the target later links it
                     edges.append(Edge(file_node(path), "dead_link", f"missing:{target}", **span))
-            own = _own_ticket(chunk)
             relations = {m.group(2).upper(): _RELATION_NAMES.get(m.group(1).lower(), "relates")
                          for m in _TEXT_RELATION.finditer(line)}
             for key in dict.fromkeys(TICKET.findall(line)):
