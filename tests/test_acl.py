@@ -61,7 +61,7 @@ def test_group_names_match_exactly(corp, mode):
 
 
 def test_narrowed_acl_after_reindex_applies_to_every_mode(corp, tmp_path):
-    write(tmp_path / "corp" / ".kbacl", "staff\n")  # the whole tree is now staff-only at least
+    write(tmp_path / "corp" / ".kbacl", "staff\nmanagers\n")  # the whole tree: staff and managers only
     handbook = "---\nacl: [managers]\n---\n# Handbook\nThe vacation policy grants 25 days.\n"
     write(tmp_path / "corp" / "handbook.md", handbook)
     corp.index([tmp_path / "corp"])

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from conftest import write
-from kb_agent.store.access import AccessFilter
+from kb_agent.store.access import NOBODY, AccessFilter
 
 ALL = AccessFilter.unrestricted()
 
@@ -90,12 +90,16 @@ def test_acl_resolution_kbacl_front_matter_and_run_acl(engine, tmp_path):
     write(root / "hr" / "salaries.md", "# S\nsalary bands\n")
     write(root / "hr" / "deep" / "reviews.md", "# R\nperformance reviews\n")
     write(root / "hr" / "open.md", "---\nacl: [everyone]\n---\n# O\nopen enrolment\n")
-    engine.index([root])
+    write(root / "leads" / ".kbacl", "hr\nhr-leads\n")
+    write(root / "leads" / "plan.md", "---\nacl: [hr-leads]\n---\n# L\nsuccession plan\n")
+    report = engine.index([root])
     acl = {s.chunk.path: s.chunk.acl for s in engine.kb().catalog.iter_chunks()}
     assert acl["corp/public.md"] == []
     assert acl["corp/hr/salaries.md"] == ["hr"]
     assert acl["corp/hr/deep/reviews.md"] == ["hr"]  # inherited from the parent folder
-    assert acl["corp/hr/open.md"] == ["everyone"]  # front matter overrides
+    assert acl["corp/leads/plan.md"] == ["hr-leads"]  # front matter narrows its folder's ACL
+    assert acl["corp/hr/open.md"] == [NOBODY]  # ... and can never widen it: no group is in both
+    assert [p for p, _ in report.warnings] == ["corp/hr/open.md"]
 
     other = tmp_path / "legal"
     write(other / "contract.md", "# C\ncontract terms\n")

@@ -99,7 +99,7 @@ def test_read_file_refuses_a_file_swapped_for_a_symlink_after_indexing(ctx_for, 
 def test_read_file_refuses_binary_and_oversized_files(ctx_for, tmp_path):
     ctx = ctx_for()
     (tmp_path / "docs" / "guide.md").write_bytes(b"# Guide\n\x00\x01binary")
-    with pytest.raises(ToolArgsError, match="binary"):
+    with pytest.raises(ToolDenied, match="changed since it was indexed"):  # never served under a stale ACL
         _read(ctx, path="docs/guide.md")
     (tmp_path / "docs" / "guide.md").write_text("x" * 5000)
     ctx.settings = ctx.settings.model_copy(update={"read_file_max_bytes": 1000})

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kb_agent.ingest.acl import AclError, AclResolver, AclSource, check_group, combine
 from kb_agent.ingest.chunker import chunk_document
 from kb_agent.ingest.loaders import LoaderError, load
 from kb_agent.ingest.scanner import FoundFile, scan
@@ -23,6 +25,7 @@ class IndexReport:
     deleted: list[str] = field(default_factory=list)
     unchanged: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (path, message): indexed, but look at it
     chunks_added: int = 0
     chunks_removed: int = 0
     seconds: float = 0.0
@@ -35,6 +38,7 @@ class IndexReport:
         return {
             "added": len(self.added), "updated": len(self.updated), "deleted": len(self.deleted),
             "unchanged": self.unchanged, "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+            "warnings": [{"path": p, "message": m} for p, m in self.warnings],
             "chunks_added": self.chunks_added, "chunks_removed": self.chunks_removed,
             "seconds": round(self.seconds, 3), "chunks_per_s": round(self.chunks_per_s, 1),
         }
@@ -51,28 +55,34 @@ class Indexer:
     def run(
         self, paths: list[Path], *, acl: list[str] | None = None, on_progress: ProgressFn | None = None
     ) -> IndexReport:
-        """Index `paths` (folders or files). `acl` set = the groups for this root from now on."""
+        """Index `paths` (folders or files). `acl` set = the groups for these roots from now on."""
         report = IndexReport()
         started = time.perf_counter()
+        if acl is not None:
+            acl = [check_group(g.strip(), "--acl") for g in acl]
         roots = []
         for path in paths:
             resolved = Path(path).expanduser().resolve()
             if not resolved.exists():
                 raise FileNotFoundError(f"no such file or folder: {path}")
             roots.append(resolved)
-        known_roots = self.kb.catalog.roots()
+        catalog = self.kb.catalog
         with self.kb.writing():
+            known = catalog.roots()
+            for root in roots:  # registered first: every root's --acl applies to files any root reaches
+                catalog.set_root(str(root), acl if acl is not None else known.get(str(root), []), time.time())
+            all_roots = catalog.roots()
+            resolver = AclResolver(all_roots)
             for root in roots:
-                root_acl = acl if acl is not None else known_roots.get(str(root), [])
-                self.kb.catalog.set_root(str(root), root_acl, time.time())
-                self._index_root(root, root_acl, report, on_progress)
+                self._index_root(root, resolver, [Path(r) for r in all_roots], report, on_progress)
         report.seconds = time.perf_counter() - started
         return report
 
-    def _index_root(self, root: Path, root_acl: list[str], report: IndexReport, on_progress) -> None:
+    def _index_root(self, root: Path, resolver: AclResolver, all_roots: list[Path], report: IndexReport,
+                    on_progress) -> None:
         catalog = self.kb.catalog
-        previous = catalog.files_under(str(root))
-        found = list(scan(root))
+        previous = catalog.files_within(str(root))
+        found = list(scan(root, all_roots))
         seen: set[str] = set()
         max_bytes = int(self.settings.max_file_mb * 1024 * 1024)
         for done, item in enumerate(found, start=1):
@@ -80,8 +90,9 @@ class Indexer:
                 on_progress(done, len(found), item.display)
             source = str(item.path)
             seen.add(source)
-            if item.skip_reason:
-                report.skipped.append((item.display, item.skip_reason))
+            old = previous.get(source)
+            if item.skip_reason:  # a file turned into a link that may not be followed: drop what it was
+                self._skip(item.display, item.skip_reason, old, report)
                 continue
             try:
                 stat = item.path.stat()
@@ -94,17 +105,36 @@ class Indexer:
             if stat.st_size > max_bytes:
                 report.skipped.append((item.display, f"larger than KB_AGENT_MAX_FILE_MB={self.settings.max_file_mb}"))
                 continue
-            self._index_file(item, root, root_acl, stat, previous.get(source), report)
+            self._index_file(item, root, resolver, stat, old, report)
         for source, record in previous.items():
-            if source not in seen:
-                report.chunks_removed += len(catalog.delete_file(source))
-                self.kb.lexical.delete_source(source)
+            # a file another (nested) root indexed and this walk does not reach (e.g. a hidden folder) stays
+            if source not in seen and (record.root == str(root) or not os.path.lexists(source)):
+                self._remove(record, report)
                 report.deleted.append(record.path)
 
-    def _index_file(self, item: FoundFile, root: Path, root_acl, stat, old: FileRecord | None, report) -> None:
-        base_acl = item.inherited_acl if item.inherited_acl is not None else list(root_acl)
-        inherited = sorted(set(base_acl))
-        if old and old.size == stat.st_size and old.mtime == stat.st_mtime and old.inherited_acl == inherited:
+    def _remove(self, record: FileRecord, report: IndexReport) -> None:
+        report.chunks_removed += len(self.kb.catalog.delete_file(record.source))
+        self.kb.lexical.delete_source(record.source)
+
+    def _skip(self, display: str, reason: str, old: FileRecord | None, report: IndexReport) -> None:
+        """Skip a file whose ACL or target cannot be trusted; an earlier indexed version goes too."""
+        if old is not None:
+            self._remove(old, report)
+            reason += "; its indexed version was removed"
+        report.skipped.append((display, reason))
+
+    def _index_file(self, item: FoundFile, root: Path, resolver: AclResolver, stat, old: FileRecord | None,
+                    report: IndexReport) -> None:
+        try:
+            sources = resolver.for_file(item.path)
+        except AclError as exc:
+            self._skip(item.display, str(exc), old, report)
+            return
+        inherited = combine(sources)
+        real_path = os.path.realpath(item.path)
+        # a record written before these ACL rules (no real_path) is always re-derived
+        same_place = old is not None and old.real_path == real_path and old.inherited_acl == inherited
+        if same_place and old.size == stat.st_size and old.mtime == stat.st_mtime:
             report.unchanged += 1  # same size and mtime: not even read
             return
         try:
@@ -115,6 +145,9 @@ class Indexer:
         file_hash = hashlib.sha256(data).hexdigest()
         try:
             docs = load(item.path, data)
+        except AclError as exc:
+            self._skip(item.display, str(exc), old, report)
+            return
         except LoaderError as exc:
             kept = "; previous version kept" if old else ""
             report.skipped.append((item.display, f"{exc}{kept}"))
@@ -122,14 +155,25 @@ class Indexer:
         except Exception as exc:  # a third-party parser blew up: skip this file, never the run
             report.skipped.append((item.display, f"parser error: {type(exc).__name__}: {exc}"[:300]))
             return
-        doc_acls = [sorted(set(doc.acl if doc.acl is not None else base_acl)) for doc in docs]
-        if old and old.file_hash == file_hash and old.inherited_acl == inherited:  # front matter is in the hash
+        if same_place and old.file_hash == file_hash:  # front matter and record ACLs are in the hash
             self.kb.catalog.touch_file(str(item.path), stat.st_size, stat.st_mtime)
             report.unchanged += 1
             return
-        chunks = []
-        for doc, doc_acl in zip(docs, doc_acls, strict=True):
+        chunks, doc_acls, derivation = [], [], [s.as_dict() for s in sources]
+        for doc in docs:
             doc_id = f"{item.display}#{doc.key}" if doc.key else item.display
+            if doc.error:
+                report.skipped.append((doc_id, doc.error))
+                continue
+            doc_sources = sources if doc.acl is None else [*sources, AclSource(
+                "record" if doc.key else "front matter", doc_id, frozenset(doc.acl))]
+            doc_acl = combine(doc_sources)
+            if doc.acl is not None and doc_acl == [NOBODY] and all(s.groups for s in doc_sources):
+                report.warnings.append((doc_id, "no group is named by every ACL source (a file ACL can only "
+                                                "narrow its folder's): readable by no one until that is fixed"))
+            if doc.acl is not None and not doc.key:
+                derivation.append(doc_sources[-1].as_dict())
+            doc_acls.append(doc_acl)
             chunks.extend(
                 chunk_document(
                     doc, kb=self.kb.name, doc_id=doc_id, source=str(item.path), path=item.display,
@@ -138,12 +182,12 @@ class Indexer:
                 )
             )
         if not chunks:
-            report.skipped.append((item.display, "no text content"))
+            self._skip(item.display, "no text content", old, report)
             return
         record = FileRecord(
             source=str(item.path), root=str(root), path=item.display, size=stat.st_size,
-            mtime=stat.st_mtime, file_hash=file_hash, acl=_file_acl(doc_acls, inherited), n_chunks=len(chunks),
-            inherited_acl=inherited,
+            mtime=stat.st_mtime, file_hash=file_hash, acl=_file_acl(doc_acls), n_chunks=len(chunks),
+            inherited_acl=inherited, real_path=real_path, acl_sources=derivation,
         )
         keys = [self.kb.embed_key_for(chunk) for chunk in chunks]
         removed, added = self.kb.catalog.replace_file(record, chunks, keys, time.time())
@@ -155,8 +199,8 @@ class Indexer:
         (report.updated if old else report.added).append(item.display)
 
 
-def _file_acl(doc_acls: list[list[str]], inherited: list[str]) -> list[str]:
-    """Who may read the whole file: its documents' common ACL (front matter may override the folder's)."""
+def _file_acl(doc_acls: list[list[str]]) -> list[str]:
+    """Who may read the whole file (grep, read_file): its documents' common ACL, else only the owner."""
     if doc_acls and all(acl == doc_acls[0] for acl in doc_acls):
         return doc_acls[0]
     return [NOBODY]  # documents disagree: only an unrestricted caller may read the raw file

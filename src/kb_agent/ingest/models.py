@@ -29,8 +29,9 @@ class ParsedDocument:
     title: str
     sections: list[Section]
     key: str = ""  # record id inside a multi-record file ("" for whole-file documents)
-    acl: list[str] | None = None  # from Markdown front matter; None = not set
+    acl: list[str] | None = None  # from front matter or a record's `acl`; None = not set
     metadata: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None  # a record that cannot be indexed (e.g. an unreadable acl): reported, skipped
 
 
 class LoaderError(Exception):

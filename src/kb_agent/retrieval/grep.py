@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, cut_chinese, has_cjk, tokenize
@@ -93,9 +94,13 @@ def bm25_rescore(query: str, passages: list[Passage], k1: float = 1.2, b: float 
 
 def grep_search(
     query: str, files: list[GrepFile], *, context: int = 10, k: int = 10, timeout_s: float = 10.0,
-    max_passage_lines: int = 40,
+    max_passage_lines: int = 40, read_lines: Callable[[GrepFile], list[str] | None] | None = None,
 ) -> list[Passage]:
-    """Search only `files` (already ACL-filtered by the caller); never any other path."""
+    """Search only `files` (already ACL-filtered by the caller); never any other path.
+
+    ripgrep only locates matching lines. With `read_lines`, passage text comes from the lines it returns
+    (the file as indexed) and files it returns None for are left out: ripgrep reads whatever the path
+    holds now, following symlinks even with --no-follow."""
     keywords = grep_keywords(query)
     files = [f for f in files if not f.source.lower().endswith(_SKIP_EXT)]
     if not keywords or not files:
@@ -131,6 +136,12 @@ def grep_search(
     passages: list[Passage] = []
     for source, found in matches.items():
         file_lines = lines[source]
+        if read_lines is not None:
+            verified = read_lines(by_source[source])
+            if verified is None:
+                continue
+            file_lines = dict(enumerate(verified, start=1))
+            found = [n for n in found if n in file_lines]
         hit_lines = set(found)
         for first, last in _windows(file_lines, found, context):
             # a long merged span becomes consecutive pieces; only pieces holding a match are kept

@@ -18,6 +18,7 @@ from kb_agent.retrieval.types import Mode, SearchHit, SearchResponse
 from kb_agent.store.access import AccessFilter
 from kb_agent.store.catalog import StoredChunk
 from kb_agent.store.kb import KnowledgeBase
+from kb_agent.store.live import indexed_lines, read_indexed_bytes
 
 MODES: tuple[Mode, ...] = ("hybrid", "bm25", "dense", "grep")
 
@@ -40,6 +41,7 @@ class Searcher:
         self.kbs = kbs
         self.settings = settings
         self._embedder = embedder
+        self._max_file_bytes = int(settings.max_file_mb * 1024 * 1024)
 
     def _get_embedder(self) -> Embedder | None:
         if callable(self._embedder) and not hasattr(self._embedder, "embed_query"):
@@ -47,11 +49,22 @@ class Searcher:
         return self._embedder  # type: ignore[return-value]
 
     # -- single retrievers: (key, score) best-first; keys are (kb, chunk row id) ------------------
-    def _grep(self, kb: KnowledgeBase, query: str, n: int, access: AccessFilter) -> list[SearchHit]:
+    def _grep(self, kb: KnowledgeBase, query: str, n: int, access: AccessFilter,
+              stale: list[str] | None = None) -> list[SearchHit]:
         visible = {f.source: f for f in kb.catalog.visible_files(access)}
         files = [GrepFile(f.source, f.path, f.path) for f in visible.values()]
+
+        def as_indexed(file: GrepFile) -> list[str] | None:
+            try:
+                return indexed_lines(read_indexed_bytes(visible[file.source], self._max_file_bytes))
+            except (OSError, ValueError):  # StaleFile is an OSError: changed since indexed, or unreadable
+                if stale is not None:
+                    stale.append(file.path)
+                return None
+
         passages = grep_search(
-            query, files, context=self.settings.grep_context_lines, k=n, timeout_s=self.settings.grep_timeout_s
+            query, files, context=self.settings.grep_context_lines, k=n, timeout_s=self.settings.grep_timeout_s,
+            read_lines=as_indexed,
         )
         return [
             SearchHit(
@@ -123,16 +136,20 @@ class Searcher:
 
         if use_grep:
             t = time.perf_counter()
+            stale: list[str] = []
             try:
                 for kb in self.kbs:
                     found = []
-                    for hit in self._grep(kb, query, pool, access):
+                    for hit in self._grep(kb, query, pool, access, stale):
                         key = ("grep", kb.name, hit.chunk_id)
                         grep_hits[key] = hit
                         found.append((key, hit.score))
                     lists.append(("grep", self.settings.rrf_weight_grep if mode == "hybrid" else 1.0, found))
             except GrepUnavailable as exc:
                 notices.append(str(exc))
+            if stale:
+                notices.append(f"grep left out {len(stale)} file(s) that changed since they were indexed "
+                               f"({', '.join(stale[:3])}); re-index to search them")
             timings["grep_ms"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()

@@ -10,7 +10,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb_agent.store.access import AccessFilter
@@ -50,6 +50,8 @@ class FileRecord:
     acl: list[str]  # effective: who may read the file (grep, read_file)
     n_chunks: int
     inherited_acl: list[str]  # from --acl / .kbacl, before front matter; detects ACL changes
+    real_path: str = ""  # what the source resolved to when indexed (a symlink's target)
+    acl_sources: list[dict] = field(default_factory=list)  # {kind, where, groups}: how `acl` was derived
 
 
 @dataclass
@@ -59,11 +61,13 @@ class StoredChunk:
     embed_key: str
 
 
-_FILE_COLS = "source, root, path, size, mtime, file_hash, acl, n_chunks, inherited_acl"
+_FILE_COLS = "source, root, path, size, mtime, file_hash, acl, n_chunks, inherited_acl, real_path, acl_sources"
+_ADDED_COLUMNS = {"real_path": "TEXT NOT NULL DEFAULT ''", "acl_sources": "TEXT NOT NULL DEFAULT '[]'"}
 
 
 def _file_record(r) -> FileRecord:
-    return FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], json.loads(r[8]))
+    return FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], json.loads(r[8]), r[9] or "",
+                      json.loads(r[10] or "[]"))
 
 
 _CHUNK_COLS = (
@@ -82,6 +86,10 @@ class Catalog:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        present = {row[1] for row in self._db.execute("PRAGMA table_info(files)")}
+        for column, kind in _ADDED_COLUMNS.items():  # catalogs written by earlier versions
+            if column not in present:
+                self._db.execute(f"ALTER TABLE files ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         self._db.close()
@@ -132,6 +140,17 @@ class Catalog:
         rows = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE root=?", (root,))
         return {r[0]: _file_record(r) for r in rows}
 
+    def file(self, source: str) -> FileRecord | None:
+        row = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE source=?", (source,)).fetchone()
+        return _file_record(row) if row else None
+
+    def files_within(self, folder: str) -> dict[str, FileRecord]:
+        """Files whose source is `folder` itself or lies under it, whichever root indexed them."""
+        prefix = folder.rstrip("/") + "/"  # LIKE is case-insensitive in SQLite; paths are not
+        rows = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE source=? OR substr(source, 1, ?)=?",
+                                (folder, len(prefix), prefix))
+        return {r[0]: _file_record(r) for r in rows}
+
     def file_by_path(self, path: str) -> FileRecord | None:
         row = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE path=? OR source=? LIMIT 1",
                                (path, path)).fetchone()
@@ -161,9 +180,10 @@ class Catalog:
         """Swap a file's chunks for new ones; returns (removed ids, [(new id, chunk)])."""
         removed = self.delete_file(record.source)
         self._db.execute(
-            f"INSERT INTO files({_FILE_COLS}, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO files({_FILE_COLS}, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (record.source, record.root, record.path, record.size, record.mtime, record.file_hash,
-             json.dumps(record.acl), len(chunks), json.dumps(record.inherited_acl), now),
+             json.dumps(record.acl), len(chunks), json.dumps(record.inherited_acl), record.real_path,
+             json.dumps(record.acl_sources), now),
         )
         added = []
         for chunk, key in zip(chunks, embed_keys, strict=True):

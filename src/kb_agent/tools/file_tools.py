@@ -10,6 +10,7 @@ from typing import ClassVar
 from pydantic import BaseModel, Field
 
 from kb_agent.store.catalog import FileRecord
+from kb_agent.store.live import StaleFile, indexed_lines, read_indexed_bytes
 from kb_agent.tools.base import Evidence, Tool, ToolArgsError, ToolContext, ToolDenied
 
 EXTRACTED_SUFFIXES = (".pdf", ".docx", ".xlsx", ".html", ".htm", ".xhtml")
@@ -42,24 +43,23 @@ def visible_file(ctx: ToolContext, path: str):
 
 
 def open_checked(record: FileRecord, max_bytes: int) -> list[str]:
-    """Lines of a text file still inside its indexed root; symlink escapes, huge and binary files refused."""
+    """Lines of a text file exactly as it was indexed: a file changed, swapped or re-pointed since is refused
+    (its ACL was derived from what was indexed), as are huge and binary files."""
     real, root = os.path.realpath(record.source), os.path.realpath(record.root)
-    if os.path.commonpath([real, root]) != root:
-        raise ToolDenied(f"read_file: {record.path} now resolves outside its indexed root")
+    if real != record.real_path:  # (a symlink indexed into another root of the KB keeps its target)
+        if os.path.commonpath([real, root]) != root:
+            raise ToolDenied(f"read_file: {record.path} now resolves outside its indexed root")
     try:
-        size = os.path.getsize(real)
-        if size > max_bytes:
-            raise ToolArgsError(f"read_file: {record.path} is {size:,} bytes (limit {max_bytes:,})")
-        with open(real, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+        data = read_indexed_bytes(record, max_bytes)
+    except StaleFile as exc:
+        raise ToolDenied(f"read_file: {exc}") from None
+    except ValueError as exc:
+        raise ToolArgsError(f"read_file: {exc}") from None
     except OSError as exc:
         raise ToolArgsError(f"read_file: {record.path} cannot be read ({exc.strerror})") from exc
     if b"\x00" in data[:_BINARY_PROBE]:
         raise ToolArgsError(f"read_file: {record.path} is a binary file")
-    lines = data.decode("utf-8", errors="replace").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.rstrip("\r") for line in lines]
+    return indexed_lines(data)
 
 
 def numbered(evidence: Evidence) -> str:

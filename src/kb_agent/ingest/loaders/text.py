@@ -6,9 +6,10 @@ import json
 import re
 from pathlib import Path
 
-import yaml
-
+from kb_agent.ingest.acl import AclError, groups_from_value
+from kb_agent.ingest.loaders.front_matter import parse_front_matter
 from kb_agent.ingest.models import LoaderError, ParsedDocument, Section
+from kb_agent.store.access import NOBODY
 
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
@@ -59,37 +60,14 @@ def _heading_text(line: str) -> str:
     return match.group(2).strip() if match else line.strip()
 
 
-def _front_matter(lines: list[str]) -> tuple[dict, int]:
-    """Parse a leading `---` YAML block; returns (data, number of lines it spans)."""
-    if not lines or lines[0].strip() != "---":
-        return {}, 0
-    for i in range(1, min(len(lines), 200)):
-        if lines[i].strip() in ("---", "..."):
-            try:
-                data = yaml.safe_load("\n".join(lines[1:i])) or {}
-            except yaml.YAMLError:
-                return {}, 0
-            return (data if isinstance(data, dict) else {}), i + 1
-    return {}, 0
-
-
-def _acl_value(value) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = [part for part in re.split(r"[,\s]+", value) if part]
-    if not isinstance(value, list):
-        raise LoaderError(f"front-matter 'acl' must be a list of group names, got {type(value).__name__}")
-    return [str(group).strip() for group in value if str(group).strip()]
-
-
 def _plain_value(value) -> bool:
     return isinstance(value, str | int | float) or (isinstance(value, list) and all(isinstance(i, str) for i in value))
 
 
 def load_markdown(path: Path, data: bytes) -> list[ParsedDocument]:
     lines = split_lines(decode(data))
-    meta, skip = _front_matter(lines)
+    front = parse_front_matter(lines, path.name)
+    meta, skip = front.data, front.lines
     body = lines[skip:]
     levels: list[int | None] = []
     in_fence = False
@@ -108,9 +86,9 @@ def load_markdown(path: Path, data: bytes) -> list[ParsedDocument]:
             source_type="markdown",
             title=title,
             sections=headed_sections(body, levels, first_line=skip + 1),
-            acl=_acl_value(meta.get("acl")),
+            acl=sorted(front.acl) if front.acl is not None else None,
             # other front-matter fields (source_url, confluence_id, ticket fields) travel with the chunks
-            metadata={k: v for k, v in meta.items() if k not in ("title", "acl") and _plain_value(v)},
+            metadata={k: v for k, v in meta.items() if k != "title" and _plain_value(v)},
         )
     ]
 
@@ -118,7 +96,10 @@ def load_markdown(path: Path, data: bytes) -> list[ParsedDocument]:
 def load_plain(path: Path, data: bytes, source_type: str) -> list[ParsedDocument]:
     lines = split_lines(decode(data))
     section = Section(lines=lines, line_numbers=list(range(1, len(lines) + 1)))
-    return [ParsedDocument(source_type=source_type, title=path.name, sections=[section])]
+    # authors put front matter in .txt/.rst too: its acl narrows the file like in Markdown
+    acl = parse_front_matter(lines, path.name).acl if source_type == "text" else None
+    return [ParsedDocument(source_type=source_type, title=path.name, sections=[section],
+                           acl=sorted(acl) if acl is not None else None)]
 
 
 def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
@@ -143,6 +124,11 @@ def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
         key = str(record.get("_id") or record.get("id") or f"L{line_no}")
         title = str(record.get("title") or "")
         meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+        try:
+            acl = _record_acl(record, meta, f"line {line_no}")
+        except AclError as exc:
+            docs.append(ParsedDocument("record", title, [], key=key, error=str(exc)))
+            continue
         extra = {k: v for k, v in record.items() if k not in ("_id", "id", "title", "text", "metadata")}
         meta = {**extra, **meta, "record_id": key}
         record_lines = split_lines(text)
@@ -153,7 +139,17 @@ def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
         if fields:
             record_lines = [*record_lines, " · ".join(fields)]
         section = Section(lines=record_lines, line_numbers=[line_no] * len(record_lines))
-        docs.append(ParsedDocument("record", title, [section], key=key, metadata=meta))
+        docs.append(ParsedDocument("record", title, [section], key=key, acl=acl, metadata=meta))
     if not docs and bad:
         raise LoaderError(f"no valid JSONL records ({bad} malformed lines)")
     return docs
+
+
+def _record_acl(record: dict, meta: dict, where: str) -> list[str] | None:
+    """A record's `acl` (top level or in `metadata`, any case) narrows its file's ACL; several narrow each other."""
+    values = [v for container in (record, meta) for k, v in container.items()
+              if isinstance(k, str) and k.strip().lower() in ("acl", "acls")]
+    if not values:
+        return None
+    groups = frozenset.intersection(*(groups_from_value(v, f"{where}: record") for v in values))
+    return sorted(groups) if groups else [NOBODY]
