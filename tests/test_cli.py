@@ -60,14 +60,15 @@ def test_status_json(cli_env):
 
 
 def test_clear_errors(cli_env, tmp_path):
+    # one map on every path: bad input (a missing path, an unknown KB, a bad name) exits 2, denials 3
     missing = runner.invoke(app, ["index", str(tmp_path / "nope")])
-    assert missing.exit_code == 1 and "no such file" in missing.output
+    assert missing.exit_code == 2 and "no such file" in missing.output
     no_kb = runner.invoke(app, ["search", "x", "--kb", "ghost"])
-    assert no_kb.exit_code == 1 and "does not exist" in no_kb.output
+    assert no_kb.exit_code == 2 and "does not exist" in no_kb.output
     bad_mode = runner.invoke(app, ["search", "x", "--mode", "fuzzy"])
     assert bad_mode.exit_code == 2 and "unknown --mode" in bad_mode.output
     bad_name = runner.invoke(app, ["index", str(cli_env), "--kb", "../evil", "--no-embed"])
-    assert bad_name.exit_code == 1 and "invalid knowledge-base name" in bad_name.output
+    assert bad_name.exit_code == 2 and "invalid knowledge-base name" in bad_name.output
 
 
 def test_bad_configuration_is_reported(cli_env, monkeypatch):

@@ -22,9 +22,9 @@ def test_redteam_cli_reports_no_leaks():
 
 
 def test_the_suite_detects_a_broken_acl(monkeypatch):
-    from kb_agent.governance.gate import Gate
+    from kb_agent.governance.request import Request
     from kb_agent.store.access import AccessFilter
 
-    monkeypatch.setattr(Gate, "access", staticmethod(lambda decision: AccessFilter.unrestricted()))
+    monkeypatch.setattr(Request, "access", property(lambda self: AccessFilter.unrestricted()))
     report = run_redteam(categories={"direct_ask", "acl_edge"})
     assert report["leaks"] > 20

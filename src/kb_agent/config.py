@@ -94,6 +94,8 @@ class Settings(BaseSettings):
     jwt_secret: str | None = Field(default=None, description="HS256 secret for bearer JWTs (claims: sub, exp).")
     cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Allowed CORS origins.")
     server_max_body_bytes: int = Field(default=1_000_000, ge=1000)
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Host names an authenticated server answers (empty: any).")
 
     # Connectors (credentials live in the vault, referenced by name)
     jira_url: str | None = Field(default=None, description="Jira base URL, e.g. https://jira.example.com")
@@ -107,7 +109,7 @@ class Settings(BaseSettings):
     web_max_bytes: int = Field(default=2_000_000, ge=1000)
     web_timeout_s: float = Field(default=15.0, gt=0)
 
-    @field_validator("web_allowlist", "cors_origins", mode="before")
+    @field_validator("web_allowlist", "cors_origins", "allowed_hosts", mode="before")
     @classmethod
     def _split_list(cls, value):
         if isinstance(value, str):

@@ -1,28 +1,31 @@
-"""The Engine: the one object interfaces talk to (CLI today; TUI, server and MCP later)."""
+"""The Engine: the one object every interface (CLI, TUI, HTTP server, MCP) talks to. Each public method
+opens a governed request at the gate (decision, audit, budget, outbound filter) before it does anything."""
 
 from __future__ import annotations
 
 import os
-import queue
 import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb_agent.agent.answer import Answer
+from kb_agent.agent.answer import Answer, to_answer
 from kb_agent.agent.context import AgentContext, EventFn
 from kb_agent.agent.graph import build_graph
+from kb_agent.agent.rules import URL_RE
 from kb_agent.agent.tool_mode import run_tool_mode
 from kb_agent.config import Settings, get_settings
 from kb_agent.connectors.services import Connectors
-from kb_agent.governance.audit import AuditLog
+from kb_agent.governance.acl_explain import explain
+from kb_agent.governance.audit import AuditLog, VerifyReport
+from kb_agent.governance.errors import NotFound, Unavailable
 from kb_agent.governance.gate import Gate
 from kb_agent.governance.identity import UserContext
 from kb_agent.governance.injection import scan
 from kb_agent.governance.masking import install_log_masking
 from kb_agent.governance.policy import Decision
+from kb_agent.governance.request import Request
 from kb_agent.governance.vault import Vault
 from kb_agent.ingest.indexer import Indexer, IndexReport, ProgressFn
 from kb_agent.llm.base import LLM, MeteredLLM
@@ -31,10 +34,10 @@ from kb_agent.llm.factory import LLMTiers, build_llms
 from kb_agent.retrieval.searcher import Searcher
 from kb_agent.retrieval.types import Mode, SearchResponse
 from kb_agent.store.access import AccessFilter
-from kb_agent.store.kb import KBError, KnowledgeBase
+from kb_agent.store.kb import KBNotFound, KnowledgeBase
 from kb_agent.tools.base import Tool, ToolContext
 from kb_agent.tools.registry import REQUIRES, default_tools
-from kb_agent.tools.tasks import TaskRequest, TaskResult, ToolRunner, new_id
+from kb_agent.tools.tasks import TaskRequest, TaskResult, ToolRunner
 
 
 @dataclass
@@ -104,7 +107,7 @@ class Engine:
         if name not in self._kbs:
             if not create and not KnowledgeBase.exists(name, self.settings):
                 known = ", ".join(KnowledgeBase.list_names(self.settings)) or "none yet"
-                raise KBError(f"knowledge base {name!r} does not exist (known: {known}); run `kb-agent index`")
+                raise KBNotFound(f"knowledge base {name!r} does not exist (known: {known}); run `kb-agent index`")
             model_id = self._embedder.model_id if self._embedder is not None else None
             self._kbs[name] = KnowledgeBase(name, self.settings, model_id=model_id, cache_folder=self._cache_folder)
         return self._kbs[name]
@@ -121,8 +124,20 @@ class Engine:
     # -- indexing ----------------------------------------------------------------------------------
     def index(
         self, paths: list[Path], *, kb: str | None = None, acl: list[str] | None = None,
-        on_progress: ProgressFn | None = None,
+        on_progress: ProgressFn | None = None, user: UserContext | None = None,
     ) -> IndexReport:
+        """Index as the local operator (`user=None`) or as a remote caller, who must be an admin."""
+        name = kb or self.settings.default_kb
+        with self.gate.request(user or UserContext.local_owner(), [name], action="index", admin=True) as req:
+            report = self._index_paths(paths, name, acl, on_progress)
+            req.audit("index", {"kb": name, "paths": [str(p) for p in paths], "acl": acl,
+                                **{k: v for k, v in report.as_dict().items() if k not in ("skipped", "warnings")},
+                                "skipped": len(report.skipped), "warnings": len(report.warnings)})
+            report.skipped = [(req.outbound.text(p), req.outbound.text(r)) for p, r in report.skipped]
+            return report
+
+    def _index_paths(self, paths: list[Path], kb: str, acl: list[str] | None = None,
+                     on_progress: ProgressFn | None = None) -> IndexReport:
         return Indexer(self.kb(kb, create=True)).run(paths, acl=acl, on_progress=on_progress)
 
     def embed(
@@ -172,21 +187,24 @@ class Engine:
         self, query: str, *, access: AccessFilter | None = None, user: UserContext | None = None,
         kbs: list[str] | None = None, mode: Mode = "hybrid", k: int = 10, hops: int = 1,
     ) -> SearchResponse:
-        """Search as a user (policy decides KBs and ACL groups), or with an explicit filter (internal use)."""
-        if access is None:
-            user = user or UserContext.local_owner()
-            trace_id = new_id()
-            decision, _ = self.gate.enter(user, kbs or [self.settings.default_kb], trace_id=trace_id, action="search")
-            access = self.gate.access(decision)
-        return self.searcher(kbs).search(query, access=access, mode=mode, k=k, hops=hops)
-
+        """Search as a user (policy decides KBs and ACL groups; snippets pass the outbound filter), or with an
+        explicit filter (internal use: evaluation and tests, nothing leaves the process)."""
+        names = kbs or [self.settings.default_kb]
+        if access is not None:
+            return self.searcher(names).search(query, access=access, mode=mode, k=k, hops=hops)
+        with self.gate.request(user or UserContext.local_owner(), names, action="search") as req:
+            response = self.searcher(names).search(query, access=req.access, mode=mode, k=k, hops=hops)
+            req.audit("search", {"query": query, "mode": mode, "k": k, "results": len(response.hits)})
+            hits = [h.model_copy(update={"text": req.outbound.text(h.text)}) for h in response.hits]
+            return response.model_copy(update={"hits": hits, "notices": req.outbound.value(response.notices)})
 
     # -- tools ------------------------------------------------------------------------------------
-    def identify(self, user_id: str | None = None, *, groups: list[str] | None = None) -> UserContext:
+    def identify(self, user_id: str | None = None, *, groups: list[str] | None = None, key_admin: bool = False,
+                 claims: dict | None = None) -> UserContext:
         """A named user as the policy knows them (no policy: the local owner, or the given groups)."""
         if user_id is None:
             return UserContext.local_owner() if groups is None else UserContext(user_id="cli", groups=groups)
-        return self.gate.policy.identify(user_id, groups=groups)
+        return self.gate.policy.identify(user_id, groups=groups, key_admin=key_admin, claims=claims)
 
     def tools_for(self, user: UserContext | None = None, *, agent: bool = False,
                   decision: Decision | None = None) -> dict[str, Tool]:
@@ -198,36 +216,55 @@ class Engine:
                 if decision.allows_tool(name) and REQUIRES.get(name, "") in configured | {""}
                 and not (agent and "kb.write" in tool.auth_scope)}
 
-    def tool_context(self, user: UserContext, kbs: list[str] | None = None,
-                     decision: Decision | None = None) -> ToolContext:
-        decision = decision or self.gate.policy.decide(user)
+    def tool_cards(self, user: UserContext | None = None) -> list:
+        with self.gate.request(user or UserContext.local_owner(), [], action="tools_list") as req:
+            return [tool.card() for tool in self.tools_for(req.user, decision=req.decision).values()]
+
+    def tool_context(self, req: Request, kbs: list[str] | None = None,
+                     allowed_urls: frozenset[str] | None = None) -> ToolContext:
         # named KBs must exist; the default one may not yet (connector tools and index_command need none)
         names = kbs or [n for n in [self.settings.default_kb] if KnowledgeBase.exists(n, self.settings)]
         knowledge_bases = [self.kb(n) for n in names]
         searcher = Searcher(knowledge_bases, self.settings, embedder=self.embedder) if knowledge_bases else None
-        return ToolContext(self.settings, self.gate.access(decision), knowledge_bases, searcher,
-                           user_id=user.user_id, groups=list(decision.acl_groups or user.groups),
-                           services=ToolServices(self.connectors, self._index_folder))
+        return ToolContext(self.settings, req.access, knowledge_bases, searcher, user_id=req.user.user_id,
+                           groups=list(req.decision.acl_groups or req.user.groups),
+                           services=ToolServices(self.connectors, self._index_folder), request=req,
+                           allowed_urls=allowed_urls)
 
     def _index_folder(self, folder: Path, kb: str) -> str:
-        report = self.index([folder], kb=kb)
+        """index_command's writer: the tool call itself was authorised and audited by its request."""
+        report = self._index_paths([folder], kb)
         return f"{len(report.added)} added, {len(report.updated)} updated, {len(report.deleted)} removed"
 
     def run_tool(self, name: str, args: dict, *, user: UserContext | None = None,
                  kbs: list[str] | None = None) -> TaskResult:
-        """One tool call exactly as the agent makes it: same allow-list, validation, ACL, limits, audit."""
-        user = user or UserContext.local_owner()
-        trace_id = new_id()
-        decision, _ = self.gate.enter(user, kbs or [self.settings.default_kb], trace_id=trace_id, action=f"tool:{name}")
-        allowed = self.tools_for(user, decision=decision)
-        request = TaskRequest(trace_id=trace_id, tool=name, input=args,
-                              auth_scope=list(getattr(allowed.get(name), "auth_scope", ())))
-        result = self._runner.run(request, allowed, self.tool_context(user, kbs, decision))
-        self.audit.write("tool_call", {"tool": name, "args": args, "status": result.status, "error": result.error,
-                                       "results": len(result.evidence), "user": user.user_id,
-                                       "latency_ms": result.metrics.get("latency_ms")},
-                         trace_id=result.trace_id, task_id=result.task_id)
-        return result
+        """One tool call exactly as the agent makes it: same allow-list, validation, ACL, limits, audit; what
+        it returns passes the outbound filter."""
+        names = kbs or [self.settings.default_kb]
+        with self.gate.request(user or UserContext.local_owner(), names, action=f"tool:{name}") as req:
+            allowed = self.tools_for(req.user, decision=req.decision)
+            task = TaskRequest(trace_id=req.trace_id, tool=name, input=args,
+                               auth_scope=list(getattr(allowed.get(name), "auth_scope", ())))
+            result = self._runner.run(task, allowed, self.tool_context(req, kbs))
+            return result.model_copy(update={
+                "error": req.outbound.text(result.error) if result.error else None,
+                "evidence": [e.model_copy(update={"text": req.outbound.text(e.text)}) for e in result.evidence]})
+
+    def explain_acl(self, path: str, *, kb: str | None = None, user: UserContext | None = None) -> dict:
+        """Who may read an indexed file, where its ACL comes from, and this user's verdict with the reason."""
+        knowledge_base = self.kb(kb)
+        with self.gate.request(user or UserContext.local_owner(), [], action="acl_explain") as req:
+            record = knowledge_base.catalog.file_by_path(path)
+            if record is None:
+                raise NotFound(f"{path!r} is not indexed in knowledge base {knowledge_base.name!r}")
+            return req.outbound.value(explain(record, knowledge_base.name, req.decision))
+
+    # -- the audit trail (operator commands) ----------------------------------------------------------
+    def verify_audit(self) -> VerifyReport:
+        return self.audit.verify()
+
+    def audit_records(self, trace_id: str) -> list[dict]:
+        return self.audit.records(trace_id=trace_id)
 
     # -- answering ---------------------------------------------------------------------------------
     def answer_query(
@@ -235,87 +272,96 @@ class Engine:
         on_event: EventFn | None = None, kbs: list[str] | None = None,
     ) -> Answer:
         """Answer from the knowledge base with path:line citations, or refuse. The stable entry point."""
-        query = (query or "").strip()
-        if not query:
-            raise ValueError("the question is empty")
-        user = user or UserContext.local_owner()
+        query = _question(query)
         names = kbs or [self.settings.default_kb]
-        trace_id = new_id()
-        decision, warning = self.gate.enter(user, names, trace_id=trace_id, action="answer")
+        with self.gate.request(user or UserContext.local_owner(), names, action="answer") as req:
+            return self._answer(req, query, history, on_event, names)
+
+    def stream(self, query: str, *, user: UserContext | None = None, history: list[dict] | None = None,
+               kbs: list[str] | None = None) -> Iterator[dict]:
+        """Progress events (node_start / node_end / tool / token) and finally {"type": "final", "answer": ...}.
+
+        The request is opened before this returns: a denial or a limit raises here, not as a stream event."""
+        query = _question(query)
+        names = kbs or [self.settings.default_kb]
+        req = self.gate.begin(user or UserContext.local_owner(), names, action="answer")
+        return req.stream_in_thread(lambda emit: {"type": "final",
+                                             "answer": self._answer(req, query, history, emit, names)})
+
+    def chat(self, message: str, *, user: UserContext | None = None, history: list[dict] | None = None,
+             on_event: EventFn | None = None) -> str:
+        """Plain chat mode (no documents): the model alone, still behind the gate, the budget and the filter."""
+        message = _question(message)
+        with self.gate.request(user or UserContext.local_owner(), [], action="chat") as req:
+            return self._chat(req, message, history, on_event)
+
+    def chat_stream(self, message: str, *, user: UserContext | None = None,
+                    history: list[dict] | None = None) -> Iterator[dict]:
+        message = _question(message)
+        req = self.gate.begin(user or UserContext.local_owner(), [], action="chat")
+        return req.stream_in_thread(lambda emit: {"type": "final", "text": self._chat(req, message, history, emit)})
+
+    def _chat(self, req: Request, message: str, history: list[dict] | None, on_event: EventFn | None) -> str:
+        main = self.llms().main
+        if main is None:
+            raise Unavailable("chat mode needs a generative model (`kb-agent models install`, or an API)")
+        llm = req.meter(MeteredLLM(main))
+        messages = [{"role": "system", "content": CHAT_SYSTEM}, *(history or [])[-10:],
+                    {"role": "user", "content": message}]
+        masker, released = req.outbound.stream(), []
+        for piece in llm.stream(messages, purpose="chat_mode"):
+            if text := masker.feed(piece):
+                released.append(text)
+                if on_event:
+                    on_event({"type": "token", "text": text})
+        if text := masker.flush():
+            released.append(text)
+            if on_event:
+                on_event({"type": "token", "text": text})
+        req.audit("chat", {"user": req.user.user_id, "chars": sum(map(len, released))})
+        return "".join(released)
+
+    def _answer(self, req: Request, query: str, history: list[dict] | None, on_event: EventFn | None,
+                names: list[str]) -> Answer:
         injection = scan(query)
         if injection:  # instructions in the question change nothing structural; recorded for review
-            self.audit.write("injection_query", {"user": user.user_id, "patterns": injection}, trace_id=trace_id)
+            req.audit("injection_query", {"user": req.user.user_id, "patterns": injection})
         tiers = self.llms()
-        fast = MeteredLLM(tiers.fast) if tiers.fast is not None else None
-        main = (fast if tiers.main is tiers.fast else MeteredLLM(tiers.main)) if tiers.main is not None else None
+        fast = req.meter(MeteredLLM(tiers.fast)) if tiers.fast is not None else None
+        main = (fast if tiers.main is tiers.fast else req.meter(MeteredLLM(tiers.main))) \
+            if tiers.main is not None else None
         # escalation only when a distinct, stronger model is configured
-        strong = MeteredLLM(tiers.strong) if tiers.strong is not None and tiers.strong is not tiers.main else None
+        strong = req.meter(MeteredLLM(tiers.strong)) \
+            if tiers.strong is not None and tiers.strong is not tiers.main else None
+        emit, flush = req.outbound.events(on_event)
         ctx = AgentContext(
-            settings=self.settings, tools=self.tools_for(user, agent=True, decision=decision),
-            tool_ctx=self.tool_context(user, names, decision), fast=fast, main=main, strong=strong,
-            audit=self.audit, on_event=on_event, runner=self._runner, trace_id=trace_id,
-            mask_exempt=decision.mask_exempt,
+            settings=self.settings, tools=self.tools_for(req.user, agent=True, decision=req.decision),
+            tool_ctx=self.tool_context(req, names, allowed_urls=frozenset(URL_RE.findall(query))),
+            fast=fast, main=main, strong=strong, request=req, on_event=emit, runner=self._runner,
+            trace_id=req.trace_id,
         )
         state = {"query": query, "history": list(history or []), "iteration": 0, "strategy": 0, "evidence": []}
         if self.settings.mode == "tools" and main is not None:
             final = run_tool_mode(state, ctx)
         else:
             final = build_graph().invoke(state, config={"configurable": {"ctx": ctx}, "recursion_limit": 60})
-        answer = _to_answer(final, ctx, [fast, main, strong], tiers.notice)
-        for llm in {id(m): m for m in (fast, main, strong) if m is not None}.values():
-            for call in llm.calls:
-                self.audit.write("llm_call", {"model": call.model, "purpose": call.purpose, "ok": call.ok,
-                                              "prompt_tokens": call.prompt_tokens,
-                                              "completion_tokens": call.completion_tokens,
-                                              "latency_ms": round(call.latency_ms, 1)}, trace_id=trace_id)
-        self.audit.write("answer", {"user": user.user_id, "refused": answer.refused, "llm_calls": answer.llm_calls,
-                                    "citations": len(answer.citations), "route": answer.route}, trace_id=trace_id)
-        self.gate.budgets.add(user.user_id, sum(answer.tokens.values()) if isinstance(answer.tokens, dict) else 0)
-        if warning:
-            answer.notices.append(f"budget: {warning}")
-        return answer
-
-    def stream(self, query: str, **kwargs) -> Iterator[dict]:
-        """Progress events (node_start / node_end / tool / token) and finally {"type": "final", "answer": ...}."""
-        events: queue.Queue = queue.Queue()
-        done = object()
-
-        def run() -> None:
-            try:
-                answer = self.answer_query(query, on_event=events.put, **kwargs)
-                events.put({"type": "final", "answer": answer})
-            except Exception as exc:
-                events.put({"type": "error", "error": f"{type(exc).__name__}: {exc}"})
-            finally:
-                events.put(done)
-
-        threading.Thread(target=run, daemon=True).start()
-        while (event := events.get()) is not done:
-            yield event
+        flush()
+        answer = to_answer(final, req.trace_id, [fast, main, strong], tiers.notice)
+        req.finish("answer", {"user": req.user.user_id, "refused": answer.refused, "llm_calls": answer.llm_calls,
+                              "citations": len(answer.citations), "route": answer.route})
+        if req.warning:
+            answer.notices.append(f"budget: {req.warning}")
+        return answer.filtered(req.outbound)
 
 
-def _to_answer(final: dict, ctx: AgentContext, llms: list, notice: str | None) -> Answer:
-    metered = list({id(m): m for m in llms if m is not None}.values())
-    usage = [m.usage() for m in metered]
-    timings: dict[str, float] = {}
-    for node, ms in final.get("timings", []):
-        timings[node] = round(timings.get(node, 0.0) + ms, 1)
-    route = final.get("route", {})
-    notices = ([notice] if notice else []) + list(dict.fromkeys(final.get("notices", [])))
-    return Answer(
-        answer=final.get("answer", ""), citations=final.get("citations", []), refused=final.get("refused", False),
-        route={k: route.get(k) for k in ("query_type", "complexity", "decided_by")},
-        iterations=final.get("iteration", 0), llm_calls=sum(u["calls"] for u in usage),
-        tokens={"prompt": sum(u["prompt_tokens"] for u in usage),
-                "completion": sum(u["completion_tokens"] for u in usage)},
-        fast_paths=final.get("fast_paths", []), timings=timings,
-        planned_queries=final.get("planned_queries", []), planner_fallback=final.get("planner_fallback"),
-        tool_calls=final.get("tool_history", []),
-        evidence=[{"id": e.id, "path": e.path, "start_line": e.start_line, "end_line": e.end_line,
-                   "doc_id": e.doc_id, "tool": e.tool, "score": e.score, "scores": e.scores}
-                  for e in final.get("evidence", [])],
-        notices=notices, trace_id=ctx.trace_id,
-    )
+CHAT_SYSTEM = "You are a helpful assistant."
+
+
+def _question(text: str) -> str:
+    text = (text or "").strip()
+    if not text:
+        raise ValueError("the question is empty")
+    return text
 
 
 def _live_pid(pid_file: Path) -> int | None:

@@ -6,6 +6,8 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from kb_agent.governance.outbound import Outbound
+
 
 class Citation(BaseModel):
     n: int
@@ -39,3 +41,35 @@ class Answer(BaseModel):
 
     def cli_dict(self) -> dict:
         return self.model_dump(include=set(self.CLI_KEYS))
+
+    def filtered(self, outbound: Outbound) -> Answer:
+        """A copy in which every text a caller sees has passed the request's outbound filter."""
+        return self.model_copy(update={
+            "answer": outbound.text(self.answer), "notices": outbound.value(self.notices),
+            "citations": [c.model_copy(update={"snippet": outbound.text(c.snippet)}) for c in self.citations],
+            "planned_queries": outbound.value(self.planned_queries), "tool_calls": outbound.value(self.tool_calls)})
+
+
+def to_answer(final: dict, trace_id: str, llms: list, notice: str | None) -> Answer:
+    """The public Answer from the graph's final state and the question's metered models."""
+    metered = list({id(m): m for m in llms if m is not None}.values())
+    usage = [m.usage() for m in metered]
+    timings: dict[str, float] = {}
+    for node, ms in final.get("timings", []):
+        timings[node] = round(timings.get(node, 0.0) + ms, 1)
+    route = final.get("route", {})
+    notices = ([notice] if notice else []) + list(dict.fromkeys(final.get("notices", [])))
+    return Answer(
+        answer=final.get("answer", ""), citations=final.get("citations", []), refused=final.get("refused", False),
+        route={k: route.get(k) for k in ("query_type", "complexity", "decided_by")},
+        iterations=final.get("iteration", 0), llm_calls=sum(u["calls"] for u in usage),
+        tokens={"prompt": sum(u["prompt_tokens"] for u in usage),
+                "completion": sum(u["completion_tokens"] for u in usage)},
+        fast_paths=final.get("fast_paths", []), timings=timings,
+        planned_queries=final.get("planned_queries", []), planner_fallback=final.get("planner_fallback"),
+        tool_calls=final.get("tool_history", []),
+        evidence=[{"id": e.id, "path": e.path, "start_line": e.start_line, "end_line": e.end_line,
+                   "doc_id": e.doc_id, "tool": e.tool, "score": e.score, "scores": e.scores}
+                  for e in final.get("evidence", [])],
+        notices=notices, trace_id=trace_id,
+    )

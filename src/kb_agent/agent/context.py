@@ -8,8 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kb_agent.config import Settings
-from kb_agent.governance.audit import AuditLog
 from kb_agent.governance.injection import scan
+from kb_agent.governance.outbound import Outbound
+from kb_agent.governance.request import Request
 from kb_agent.llm.base import LLM
 from kb_agent.tools.base import Evidence, Tool, ToolContext
 from kb_agent.tools.tasks import ToolRunner
@@ -25,12 +26,19 @@ class AgentContext:
     fast: LLM | None  # routing, planning, grading
     main: LLM | None  # synthesis
     strong: LLM | None = None  # escalation: retried when the main model's answer cites nothing
-    audit: AuditLog | None = None
+    request: Request | None = None  # the governed request: audit trail and outbound filter
     on_event: EventFn | None = None
     trace_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     runner: ToolRunner = field(default_factory=ToolRunner)
-    mask_exempt: set[str] = field(default_factory=set)  # masking kinds the caller's policy exempts
     started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def outbound(self) -> Outbound:
+        return self.request.outbound if self.request is not None else Outbound()
+
+    def record(self, event: str, payload: dict, *, task_id: str | None = None) -> None:
+        if self.request is not None:
+            self.request.audit(event, payload, task_id=task_id)
 
     def out_of_time(self) -> bool:
         """The circuit breaker: past KB_AGENT_MAX_ANSWER_SECONDS the agent answers with what it has."""
@@ -50,15 +58,13 @@ class AgentContext:
         if not flags:
             return None
         record = {"path": item.path, "lines": f"{item.start_line}-{item.end_line}", "patterns": flags, "tool": tool}
-        if self.audit is not None:
-            self.audit.write("injection_quarantined", record, trace_id=self.trace_id)
+        self.record("injection_quarantined", record)
         return record
 
     def fast_path(self, path_type: str, rule_name: str, query: str) -> dict:
         """Record a fast-path hit (seed 000: audit `fast_path_hit {path_type, rule_name, query}`)."""
         record = {"path_type": path_type, "rule_name": rule_name, "query": query}
-        if self.audit is not None:
-            self.audit.write("fast_path_hit", record, trace_id=self.trace_id)
+        self.record("fast_path_hit", record)
         return record
 
 

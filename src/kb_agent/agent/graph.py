@@ -47,8 +47,7 @@ def _observed(name: str, node):
         update = node(state, config)
         ms = round((time.perf_counter() - started) * 1000, 1)
         ctx.emit({"type": "node_end", "node": name, "ms": ms})
-        if ctx.audit is not None:
-            ctx.audit.write("node", {"node": name, "ms": ms}, trace_id=ctx.trace_id, task_id=f"node:{name}")
+        ctx.record("node", {"node": name, "ms": ms}, task_id=f"node:{name}")
         return update
 
     return run

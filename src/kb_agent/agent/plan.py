@@ -84,7 +84,7 @@ def plan(state: AgentState, config) -> dict:
         queries = [query, *queries]  # the question itself is always a good first query
 
     calls = _validated(ctx, decision.calls if decision else [])
-    calls += _table_calls(ctx, route, queries)
+    calls += _table_calls(ctx, route, queries, query)
     done = {_key(c) for c in state.get("tool_history", [])}
     unique: dict[tuple, dict] = {}
     for call in calls:
@@ -137,7 +137,7 @@ def _validated(ctx: AgentContext, calls: list[ToolCall]) -> list[dict]:
     return valid
 
 
-def _table_calls(ctx: AgentContext, route: dict, queries: list[str]) -> list[dict]:
+def _table_calls(ctx: AgentContext, route: dict, queries: list[str], question: str = "") -> list[dict]:
     """Run each planned query with the route's first available search tool; exact routes also grep."""
     preferred = [t for t in (route.get("suggested_tools") or []) if t in ctx.tools]
     preferred += [t for t in ROUTING_TABLE.get(route.get("query_type", "conceptual"), []) if t in ctx.tools]
@@ -156,8 +156,8 @@ def _table_calls(ctx: AgentContext, route: dict, queries: list[str]) -> list[dic
     if file_call:
         calls.insert(0, file_call)
     calls[:0] = _graph_calls(ctx, route, queries[0] if queries else "")
-    if "web_fetch" in ctx.tools:  # a URL in the question: read that page (live)
-        calls[:0] = [{"name": "web_fetch", "args": {"url": url}} for url in URL_RE.findall(queries[0] if queries else "")[:2]]
+    if "web_fetch" in ctx.tools:  # a URL in the user's own question: read that page (live)
+        calls[:0] = [{"name": "web_fetch", "args": {"url": url}} for url in URL_RE.findall(question)[:2]]
     if "grep_search" in search_tools:
         for keyword in (route.get("grep_keywords") or [])[:3] or queries[:1]:
             calls.append({"name": "grep_search", "args": {"query": keyword, "top_k": k}})

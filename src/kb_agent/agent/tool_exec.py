@@ -44,12 +44,7 @@ def tool_exec(state: AgentState, config) -> dict:
                 record["count"] += 1
         else:
             record["error"] = result.error
-        history.append(record)
-        if ctx.audit is not None:
-            ctx.audit.write("tool_call", {"tool": call["name"], "args": call.get("args", {}),
-                                          "status": result.status, "error": result.error,
-                                          "results": record["count"], "latency_ms": result.metrics.get("latency_ms")},
-                            trace_id=ctx.trace_id, task_id=result.task_id, parent_task_id=result.parent_task_id)
+        history.append(record)  # (the runner wrote the tool_call audit record)
         ctx.emit({"type": "tool", "name": call["name"], "args": call.get("args", {}), "status": record["status"],
                   "count": record["count"], "error": record.get("error")})
     update: dict = {"evidence": existing, "new_evidence_ids": new_ids, "tool_history": history,

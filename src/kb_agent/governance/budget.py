@@ -10,11 +10,11 @@ from collections.abc import Hashable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from kb_agent.governance.errors import LimitExceeded
+
+__all__ = ["Budgets", "LimitExceeded", "RateLimiter"]
+
 SOFT_LIMIT = 0.8
-
-
-class LimitExceeded(PermissionError):
-    """A budget or rate limit stops the request; the message says which and until when."""
 
 
 def _today() -> str:

@@ -1,19 +1,23 @@
-"""The policy enforcement point (PEP) the engine puts in front of every request: one decision per request,
-applied to the tool set, the knowledge bases, the ACL filter, budgets and rate limits - and audited."""
+"""The policy enforcement point (PEP). Every entry point opens its request here: one decision per request,
+applied to the tool set, the knowledge bases, admin actions, budgets and rate limits - and audited. The
+`Request` it returns carries the rest of governance (audit writer, metered models, outbound filter)."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from kb_agent.governance.audit import AuditLog
 from kb_agent.governance.budget import Budgets, LimitExceeded
+from kb_agent.governance.errors import AccessDenied
 from kb_agent.governance.identity import UserContext
 from kb_agent.governance.policy import Decision, Policy
+from kb_agent.governance.request import Request
 from kb_agent.store.access import AccessFilter
 
-
-class AccessDenied(PermissionError):
-    """The policy does not allow this request (a knowledge base, a tool)."""
+__all__ = ["AccessDenied", "Gate"]
 
 
 class Gate:
@@ -27,7 +31,7 @@ class Gate:
     def decide(self, user: UserContext, *, trace_id: str, action: str) -> Decision:
         decision = self.policy.decide(user)
         self.audit.write("policy_decision", {
-            "action": action, "decision": "allow", "user": user.user_id, "groups": user.groups,
+            "action": action, "decision": "allow", "user": user.user_id, "groups": decision.acl_groups,
             "rules": decision.rules, "tools": sorted(decision.tools) if decision.tools is not None else "*",
             "knowledge_bases": sorted(decision.knowledge_bases) if decision.knowledge_bases is not None else "*",
         }, trace_id=trace_id)
@@ -54,12 +58,32 @@ class Gate:
                                                  "user": decision.user.user_id}, trace_id=trace_id)
             raise
 
-    def enter(self, user: UserContext, kbs: list[str], *, trace_id: str, action: str) -> tuple[Decision, str | None]:
-        """The entry of every request: decide, check the knowledge bases, apply budgets and rate limits.
-        Returns the decision and a soft-limit warning (or None)."""
+    def begin(self, user: UserContext, kbs: list[str], *, action: str, admin: bool = False,
+              trace_id: str | None = None) -> Request:
+        """Open a request: decide, check admin rights and knowledge bases, apply budgets and rate limits.
+        The caller must `close()` it (or use `request()`, which does)."""
+        trace_id = trace_id or uuid.uuid4().hex[:16]
         decision = self.decide(user, trace_id=trace_id, action=action)
-        self.check_kbs(decision, kbs, trace_id=trace_id)
-        return decision, self.admit(decision, trace_id=trace_id)
+        if admin:  # an admin action (indexing) may touch any knowledge base
+            if not decision.admin:
+                raise self.deny(decision, trace_id=trace_id, action=action,
+                                reason=f"{action} needs an admin (keys file `admin: true` or the policy's "
+                                       "users.NAME.admin)")
+        else:
+            self.check_kbs(decision, kbs, trace_id=trace_id)
+        warning = self.admit(decision, trace_id=trace_id)
+        return Request(user=user, decision=decision, action=action, kbs=kbs, trace_id=trace_id, audit=self.audit,
+                       budgets=self.budgets, warning=warning)
+
+    @contextmanager
+    def request(self, user: UserContext, kbs: list[str], *, action: str, admin: bool = False) -> Iterator[Request]:
+        req = self.begin(user, kbs, action=action, admin=admin)
+        try:
+            yield req
+        except BaseException as exc:
+            req.close(exc)
+            raise
+        req.close()
 
     @staticmethod
     def access(decision: Decision) -> AccessFilter:

@@ -14,10 +14,13 @@ class UserContext(BaseModel):
     tenant: str | None = None
     attributes: dict[str, str] = Field(default_factory=dict)
     unrestricted: bool = Field(default=False, description="single-user owner mode: sees every document")
+    admin: bool = Field(default=False, description="may run admin actions (remote indexing); set from the keys "
+                        "file or the policy only, never from a token claim the policy does not trust")
 
     @classmethod
     def local_owner(cls) -> UserContext:
-        return cls(user_id="local", unrestricted=True)
+        """Whoever runs the command line on this machine without a policy: sees and administers everything."""
+        return cls(user_id="local", unrestricted=True, admin=True)
 
     def access(self) -> AccessFilter:
         return AccessFilter.unrestricted() if self.unrestricted else AccessFilter.for_groups(self.groups)

@@ -2,7 +2,7 @@
 tags, budgets, rate limits and masking exemptions. One YAML file (KB_AGENT_POLICY_FILE):
 
     users:
-      alice: {groups: [hr, staff], tenant: acme, attributes: {clearance: secret}}
+      alice: {groups: [hr, staff], tenant: acme, attributes: {clearance: secret}, admin: false}
     groups:
       staff:
         tools: [hybrid_search, read_file]      # or "*"
@@ -13,8 +13,10 @@ tags, budgets, rate limits and masking exemptions. One YAML file (KB_AGENT_POLIC
         mask_exempt: [email]
         when: {tenant: acme, clearance: [secret, top-secret]}   # ABAC: all must hold
     default_groups: [everyone]                 # for users the file does not list
+    trust_token_claims: false                  # true: a JWT claim `admin: true` makes its user an admin
 
-No file means single-user mode: everything allowed (logged once)."""
+A group whose `when` fails for a user contributes nothing to that user's request: no tools, no knowledge
+bases, no budgets and no ACL groups. No file means single-user mode: everything allowed (logged once)."""
 
 from __future__ import annotations
 
@@ -46,6 +48,7 @@ class UserEntry(_Strict):
     groups: list[str] = Field(default_factory=list)
     tenant: str | None = None
     attributes: dict[str, str] = Field(default_factory=dict)
+    admin: bool = False
 
 
 class GroupRule(_Strict):
@@ -71,6 +74,7 @@ class PolicyFile(_Strict):
     users: dict[str, UserEntry] = Field(default_factory=dict)
     groups: dict[str, GroupRule] = Field(default_factory=dict)
     default_groups: list[str] = Field(default_factory=list)
+    trust_token_claims: bool = False
 
 
 @dataclass
@@ -85,6 +89,7 @@ class Decision:
     rate_limit_per_min: int | None = None
     mask_exempt: set[str] = field(default_factory=set)
     rules: list[str] = field(default_factory=list)  # which groups' rules applied
+    admin: bool = False
 
     def allows_tool(self, name: str) -> bool:
         return self.tools is None or name in self.tools
@@ -109,28 +114,38 @@ class Policy:
     def single_user(self) -> bool:
         return self.data is None
 
-    def identify(self, user_id: str, *, groups: list[str] | None = None) -> UserContext:
-        """The UserContext of a named user (interfaces call this with an authenticated id)."""
-        if self.data is None:
-            return UserContext.local_owner() if groups is None else UserContext(user_id=user_id, groups=groups)
+    def identify(self, user_id: str, *, groups: list[str] | None = None, key_admin: bool = False,
+                 claims: dict | None = None) -> UserContext:
+        """The UserContext of a named user (interfaces call this with an authenticated id). Admin rights come
+        from the keys file (`key_admin`) or the policy; a token's `admin` claim only if the policy trusts claims."""
+        claim_admin = bool((claims or {}).get("admin") is True and self.data is not None
+                           and self.data.trust_token_claims)
+        if self.data is None:  # single-user mode: an authenticated caller acts as the owner, but is no admin
+            if groups is None:
+                return UserContext(user_id=user_id, unrestricted=True, admin=key_admin)
+            return UserContext(user_id=user_id, groups=groups, admin=key_admin)
         entry = self.data.users.get(user_id)
         if entry is None:
-            return UserContext(user_id=user_id, groups=list(self.data.default_groups))
-        return UserContext(user_id=user_id, groups=entry.groups, tenant=entry.tenant, attributes=entry.attributes)
+            return UserContext(user_id=user_id, groups=list(self.data.default_groups), admin=key_admin or claim_admin)
+        return UserContext(user_id=user_id, groups=entry.groups, tenant=entry.tenant, attributes=entry.attributes,
+                           admin=key_admin or entry.admin or claim_admin)
 
     def decide(self, user: UserContext) -> Decision:
         if self.data is None:
             return Decision(user, None, None, None if user.unrestricted else list(user.groups),
-                            rules=["single-user mode"])
+                            rules=["single-user mode"], admin=user.admin)
         if user.unrestricted:  # a policy exists: nobody is implicitly unrestricted
             user = user.model_copy(update={"unrestricted": False})
         tools: set[str] = set()
         kbs: set[str] = set()
-        tags: list[str] = list(user.groups)
+        tags: list[str] = []
         budgets, limits, exempt, rules = [], [], None, []
         for group in user.groups:
             rule = self.data.groups.get(group)
-            if rule is None or not _conditions_hold(rule.when, user):
+            if rule is not None and not _conditions_hold(rule.when, user):
+                continue  # a failed `when` withholds everything the group gives, its ACL membership too
+            tags.append(group)
+            if rule is None:  # a group without rules is still a group the ACLs may name
                 continue
             rules.append(group)
             tools |= {"*"} if "*" in rule.tools else set(rule.tools)
@@ -143,7 +158,8 @@ class Policy:
         budget = None if not budgets or None in budgets else max(budgets)
         limit = None if not limits or None in limits else max(limits)
         return Decision(user, None if "*" in tools else tools, None if "*" in kbs else kbs,
-                        sorted(set(tags)), budget, limit, exempt or set(), rules or ["no rule applies"])
+                        sorted(set(tags)), budget, limit, exempt or set(), rules or ["no rule applies"],
+                        admin=user.admin)
 
 
 def _conditions_hold(when: dict, user: UserContext) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import signal
 import sys
@@ -14,12 +15,48 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-app = typer.Typer(add_completion=False, invoke_without_command=True,
-                  help="kb-agent: index a knowledge base, search it, ask it. Without a command: the TUI.")
-eval_app = typer.Typer(no_args_is_help=True, help="Measure retrieval (and later answer) quality.")
-app.add_typer(eval_app, name="eval")
 out = Console()
 err = Console(stderr=True)
+
+
+def report_failure(exc: BaseException) -> typer.Exit:
+    """The one map from a failure to a message and an exit code (denied 3, bad input 2, internal 1)."""
+    from kb_agent.governance.errors import classify
+
+    failure = classify(exc)
+    label = {"denied": "denied", "unauthenticated": "denied", "limited": "denied"}.get(failure.kind, "error")
+    err.print(f"[red]{label}:[/red] {failure.message}", highlight=False, markup=True)
+    return typer.Exit(failure.exit_code)
+
+
+class GovernedTyper(typer.Typer):
+    """Every command's exceptions go through `report_failure`: no traceback, the same codes everywhere."""
+
+    @staticmethod
+    def _guard(fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except (typer.Exit, typer.Abort, KeyboardInterrupt, BrokenPipeError):
+                raise
+            except Exception as exc:
+                raise report_failure(exc) from None
+        return run
+
+    def command(self, *args, **kwargs):
+        register = super().command(*args, **kwargs)
+        return lambda fn: register(self._guard(fn))
+
+    def callback(self, *args, **kwargs):
+        register = super().callback(*args, **kwargs)
+        return lambda fn: register(self._guard(fn))
+
+
+app = GovernedTyper(add_completion=False, invoke_without_command=True,
+                    help="kb-agent: index a knowledge base, search it, ask it. Without a command: the TUI.")
+eval_app = GovernedTyper(no_args_is_help=True, help="Measure retrieval (and later answer) quality.")
+app.add_typer(eval_app, name="eval")
 
 KbOpt = Annotated[str | None, typer.Option("--kb", help="Knowledge base name (default: KB_AGENT_DEFAULT_KB).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
@@ -92,8 +129,6 @@ def index(
     as_json: JsonOpt = False,
 ) -> None:
     """Index files incrementally: only changed files are re-processed, deleted ones are removed."""
-    from kb_agent.store.kb import KBError
-
     engine = _engine()
     try:
         with _progress() as progress:
@@ -103,8 +138,6 @@ def index(
                 progress.update(task, completed=done, total=total, note=path[-50:])
 
             report = engine.index(paths, kb=kb, acl=acl or None, on_progress=on_progress)
-    except (FileNotFoundError, KBError) as exc:
-        _fail(str(exc))
     except KeyboardInterrupt:
         err.print("[yellow]interrupted: the previous index is unchanged[/yellow]")
         raise typer.Exit(130) from None
@@ -131,9 +164,11 @@ def _print_index_summary(summary: dict) -> None:
     table.add_row("skipped", str(len(summary["skipped"])))
     out.print(table)
     for item in summary["skipped"][:20]:
-        out.print(f"  skipped {item['path']}: {item['reason']}")
+        out.print(f"skipped: {item['path']} — {item['reason']}", markup=False, highlight=False)
     if len(summary["skipped"]) > 20:
-        out.print(f"  ... and {len(summary['skipped']) - 20} more")
+        out.print(f"... and {len(summary['skipped']) - 20} more skipped (all of them: --json)")
+    for item in summary["warnings"][:20]:
+        out.print(f"warning: {item['path']} — {item['message']}", markup=False, highlight=False)
 
 
 def _run_embed(engine, kb: str | None, quiet: bool) -> dict:
@@ -169,13 +204,7 @@ def embed(
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar (for workers).")] = False,
 ) -> None:
     """Embed chunks that have no vector yet (resumable; vectors are cached by content hash)."""
-    from kb_agent.store.kb import KBError
-
-    engine = _engine()
-    try:
-        stats = _run_embed(engine, kb, quiet)
-    except KBError as exc:
-        _fail(str(exc))
+    stats = _run_embed(_engine(), kb, quiet)
     if quiet:
         print(json.dumps(stats), flush=True)
 
@@ -183,13 +212,7 @@ def embed(
 @app.command()
 def status(kb: KbOpt = None, as_json: JsonOpt = False) -> None:
     """Files, chunks and dense-embedding progress of each knowledge base."""
-    from kb_agent.store.kb import KBError
-
-    engine = _engine()
-    try:
-        rows = [s.as_dict() for s in engine.status(kb)]
-    except KBError as exc:
-        _fail(str(exc))
+    rows = [s.as_dict() for s in _engine().status(kb)]
     if as_json:
         out.print_json(json.dumps({"knowledge_bases": rows}))
         return
@@ -221,15 +244,11 @@ def search(
 ) -> None:
     """Ranked passages with path:Lx-Ly citations."""
     from kb_agent.retrieval.searcher import MODES
-    from kb_agent.store.kb import KBError
 
     if mode not in MODES:
         _fail(f"unknown --mode {mode!r}; choose one of {', '.join(MODES)}", 2)
     engine = _engine()
-    try:
-        response = engine.search(query, user=_user(engine, as_group, as_user), kbs=kb, mode=mode, k=k, hops=hops)  # type: ignore[arg-type]
-    except KBError as exc:
-        _fail(str(exc))
+    response = engine.search(query, user=_user(engine, as_group, as_user), kbs=kb, mode=mode, k=k, hops=hops)  # type: ignore[arg-type]
     for notice in response.notices:
         err.print(f"[yellow]note:[/yellow] {notice}")
     if as_json:
@@ -302,9 +321,6 @@ def main() -> None:
         app()
     except BrokenPipeError:  # `kb-agent search ... | head`
         sys.exit(0)
-    except PermissionError as exc:  # policy denials, budgets, rate limits: a clear message, exit 3
-        err.print(f"[red]denied:[/red] {exc}", highlight=False)
-        sys.exit(3)
 
 
 if __name__ == "__main__":  # `python -m`: run the importable module, where the sub-commands register

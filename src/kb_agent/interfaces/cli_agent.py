@@ -9,36 +9,47 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
-from kb_agent.interfaces.cli import AsOpt, GroupOpt, JsonOpt, KbsOpt, _engine, _fail, _user, app, err, eval_app, out
+from kb_agent.interfaces.cli import (
+    AsOpt,
+    GovernedTyper,
+    GroupOpt,
+    JsonOpt,
+    KbsOpt,
+    _engine,
+    _fail,
+    _user,
+    app,
+    err,
+    eval_app,
+    out,
+)
 
-models_app = typer.Typer(no_args_is_help=True, help="The local generative model.")
+models_app = GovernedTyper(no_args_is_help=True, help="The local generative model.")
 app.add_typer(models_app, name="models")
 
 STEP_LABELS = {"analyze_and_route": "🧠 Analyzing", "plan": "🧠 Planning", "tool_exec": "🔍 Searching",
                "grade_evidence": "⚖️  Evaluating", "synthesize": "✨ Synthesizing"}
 def _ask_once(engine, question: str, *, kb, user, history, as_json: bool):
-    from kb_agent.store.kb import KBError
-
     answer = None
     streamed = False
-    try:
-        for event in engine.stream(question, kbs=kb, user=user, history=history):
-            kind = event["type"]
-            if kind == "node_start" and not as_json and event["node"] in STEP_LABELS:
-                err.print(f"[dim]{STEP_LABELS[event['node']]}…[/dim]")
-            elif kind == "tool" and not as_json:
-                status = f"{event['count']} passages" if event["status"] == "ok" else event.get("error")
-                args = json.dumps(event["args"], ensure_ascii=False)[:80]
-                err.print(f"[dim]   {event['name']}({args}) → {status}[/dim]", markup=True, highlight=False)
-            elif kind == "token" and not as_json:
-                streamed = True
-                print(event["text"], end="", flush=True)
-            elif kind == "error":
-                raise KBError(event["error"])
-            elif kind == "final":
-                answer = event["answer"]
-    except (KBError, ValueError) as exc:
-        _fail(str(exc))
+    for event in engine.stream(question, kbs=kb, user=user, history=history):  # a denial raises here
+        kind = event["type"]
+        if kind == "node_start" and not as_json and event["node"] in STEP_LABELS:
+            err.print(f"[dim]{STEP_LABELS[event['node']]}…[/dim]")
+        elif kind == "tool" and not as_json:
+            status = f"{event['count']} passages" if event["status"] == "ok" else event.get("error")
+            args = json.dumps(event["args"], ensure_ascii=False)[:80]
+            err.print(f"[dim]   {event['name']}({args}) → {status}[/dim]", markup=False, highlight=False)
+        elif kind == "token" and not as_json:
+            streamed = True
+            print(event["text"], end="", flush=True)
+        elif kind == "error":  # failed after it started: the same message and exit code as any other failure
+            if streamed:
+                print()
+            err.print(f"[red]error:[/red] {event['error']}", highlight=False)
+            raise typer.Exit(event["exit_code"])
+        elif kind == "final":
+            answer = event["answer"]
     if as_json:
         print(json.dumps(answer.cli_dict(), ensure_ascii=False))
         return answer
@@ -95,7 +106,7 @@ def chat(kb: KbsOpt = None, as_group: GroupOpt = None, as_user: AsOpt = None) ->
             answer = _ask_once(engine, line, kb=kb, user=user, history=history, as_json=False)
             reply = answer.answer if answer else ""
         else:
-            reply = _chat_reply(engine, line, history)
+            reply = _chat_reply(engine, line, history, user)
         history += [{"role": "user", "content": line}, {"role": "assistant", "content": reply}]
 
 
@@ -108,17 +119,16 @@ def _bind_tab_to_mode() -> None:
     readline.parse_and_bind(r'"\t": "\C-a\C-k/mode\n"')
 
 
-def _chat_reply(engine, line: str, history: list[dict]) -> str:
-    tiers = engine.llms()
-    if tiers.main is None:
-        err.print("[yellow]chat mode needs a generative model (`kb-agent models install` or an API)[/yellow]")
+def _chat_reply(engine, line: str, history: list[dict], user) -> str:
+    """Chat mode through the engine: gated, budgeted, audited and masked like a question."""
+    from kb_agent.governance.errors import Unavailable
+
+    try:
+        reply = engine.chat(line, user=user, history=history,
+                            on_event=lambda e: print(e["text"], end="", flush=True))
+    except Unavailable as exc:
+        err.print(f"[yellow]{exc}[/yellow]")
         return ""
-    messages = [{"role": "system", "content": "You are a helpful assistant."}, *history[-10:],
-                {"role": "user", "content": line}]
-    reply = ""
-    for piece in tiers.main.stream(messages, purpose="chat_mode"):
-        reply += piece
-        print(piece, end="", flush=True)
     print()
     return reply
 

@@ -9,11 +9,11 @@ from typing import Annotated
 
 import typer
 
-from kb_agent.interfaces.cli import AsOpt, GroupOpt, JsonOpt, _engine, _fail, _user, app, out
+from kb_agent.interfaces.cli import AsOpt, GovernedTyper, GroupOpt, JsonOpt, _engine, _fail, _user, app, out
 
-policy_app = typer.Typer(no_args_is_help=True, help="The access policy (KB_AGENT_POLICY_FILE).")
-acl_app = typer.Typer(no_args_is_help=True, help="Who may see what, and why.")
-audit_app = typer.Typer(no_args_is_help=True, help="The hash-chained audit trail.")
+policy_app = GovernedTyper(no_args_is_help=True, help="The access policy (KB_AGENT_POLICY_FILE).")
+acl_app = GovernedTyper(no_args_is_help=True, help="Who may see what, and why.")
+audit_app = GovernedTyper(no_args_is_help=True, help="The signed, hash-chained audit trail.")
 app.add_typer(policy_app, name="policy")
 app.add_typer(acl_app, name="acl")
 app.add_typer(audit_app, name="audit")
@@ -54,41 +54,24 @@ def acl_explain(
 ) -> None:
     """Who may see a document (its ACL and where it comes from) and whether this user may, and why."""
     engine = _engine()
-    knowledge_base = engine.kb(kb)
-    record = knowledge_base.catalog.file_by_path(path)
-    if record is None:
-        _fail(f"{path!r} is not indexed in knowledge base {knowledge_base.name!r}")
-    user = _user(engine, as_group, as_user)
-    decision = engine.gate.policy.decide(user)
-    access = engine.gate.access(decision)
-    root_acl = knowledge_base.catalog.roots().get(record.root, [])
-    source = ("public (no ACL)" if not record.acl else
-              "front matter of the file" if record.acl != record.inherited_acl else
-              ".kbacl file in its folder or a parent" if record.inherited_acl != root_acl else "--acl of the root")
-    if not decision.allows_kb(knowledge_base.name):
-        verdict, why = "deny", f"the policy does not grant knowledge base {knowledge_base.name!r}"
-    elif access.allows(record.acl):
-        shared = sorted(set(record.acl) & set(decision.acl_groups or [])) if record.acl else []
-        why = ("unrestricted (single-user owner)" if decision.acl_groups is None else
-               "the document is public" if not record.acl else f"shares group(s) {shared}")
-        verdict = "allow"
-    else:
-        verdict, why = "deny", f"none of the user's groups {decision.acl_groups} is in the ACL"
-    report = {"path": record.path, "kb": knowledge_base.name, "acl": record.acl, "acl_source": source,
-              "user": user.user_id, "groups": decision.acl_groups, "rules": decision.rules,
-              "decision": verdict, "reason": why}
+    report = engine.explain_acl(path, kb=kb, user=_user(engine, as_group, as_user))
     if as_json:
         print(json.dumps(report))
         return
-    out.print(f"{record.path} (kb {knowledge_base.name})\n  readable by: {record.acl or 'everyone'} — from {source}\n"
-              f"  {user.user_id}: groups {decision.acl_groups if decision.acl_groups is not None else 'all'}"
-              f" (policy rules: {', '.join(decision.rules)})\n  → {verdict.upper()}: {why}", highlight=False)
+    groups = report["groups"] if report["groups"] is not None else "all"
+    out.print(f"{report['path']} (kb {report['kb']})\n  readable by: {report['acl'] or 'everyone'} — "
+              f"{report['derivation']}", highlight=False, markup=False)
+    for source in report["acl_sources"]:
+        out.print(f"    {source['kind']:<13} {source['where']}: {source['groups'] or 'no group'}", highlight=False,
+                  markup=False)
+    out.print(f"  {report['user']}: groups {groups} (policy rules: {', '.join(report['rules'])})\n"
+              f"  → {report['decision'].upper()}: {report['reason']}", highlight=False, markup=False)
 
 
 @audit_app.command("verify")
 def audit_verify(as_json: JsonOpt = False) -> None:
     """Check the hash chain: an edited, inserted, reordered or deleted record is reported (exit code 1)."""
-    report = _engine().audit.verify()
+    report = _engine().verify_audit()
     if as_json:
         print(json.dumps({"records": report.records, "ok": report.ok, "problems": report.problems}))
     else:
@@ -103,7 +86,7 @@ def audit_verify(as_json: JsonOpt = False) -> None:
 def audit_show(trace_id: Annotated[str, typer.Argument(help="The trace id of one question or tool call.")],
                as_json: JsonOpt = False) -> None:
     """One request's story: policy decisions, nodes, tool calls, LLM calls, fast paths, the answer."""
-    records = _engine().audit.records(trace_id=trace_id)
+    records = _engine().audit_records(trace_id)
     if not records:
         _fail(f"no audit records for trace {trace_id!r}")
     if as_json:

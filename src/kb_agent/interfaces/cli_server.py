@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from kb_agent.interfaces.cli import _engine, _fail, app, err
+from kb_agent.interfaces.http_guard import LOOPBACK_HOSTS, is_loopback
 
 
 @app.command()
@@ -19,23 +20,34 @@ def serve(
     """HTTP API with SSE streaming, an OpenAI-compatible /v1/chat/completions and the web UI at /."""
     import uvicorn
 
-    from kb_agent.interfaces.auth import Authenticator
     from kb_agent.interfaces.server import create_app
 
     engine = _engine()
     settings = engine.settings
-    try:
-        auth = Authenticator(settings.api_keys_file, settings.jwt_secret, allow_anonymous=no_auth)
-    except (OSError, ValueError) as exc:
-        _fail(f"server authentication settings: {exc}", 2)
+    auth = _authenticator(settings, anonymous=no_auth)
     if not auth.configured and not no_auth:
         _fail("no authentication configured: set KB_AGENT_API_KEYS_FILE or KB_AGENT_JWT_SECRET, "
               "or pass --no-auth for local single-user use", 2)
-    if no_auth and host not in ("127.0.0.1", "localhost", "::1"):
+    if no_auth and not is_loopback(host):
         _fail("--no-auth is only allowed on a loopback address", 2)
     err.print(f"kb-agent serving on http://{host}:{port} (docs at /docs)")
-    uvicorn.run(create_app(engine, auth, cors_origins=settings.cors_origins,
-                           max_body_bytes=settings.server_max_body_bytes), host=host, port=port, log_level="warning")
+    # without authentication only loopback Host headers are answered (DNS rebinding)
+    app = create_app(engine, auth, cors_origins=settings.cors_origins, max_body_bytes=settings.server_max_body_bytes,
+                     allowed_hosts=LOOPBACK_HOSTS if no_auth else _allowed_hosts(settings))
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _authenticator(settings, *, anonymous: bool = False):
+    from kb_agent.interfaces.auth import Authenticator
+
+    try:
+        return Authenticator(settings.api_keys_file, settings.jwt_secret, allow_anonymous=anonymous)
+    except (OSError, ValueError) as exc:
+        _fail(f"configuration error: server authentication settings: {exc}", 2)
+
+
+def _allowed_hosts(settings) -> frozenset[str] | None:
+    return frozenset(settings.allowed_hosts) if settings.allowed_hosts else None
 
 
 @app.command("hash-key")
@@ -54,19 +66,27 @@ def mcp(
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8766,
     as_user: Annotated[str | None, typer.Option("--as", envvar="KB_AGENT_MCP_USER",
-                                                help="Identity every call runs as (policy user).")] = None,
+                                                help="stdio: identity every call runs as (policy user).")] = None,
     kb: Annotated[list[str] | None, typer.Option("--kb", help="Knowledge base(s) to serve.")] = None,
 ) -> None:
-    """Serve search_knowledge / read_knowledge / ask over MCP (stdio for desktop clients, or HTTP)."""
-    from kb_agent.interfaces.mcp_server import create_mcp
+    """Serve search_knowledge / read_knowledge / ask over MCP: stdio for desktop clients (one identity), or
+    streamable HTTP authenticated like `serve` (API keys / JWT; each call runs as its caller)."""
+    from kb_agent.interfaces.mcp_server import create_mcp, http_app
 
     if transport not in ("stdio", "http"):
         _fail("--transport takes stdio or http", 2)
     engine = _engine()
-    user = engine.identify(as_user)
-    server = create_mcp(engine, user, kb)
     if transport == "stdio":
-        server.run("stdio")
-    else:
-        err.print(f"kb-agent MCP (streamable HTTP) on http://{host}:{port}/mcp as {user.user_id}")
-        server.run("streamable-http", host=host, port=port)
+        create_mcp(engine, engine.identify(as_user), kb).run("stdio")
+        return
+    import uvicorn
+
+    auth = _authenticator(engine.settings)
+    if not auth.configured and not is_loopback(host):
+        _fail("MCP over HTTP without KB_AGENT_API_KEYS_FILE or KB_AGENT_JWT_SECRET only binds a loopback address", 2)
+    who = "callers' own identities" if auth.configured else f"{engine.identify(as_user).user_id} (no auth, loopback)"
+    err.print(f"kb-agent MCP (streamable HTTP) on http://{host}:{port}/mcp as {who}")
+    uvicorn.run(http_app(engine, auth if auth.configured else None, kb, fallback=engine.identify(as_user),
+                         max_body_bytes=engine.settings.server_max_body_bytes,
+                         allowed_hosts=_allowed_hosts(engine.settings) if auth.configured else LOOPBACK_HOSTS),
+                host=host, port=port, log_level="warning")

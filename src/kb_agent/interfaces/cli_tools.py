@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from kb_agent.interfaces.cli import AsOpt, GroupOpt, JsonOpt, KbsOpt, _engine, _fail, _user, app, out
+from kb_agent.interfaces.cli import AsOpt, GovernedTyper, GroupOpt, JsonOpt, KbsOpt, _engine, _fail, _user, app, out
 
-tools_app = typer.Typer(invoke_without_command=True, help="Tool Cards: list them, or run one tool.")
+tools_app = GovernedTyper(invoke_without_command=True, help="Tool Cards: list them, or run one tool.")
 app.add_typer(tools_app, name="tools")
 
 
@@ -19,7 +19,7 @@ def tools_list(ctx: typer.Context, as_group: GroupOpt = None, as_user: AsOpt = N
     if ctx.invoked_subcommand is not None:
         return
     engine = _engine()
-    cards = [tool.card() for tool in engine.tools_for(_user(engine, as_group, as_user)).values()]
+    cards = engine.tool_cards(_user(engine, as_group, as_user))
     if as_json:
         print(json.dumps([c.model_dump() for c in cards], ensure_ascii=False))
         return
@@ -37,7 +37,6 @@ def tools_run(
     kb: KbsOpt = None, as_group: GroupOpt = None, as_user: AsOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Run one tool with the same validation, ACL, rate limit and timeout as the agent."""
-    from kb_agent.store.kb import KBError
     from kb_agent.tools.file_tools import numbered
 
     try:
@@ -47,10 +46,7 @@ def tools_run(
     if not isinstance(parsed, dict):
         _fail("--args must be a JSON object, e.g. '{\"query\": \"...\"}'", 2)
     engine = _engine()
-    try:
-        result = engine.run_tool(name, parsed, user=_user(engine, as_group, as_user), kbs=kb)
-    except KBError as exc:
-        _fail(str(exc))
+    result = engine.run_tool(name, parsed, user=_user(engine, as_group, as_user), kbs=kb)
     if as_json:
         print(json.dumps(result.public_dict(), ensure_ascii=False))
     elif result.status != "ok":
@@ -63,7 +59,7 @@ def tools_run(
         raise typer.Exit(1 if result.status == "error" else 3)
 
 
-vault_app = typer.Typer(no_args_is_help=True, help="Connector credentials, encrypted at rest.")
+vault_app = GovernedTyper(no_args_is_help=True, help="Connector credentials, encrypted at rest.")
 app.add_typer(vault_app, name="vault")
 
 

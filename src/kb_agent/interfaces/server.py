@@ -11,17 +11,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from fastapi import Depends, FastAPI, Header, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kb_agent.engine import Engine
-from kb_agent.governance.budget import LimitExceeded
-from kb_agent.governance.gate import AccessDenied
+from kb_agent.governance.errors import classify
 from kb_agent.governance.identity import UserContext
-from kb_agent.interfaces.auth import Authenticator, AuthError, Principal
-from kb_agent.store.kb import KBError
+from kb_agent.interfaces.auth import Authenticator
+from kb_agent.interfaces.http_guard import HttpGuard
 
 STATIC = Path(__file__).parent / "web"
 
@@ -68,8 +69,15 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": status, "message": message}}, status_code=status)
 
 
+def _failure(exc: BaseException) -> JSONResponse:
+    failure = classify(exc)
+    return JSONResponse(failure.body(), status_code=failure.status)
+
+
 def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] | None = None,
-               max_body_bytes: int = 1_000_000) -> FastAPI:
+               max_body_bytes: int = 1_000_000, allowed_hosts: frozenset[str] | None = None) -> FastAPI:
+    """`allowed_hosts`: Host names this server answers (None = any). `serve` passes the loopback names when it
+    runs without authentication."""
     app = FastAPI(title="kb-agent", version="0.1.0",
                   description="Answers from your documents with path:line citations, under your access policy.")
     registry = CollectorRegistry()
@@ -79,12 +87,10 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
     if cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type", "X-API-Key"])
+    app.add_middleware(HttpGuard, max_body_bytes=max_body_bytes, allowed_hosts=allowed_hosts)
 
     @app.middleware("http")
-    async def guard(request: Request, call_next):
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > max_body_bytes:
-            return _error(413, f"request body larger than {max_body_bytes:,} bytes")
+    async def metrics_middleware(request: Request, call_next):
         started = time.perf_counter()
         response = await call_next(request)
         route = request.scope.get("route")
@@ -93,36 +99,26 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
         latency.labels(name).observe(time.perf_counter() - started)
         return response
 
-    @app.exception_handler(AuthError)
-    async def _auth(_, exc: AuthError):
-        return _error(exc.status, str(exc))
+    # the one error map (denied 403, limits 429, bad input 4xx, else 500 without a traceback); the concrete
+    # classes keep Starlette from re-raising after the response, which it does for a bare Exception handler
+    for kind in (PermissionError, ValueError, LookupError, RuntimeError, OSError, Exception):
+        app.add_exception_handler(kind, lambda _, exc: _failure(exc))
 
-    @app.exception_handler(AccessDenied)
-    async def _denied(_, exc: AccessDenied):
-        return _error(403, str(exc))
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_, exc: RequestValidationError):
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}" for e in exc.errors())
+        return _error(422, f"invalid request: {problems}"[:2000])
 
-    @app.exception_handler(LimitExceeded)
-    async def _limited(_, exc: LimitExceeded):
-        return _error(429, str(exc))
-
-    @app.exception_handler(KBError)
-    async def _kb(_, exc: KBError):
-        return _error(404, str(exc))
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_, exc: StarletteHTTPException):
+        return _error(exc.status_code, str(exc.detail))
 
     def user(authorization: str | None = Header(default=None),
              x_api_key: str | None = Header(default=None)) -> UserContext:
         principal = auth.authenticate(authorization, x_api_key)
-        return _user_of(principal)
-
-    def admin(authorization: str | None = Header(default=None),
-              x_api_key: str | None = Header(default=None)) -> UserContext:
-        principal = auth.authenticate(authorization, x_api_key)
-        if principal is not None and not principal.admin:
-            raise AuthError("this endpoint needs an admin key", 403)
-        return _user_of(principal)
-
-    def _user_of(principal: Principal | None) -> UserContext:
-        return UserContext.local_owner() if principal is None else engine.identify(principal.user_id)
+        if principal is None:  # --no-auth on loopback: the local owner
+            return UserContext.local_owner()
+        return engine.identify(principal.user_id, key_admin=principal.admin, claims=principal.claims)
 
     @app.get("/", include_in_schema=False)
     def web_ui() -> HTMLResponse:
@@ -144,8 +140,10 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
 
     @app.post("/v1/query/stream")
     def query_stream(body: QueryRequest, who: UserContext = Depends(user)) -> StreamingResponse:
+        stream = engine.stream(body.question, user=who, history=body.history, kbs=body.kbs)  # denials raise here
+
         def events() -> Iterator[str]:
-            for event in engine.stream(body.question, user=who, history=body.history, kbs=body.kbs):
+            for event in stream:
                 kind = event["type"]
                 if kind == "final":
                     answer = event["answer"]
@@ -153,7 +151,7 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
                     yield _sse("citations", {"citations": [c.model_dump() for c in answer.citations]})
                     yield _sse("final", answer.model_dump())
                 elif kind == "error":
-                    yield _sse("error", {"message": event["error"]})
+                    yield _sse("error", {"message": event["error"], "code": event["status"]})
                 else:
                     yield _sse(kind, {k: v for k, v in event.items() if k != "type"})
         return StreamingResponse(events(), media_type="text/event-stream",
@@ -167,10 +165,11 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
                 "notices": response.notices}
 
     @app.post("/v1/index")
-    def index(body: IndexRequest, who: UserContext = Depends(admin)) -> dict:
-        report = engine.index([Path(p) for p in body.paths], kb=body.kb, acl=body.acl)
+    def index(body: IndexRequest, who: UserContext = Depends(user)) -> dict:
+        report = engine.index([Path(p) for p in body.paths], kb=body.kb, acl=body.acl, user=who)  # admins only
         return {"added": len(report.added), "updated": len(report.updated), "deleted": len(report.deleted),
-                "skipped": len(getattr(report, "skipped", []))}
+                "skipped": [{"path": p, "reason": r} for p, r in report.skipped],
+                "warnings": [{"path": p, "message": m} for p, m in report.warnings]}
 
     @app.get("/v1/sources")
     def sources(path: str, start: int | None = None, end: int | None = None, kb: str | None = None,
@@ -192,56 +191,63 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
         if not turns or turns[-1]["role"] != "user":
             return _error(400, "the last message must come from the user")
         question, history = turns[-1]["content"], turns[:-1]
-        completion_id, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
-        if not body.kb_mode:  # the UI's chat mode: the model alone, still behind auth and the rate limit
-            engine.gate.enter(who, [], trace_id=completion_id, action="chat")  # no documents, still budgeted
-            model = engine.llms().main
-            if model is None:
-                return _error(503, "chat mode needs a generative model (kb-agent models install, or an API)")
-            reply = model.chat([{"role": "system", "content": "You are a helpful assistant."}, *history[-10:],
-                                {"role": "user", "content": question}], purpose="chat_mode")
-            return {"id": completion_id, "object": "chat.completion", "created": created, "model": body.model,
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
-                                 "finish_reason": "stop"}], "citations": []}
+        completion = Completion(f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time()), body.model)
+        if not body.kb_mode:  # the UI's chat mode: the model alone, through the same gate, budget and filter
+            if not body.stream:
+                return completion.message(engine.chat(question, user=who, history=history), [])
+            return StreamingResponse(completion.chunks(engine.chat_stream(question, user=who, history=history)),
+                                     media_type="text/event-stream")
         if not body.stream:
             answer = engine.answer_query(question, user=who, history=history)
             answers.labels(str(answer.refused).lower()).inc()
-            return {"id": completion_id, "object": "chat.completion", "created": created, "model": body.model,
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.answer},
-                                 "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": answer.tokens.get("prompt", 0),
-                              "completion_tokens": answer.tokens.get("completion", 0),
-                              "total_tokens": sum(answer.tokens.values())},
-                    "citations": [c.model_dump() for c in answer.citations]}
-
-        def chunks() -> Iterator[str]:
-            def chunk(delta: dict, finish: str | None = None, **extra) -> str:
-                choice = {"index": 0, "delta": delta, "finish_reason": finish}
-                data = {"id": completion_id, "object": "chat.completion.chunk", "created": created,
-                        "model": body.model, "choices": [choice], **extra}
-                return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
-
-            yield chunk({"role": "assistant"})
-            streamed = False
-            for event in engine.stream(question, user=who, history=history):
-                if event["type"] == "token":
-                    streamed = True
-                    yield chunk({"content": event["text"]})
-                elif event["type"] == "final":
-                    answer = event["answer"]
-                    if not streamed:
-                        yield chunk({"content": answer.answer})
-                    else:  # the checked answer may differ from the raw tokens: send the references
-                        footer = answer.answer.split("\n\nReferences:\n", 1)
-                        if len(footer) == 2:
-                            yield chunk({"content": "\n\nReferences:\n" + footer[1]})
-                    yield chunk({}, "stop", citations=[c.model_dump() for c in answer.citations])
-                elif event["type"] == "error":
-                    yield chunk({"content": f"[error: {event['error']}]"}, "stop")
-            yield "data: [DONE]\n\n"
-        return StreamingResponse(chunks(), media_type="text/event-stream")
+            return completion.message(answer.answer, [c.model_dump() for c in answer.citations], answer.tokens)
+        stream = engine.stream(question, user=who, history=history)  # denials raise here: a 403, not a 200
+        return StreamingResponse(completion.chunks(stream), media_type="text/event-stream")
 
     return app
+
+
+class Completion:
+    """The OpenAI chat.completion / chat.completion.chunk shapes."""
+
+    def __init__(self, completion_id: str, created: int, model: str):
+        self.id, self.created, self.model = completion_id, created, model
+
+    def message(self, content: str, citations: list[dict], tokens: dict | None = None) -> dict:
+        tokens = tokens or {}
+        return {"id": self.id, "object": "chat.completion", "created": self.created, "model": self.model,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": tokens.get("prompt", 0), "completion_tokens": tokens.get("completion", 0),
+                          "total_tokens": sum(tokens.values())},
+                "citations": citations}
+
+    def _chunk(self, delta: dict, finish: str | None = None, **extra) -> str:
+        data = {"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+        return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+    def chunks(self, events: Iterator[dict]) -> Iterator[str]:
+        yield self._chunk({"role": "assistant"})
+        streamed = False
+        for event in events:
+            if event["type"] == "token":
+                streamed = True
+                yield self._chunk({"content": event["text"]})
+            elif event["type"] == "final" and "answer" in event:
+                answer = event["answer"]
+                if not streamed:
+                    yield self._chunk({"content": answer.answer})
+                else:  # the checked answer may differ from the raw tokens: send the references
+                    footer = answer.answer.split("\n\nReferences:\n", 1)
+                    if len(footer) == 2:
+                        yield self._chunk({"content": "\n\nReferences:\n" + footer[1]})
+                yield self._chunk({}, "stop", citations=[c.model_dump() for c in answer.citations])
+            elif event["type"] == "final":
+                yield self._chunk({}, "stop", citations=[])
+            elif event["type"] == "error":
+                yield self._chunk({"content": f"[error: {event['error']}]"}, "stop")
+        yield "data: [DONE]\n\n"
 
 
 def _sse(event: str, data: dict) -> str:

@@ -207,13 +207,11 @@ class KBAgentApp(App):
 
     @work(thread=True, exclusive=True)
     def _chat(self, text: str) -> None:
-        main = self.engine.llms().main
-        if main is None:
-            self.call_from_thread(self._say, "*chat mode needs a generative model (`kb-agent models install`)*")
+        try:  # the same gated, budgeted, masked chat mode as the CLI and the server
+            reply = self.engine.chat(text, user=self.user, history=self.history[-10:])
+        except Exception as exc:  # shown, never a crash
+            self.call_from_thread(self._say, f"*{exc}*")
             return
-        messages = [{"role": "system", "content": "You are a helpful assistant."}, *self.history[-10:],
-                    {"role": "user", "content": text}]
-        reply = main.chat(messages, purpose="chat_mode")
         self.history += [{"role": "user", "content": text}, {"role": "assistant", "content": reply}]
         self.call_from_thread(self._say, reply)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from kb_agent.config import Settings
+from kb_agent.governance.errors import Conflict, NotFound
 from kb_agent.llm.embeddings import Embedder, embedder_model_id
 from kb_agent.store.catalog import Catalog
 from kb_agent.store.embedding_cache import EmbeddingCache, embed_key
@@ -32,6 +33,14 @@ _KB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 class KBError(ValueError):
+    pass
+
+
+class KBNotFound(KBError, NotFound):
+    pass
+
+
+class KBBusy(KBError, Conflict):
     pass
 
 
@@ -105,7 +114,7 @@ class KnowledgeBase:
             try:
                 fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError as exc:
-                raise KBError(f"another process is writing to knowledge base {self.name!r}") from exc
+                raise KBBusy(f"another process is writing to knowledge base {self.name!r}") from exc
             if self.catalog.get_meta("lexical_dirty") == "1":  # an earlier writer died mid-commit
                 self.rebuild_lexical()
             self.catalog.set_meta("lexical_dirty", "1")

@@ -12,6 +12,7 @@ from kb_agent.config import Settings
 from kb_agent.store.access import AccessFilter
 
 if TYPE_CHECKING:
+    from kb_agent.governance.request import Request
     from kb_agent.retrieval.searcher import Searcher
     from kb_agent.store.kb import KnowledgeBase
 
@@ -78,7 +79,9 @@ class ToolContext:
     notices: list[str] = field(default_factory=list)
     user_id: str = "local"
     groups: list[str] = field(default_factory=list)
-    services: Any = None  # connectors, credential vault, index writer: set by the engine (tools/services.py)
+    services: Any = None  # connectors and the index writer: set by the engine (engine.ToolServices)
+    request: Request | None = None  # the governed request the calls belong to (audit trail)
+    allowed_urls: frozenset[str] | None = None  # web_fetch may reach only these (None: the caller typed the URL)
 
     def require_searcher(self) -> Searcher:
         if self.searcher is None:

@@ -179,6 +179,9 @@ class WebFetch(Tool):
     citation_policy = "web/HOST/PAGE.md:Lx-Ly of the rendered page; source = final URL"
 
     def run(self, args: UrlInput, ctx: ToolContext) -> list[Evidence]:
+        if ctx.allowed_urls is not None and args.url not in ctx.allowed_urls:
+            # a URL that only retrieved text (or the model) names must not spend the caller's egress
+            raise ToolDenied("web_fetch: only a URL the question itself contains may be fetched")
         page = _call(lambda: _connectors(ctx).web().fetch(args.url))
         return text_evidence(page.render(), path=web_path(page.final_url), source=page.final_url, tool=self.name,
                              title=page.title)

@@ -46,9 +46,9 @@ def open_checked(record: FileRecord, max_bytes: int) -> list[str]:
     """Lines of a text file exactly as it was indexed: a file changed, swapped or re-pointed since is refused
     (its ACL was derived from what was indexed), as are huge and binary files."""
     real, root = os.path.realpath(record.source), os.path.realpath(record.root)
-    if real != record.real_path:  # (a symlink indexed into another root of the KB keeps its target)
-        if os.path.commonpath([real, root]) != root:
-            raise ToolDenied(f"read_file: {record.path} now resolves outside its indexed root")
+    # (a symlink indexed into another root of the KB keeps its recorded target)
+    if real != record.real_path and os.path.commonpath([real, root]) != root:
+        raise ToolDenied(f"read_file: {record.path} now resolves outside its indexed root")
     try:
         data = read_indexed_bytes(record, max_bytes)
     except StaleFile as exc:

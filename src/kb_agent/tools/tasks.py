@@ -80,7 +80,15 @@ class ToolRunner:
                 results[request.task_id] = self._result(request, "error", f"{type(exc).__name__}: {exc}")
             else:
                 results[request.task_id] = self._result(request, "ok", None, items, latency)
-        return [results[r.task_id] for r in requests]
+        ordered = [results[r.task_id] for r in requests]
+        if ctx.request is not None:  # one tool_call record per call, whoever made it (agent, tool mode, CLI, MCP)
+            for request, result in zip(requests, ordered, strict=True):
+                ctx.request.audit("tool_call", {
+                    "tool": request.tool, "args": request.input, "status": result.status, "error": result.error,
+                    "results": len(result.evidence), "user": ctx.user_id,
+                    "latency_ms": result.metrics.get("latency_ms")},
+                    task_id=result.task_id, parent_task_id=result.parent_task_id)
+        return ordered
 
     def run(self, request: TaskRequest, allowed: dict[str, Tool], ctx: ToolContext) -> TaskResult:
         return self.run_many([request], allowed, ctx)[0]
