@@ -1,5 +1,9 @@
 """A small REST client for connectors: auth from the vault at call time, retries with backoff that honour
-Retry-After, clear errors for 401/403/404/429, and a persistent TTL cache keyed by credential name."""
+Retry-After, clear errors for 401/403/404/429, and a persistent TTL cache keyed by credential name.
+
+It reaches only its configured host: redirects are followed by hand and each hop must stay on that host.
+Whatever a server sends back (error pages, payloads) is scrubbed of the credential in every form it was
+sent in, so a server that reflects `Authorization` cannot put the secret into a tool error or the audit."""
 
 from __future__ import annotations
 
@@ -76,6 +80,21 @@ def _error_detail(response: httpx.Response) -> str:
     return ""
 
 
+def _scrub(value, forms: list[str]):
+    """Every string inside `value` with each form of the credential replaced."""
+    if not forms:
+        return value
+    if isinstance(value, str):
+        for form in forms:
+            value = value.replace(form, "[REDACTED]")
+        return value
+    if isinstance(value, dict):
+        return {k: _scrub(v, forms) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, forms) for v in value]
+    return value
+
+
 class RestClient:
     def __init__(self, base_url: str, *, name: str, credential: str | None,
                  secret: Callable[[], Secret | None], cache: TTLCache | None = None, timeout_s: float = 20.0,
@@ -86,16 +105,21 @@ class RestClient:
         self.timeout_s, self.max_retries, self.max_wait_s = timeout_s, max_retries, max_wait_s
         self._transport = transport
 
-    def _headers(self) -> dict[str, str]:
+    def _headers(self) -> tuple[dict[str, str], list[str]]:
+        """Request headers, and every form of the credential they carry (to scrub from what comes back)."""
         headers = {"Accept": "application/json", "User-Agent": "kb-agent"}
+        forms: list[str] = []
         secret = self._secret()
         if secret is not None:
             value = secret.reveal()
             if ":" in value:  # user:token (Cloud e-mail + API token, or Server user + password)
-                headers["Authorization"] = "Basic " + base64.b64encode(value.encode()).decode()
+                encoded = base64.b64encode(value.encode()).decode()
+                headers["Authorization"] = "Basic " + encoded
+                forms += [encoded, encoded.rstrip("="), value, value.split(":", 1)[1]]
             else:  # a personal access token (Server / Data Center)
                 headers["Authorization"] = f"Bearer {value}"
-        return headers
+                forms.append(value)
+        return headers, sorted({f for f in forms if len(f) >= 4}, key=len, reverse=True)
 
     def get_json(self, path: str, params: dict | None = None, *, use_cache: bool = True):
         params = {k: v for k, v in (params or {}).items() if v is not None}
@@ -104,11 +128,12 @@ class RestClient:
             return hit
         url = f"{self.base_url}{path}"
         delay = 1.0
-        with httpx.Client(timeout=self.timeout_s, transport=self._transport, follow_redirects=True) as client:
+        headers, secret_forms = self._headers()
+        with httpx.Client(timeout=self.timeout_s, transport=self._transport, follow_redirects=False) as client:
             for attempt in range(self.max_retries + 1):
                 last = attempt >= self.max_retries
                 try:
-                    response = client.get(url, params=params, headers=self._headers())
+                    response = self._get(client, url, params, headers)
                 except httpx.TimeoutException:
                     if last:
                         raise ConnectorError(f"{self.name}: no answer within {self.timeout_s:.0f}s") from None
@@ -127,10 +152,25 @@ class RestClient:
                         continue
                 time.sleep(delay)
                 delay *= 2
-        return self._finish(response, key, url, use_cache)
+        return self._finish(response, key, url, use_cache, secret_forms)
 
-    def _finish(self, response: httpx.Response, key: str, url: str, use_cache: bool):
-        status, detail = response.status_code, _error_detail(response) if response.status_code >= 400 else ""
+    def _get(self, client: httpx.Client, url: str, params: dict, headers: dict, max_hops: int = 5) -> httpx.Response:
+        """GET that follows redirects only within the configured host (scheme, host and port)."""
+        origin = httpx.URL(self.base_url)
+        response = client.get(url, params=params, headers=headers)
+        for _ in range(max_hops):
+            if not response.is_redirect:
+                return response
+            target = response.url.join(response.headers.get("Location", ""))
+            if (target.scheme, target.host, target.port) != (origin.scheme, origin.host, origin.port):
+                raise ConnectorError(f"{self.name}: refused a redirect to {target.scheme}://{target.host} (only "
+                                     f"{origin.host} is configured)", 502)
+            response = client.get(target, headers=headers)
+        raise ConnectorError(f"{self.name}: more than {max_hops} redirects", 502)
+
+    def _finish(self, response: httpx.Response, key: str, url: str, use_cache: bool, secret_forms: list[str]):
+        status = response.status_code
+        detail = _scrub(_error_detail(response), secret_forms) if status >= 400 else ""
         suffix = f": {detail}" if detail else ""
         if status == 401:
             raise ConnectorError(f"{self.name}: 401 unauthorized - credential {self.credential!r} was rejected"
@@ -146,7 +186,7 @@ class RestClient:
         if status >= 400:
             raise ConnectorError(f"{self.name}: HTTP {status}{suffix}", status)
         try:
-            data = response.json()
+            data = _scrub(response.json(), secret_forms)
         except ValueError:
             raise ConnectorError(f"{self.name}: {url} did not return JSON") from None
         if use_cache and self._cache is not None:

@@ -1,13 +1,14 @@
 """web_fetch: one page as Markdown (main content only), with size and time limits and an SSRF guard.
 
-Private, loopback, link-local, multicast and reserved addresses are refused unless the host (or its
-network) is on the allow-list; every redirect hop is checked again."""
+Only globally routable addresses are reached unless the host (or its network) is on the allow-list
+(connectors/egress.py); the request goes to exactly the address that was checked, and every redirect
+hop is resolved and checked again."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import re
-import socket
 import time
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
@@ -16,14 +17,14 @@ import httpx
 from bs4 import BeautifulSoup
 from markdownify import markdownify
 
+from kb_agent.connectors.egress import FetchDenied, public_address
 from kb_agent.connectors.http import ConnectorError
 
 _NOISE = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "iframe", "svg", "button")
 _BLANKS = re.compile(r"\n{3,}")
 
 
-class FetchDenied(ConnectorError):
-    pass
+__all__ = ["FetchDenied", "WebFetcher", "WebPage", "html_to_markdown"]
 
 
 def html_to_markdown(html: str, base_url: str | None = None) -> str:
@@ -57,34 +58,30 @@ class WebFetcher:
         self.max_bytes, self.timeout_s, self.max_redirects = max_bytes, timeout_s, max_redirects
         self._transport = transport
 
-    def check(self, url: str) -> None:
+    def check(self, url: str) -> httpx.URL:
+        """The URL to request: `url` with its host replaced by the one address that was checked."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise FetchDenied(f"web_fetch: only http(s) URLs with a host are allowed, not {url[:80]!r}")
-        host = parts.hostname.lower()
-        if host in self.allow_hosts:
-            return
         try:
-            infos = socket.getaddrinfo(host, parts.port or (443 if parts.scheme == "https" else 80))
-        except socket.gaierror as exc:
-            raise ConnectorError(f"web_fetch: cannot resolve {host}") from exc
-        for info in infos:
-            address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
-            if any(address in net for net in self.allow_nets):
-                continue
-            if (address.is_private or address.is_loopback or address.is_link_local or address.is_multicast
-                    or address.is_reserved or address.is_unspecified):
-                raise FetchDenied(f"web_fetch: {host} resolves to a non-public address ({address}); "
-                                  "add it to KB_AGENT_WEB_ALLOWLIST to allow it")
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            raise FetchDenied(f"web_fetch: invalid port in {url[:80]!r}") from None
+        address = public_address(parts.hostname, port, allow_hosts=self.allow_hosts, allow_nets=self.allow_nets)
+        return httpx.URL(url).copy_with(host=address)
 
     def fetch(self, url: str) -> WebPage:
         deadline = time.monotonic() + self.timeout_s
         current = url
         with httpx.Client(timeout=self.timeout_s, transport=self._transport, follow_redirects=False) as client:
             for _ in range(self.max_redirects + 1):
-                self.check(current)
+                pinned = self.check(current)
+                host = httpx.URL(current)
+                request = client.build_request(
+                    "GET", pinned, headers={"User-Agent": "kb-agent", "Host": host.netloc.decode("ascii")},
+                    extensions={"sni_hostname": host.host})  # TLS is verified against the name, not the address
                 try:
-                    with client.stream("GET", current, headers={"User-Agent": "kb-agent"}) as response:
+                    with contextlib.closing(client.send(request, stream=True)) as response:
                         if response.is_redirect:
                             current = urljoin(current, response.headers.get("Location", ""))
                             continue
