@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -86,6 +86,8 @@ class Settings(BaseSettings):
 
     # Governance
     policy_file: Path | None = Field(default=None, description="YAML policy; none = single-user mode.")
+    audit_key: SecretStr | None = Field(default=None, description="Key of the audit log's HMAC chain; keep it "
+                                        "outside the data folder (default: a key file beside the log).")
     max_answer_seconds: float = Field(default=300.0, gt=0, description="Circuit breaker: answer with what was "
                                       "found once a question has run this long.")
 

@@ -87,7 +87,8 @@ class Engine:
         self.vault = Vault(self.settings.data_folder / "vault.json")
         self.connectors = Connectors(self.settings, self.vault)
         self._kbs: dict[str, KnowledgeBase] = {}
-        self.audit = AuditLog(self.settings.data_folder / "audit" / "audit.jsonl")
+        key = self.settings.audit_key.get_secret_value() if self.settings.audit_key else None
+        self.audit = AuditLog(self.settings.data_folder / "audit" / "audit.jsonl", key=key)
         install_log_masking()
         self.gate = Gate.open(self.settings.policy_file, self.settings.data_folder, self.audit)
 

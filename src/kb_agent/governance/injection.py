@@ -29,8 +29,8 @@ _PATTERNS: list[tuple[str, str]] = [
                    r"permission checks?)\b"),
     ("chat_markup", r"<\|im_start\|>|<\|system\|>|\[/?INST\]|<<SYS>>"),
     # instructions that would spend the reader's egress: fetch / send something to a URL
-    ("fetch_url", r"\b(?:assistant|ai|chatbot|agent|model|llm|bot)s?\b[,:]?[^.\n]{0,60}\b(?:fetch|retrieve|download|visit|"
-                  r"browse|load|curl|wget|send|post|upload)\b[^.\n]{0,80}https?://"
+    ("fetch_url", r"\b(?:assistant|ai|chatbot|agent|model|llm|bot)s?\b[,:]?[^.\n]{0,60}\b(?:fetch|retrieve|"
+                  r"download|visit|browse|load|curl|wget|send|post|upload)\b[^.\n]{0,80}https?://"
                   r"|(?:^|[.!?:]\s+)(?:please\s+|now\s+|first,?\s+)?(?:fetch|retrieve|download|browse|curl|wget|"
                   r"exfiltrate|send|post|upload)\b[^.\n]{0,60}https?://"),
     ("send_data_to_url", r"\b(?:send|post|upload|forward|exfiltrate|transmit|leak|report)\b[^.\n]{0,60}\b(?:contents?|"
@@ -41,8 +41,8 @@ _PATTERNS: list[tuple[str, str]] = [
     ("zh_role", r"(?:你现在是|从现在开始你|假装你是|扮演一个|角色扮演)"),
     ("zh_jailbreak", r"(?:越狱|开发者模式|无限制模式)"),
     ("zh_reveal", r"(?:泄露|透露|告诉我|发给我|说出).{0,12}(?:系统提示|提示词|密码|密钥|令牌|凭据|凭证|秘钥)"),
-    ("zh_fetch_url", r"(?:助手|模型|机器人|智能体|AI)[^。\n]{0,20}(?:访问|抓取|获取|下载|请求|调用|发送|上传)[^。\n]{0,40}"
-                     r"https?://|(?:请|立即|马上|现在)(?:抓取|下载|获取|调用|发送|上传)[^。\n]{0,30}https?://"),
+    ("zh_fetch_url", r"(?:助手|模型|机器人|智能体|AI)[^。\n]{0,20}(?:访问|抓取|获取|下载|请求|调用|发送|上传)"
+                     r"[^。\n]{0,40}https?://|(?:请|立即|马上|现在)(?:抓取|下载|获取|调用|发送|上传)[^。\n]{0,30}https?://"),
     ("zh_acl", r"(?:给我|授予我|为我|给你自己).{0,8}(?:管理员|最高|全部|所有)权限|(?:关闭|绕过|禁用).{0,6}"
                r"(?:权限|访问控制|安全)(?:检查|过滤|限制)"),
 ]

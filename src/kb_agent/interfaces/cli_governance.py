@@ -70,14 +70,18 @@ def acl_explain(
 
 @audit_app.command("verify")
 def audit_verify(as_json: JsonOpt = False) -> None:
-    """Check the hash chain: an edited, inserted, reordered or deleted record is reported (exit code 1)."""
+    """Check the signed chain: an edited, deleted, inserted or reordered record, a truncated tail, a re-signed or
+    deleted log are reported (exit code 1)."""
     report = _engine().verify_audit()
     if as_json:
-        print(json.dumps({"records": report.records, "ok": report.ok, "problems": report.problems}))
+        print(json.dumps({"records": report.records, "ok": report.ok, "problems": report.problems,
+                          "notes": report.notes}))
     else:
         out.print(f"{report.records} records: " + ("chain intact" if report.ok else "CHAIN BROKEN"), highlight=False)
         for problem in report.problems:
-            out.print(f"  {problem}", highlight=False)
+            out.print(f"  {problem}", highlight=False, markup=False)
+        for note in report.notes:
+            out.print(f"  note: {note}", highlight=False, markup=False)
     if not report.ok:
         raise typer.Exit(1)
 
