@@ -102,6 +102,14 @@ class Handler(BaseHTTPRequestHandler):
         return self._send(404, {"message": "No route"})
 
     def _issue(self, key, cloud):
+        if key == "REFLECT-1":  # a misbehaving proxy or error page that echoes the request headers
+            return self._send(400, {"errorMessages": [f"bad request, headers were: {dict(self.headers)}"]})
+        if key == "REFLECT-2":
+            return self._send(500, f"<html>Authorization: {self.headers.get('Authorization')}</html>".encode(),
+                              content_type="text/html")
+        if key == "REDIR-1":  # a redirect off the configured host
+            port = self.server.server_address[1]
+            return self._send(302, b"", {"Location": f"http://localhost:{port}/rest/api/2/issue/PROJ-1"})
         if key == "SECRET-1":
             return self._send(403, {"errorMessages": ["You do not have permission to see this issue."], "errors": {}})
         if key == "BUSY-1":

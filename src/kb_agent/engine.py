@@ -31,6 +31,7 @@ from kb_agent.ingest.indexer import Indexer, IndexReport, ProgressFn
 from kb_agent.llm.base import LLM, MeteredLLM
 from kb_agent.llm.embeddings import Embedder, get_embedder
 from kb_agent.llm.factory import LLMTiers, build_llms
+from kb_agent.retrieval.searcher import MODES as SEARCH_MODES
 from kb_agent.retrieval.searcher import Searcher
 from kb_agent.retrieval.types import Mode, SearchResponse
 from kb_agent.store.access import AccessFilter
@@ -38,6 +39,8 @@ from kb_agent.store.kb import KBNotFound, KnowledgeBase
 from kb_agent.tools.base import Tool, ToolContext
 from kb_agent.tools.registry import REQUIRES, default_tools
 from kb_agent.tools.tasks import TaskRequest, TaskResult, ToolRunner
+
+__all__ = ["SEARCH_MODES", "Engine", "KBStatus", "ToolServices"]
 
 
 @dataclass
@@ -96,6 +99,15 @@ class Engine:
         if self._llms is None:
             self._llms = build_llms(self.settings)
         return self._llms
+
+    @property
+    def single_user(self) -> bool:
+        """No policy file: the local owner may do everything."""
+        return self.gate.policy.single_user
+
+    def model_name(self) -> str:
+        tiers = self.llms()
+        return tiers.main.model if tiers.main is not None else "none (extractive answers)"
 
     def embedder(self) -> Embedder:
         if self._embedder is None:

@@ -72,7 +72,7 @@ def _user(engine, as_group: list[str] | None, as_user: str | None = None):
     the operating-system user as the policy defines them."""
     import getpass
 
-    if as_user is None and as_group is None and not engine.gate.policy.single_user:
+    if as_user is None and as_group is None and not engine.single_user:
         as_user = getpass.getuser()
     return engine.identify(as_user, groups=as_group)
 
@@ -243,7 +243,7 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Ranked passages with path:Lx-Ly citations."""
-    from kb_agent.retrieval.searcher import MODES
+    from kb_agent.engine import SEARCH_MODES as MODES
 
     if mode not in MODES:
         _fail(f"unknown --mode {mode!r}; choose one of {', '.join(MODES)}", 2)

@@ -55,8 +55,7 @@ class SettingsScreen(ModalScreen):
         self._kb, self._user, self._engine = kb, user, engine
 
     def compose(self) -> ComposeResult:
-        tiers = self._engine.llms()
-        model = tiers.main.model if tiers.main is not None else "none (extractive answers)"
+        model = self._engine.model_name()
         with VerticalScroll(id="settings"):
             yield Label("Settings")
             yield Static(f"user: {self._user.user_id}   model: {model}   knowledge bases: "
