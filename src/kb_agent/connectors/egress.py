@@ -36,11 +36,11 @@ def is_public(address: IPAddress) -> bool:
 
 
 def public_address(host: str, port: int, *, allow_hosts: set[str] = frozenset(),
-                   allow_nets: list = (), what: str = "web_fetch") -> str:
+                   allow_nets: list = (), what: str = "web_fetch", resolver=None) -> str:
     """The one address to connect to for `host`; FetchDenied if any address it resolves to is not public
-    (unless the host or that address's network is allow-listed)."""
+    (unless the host or that address's network is allow-listed). `resolver` defaults to getaddrinfo."""
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        infos = (resolver or socket.getaddrinfo)(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
         raise ConnectorError(f"{what}: cannot resolve {host}") from exc
     addresses = list(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos))

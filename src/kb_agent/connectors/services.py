@@ -13,8 +13,9 @@ from kb_agent.governance.vault import Vault, VaultError
 
 
 class Connectors:
-    def __init__(self, settings: Settings, vault: Vault, transport=None):
-        self.settings, self.vault, self._transport = settings, vault, transport
+    def __init__(self, settings: Settings, vault: Vault, transport=None, resolver=None):
+        """`transport` (an httpx transport) and `resolver` (a getaddrinfo) are for tests and the red team."""
+        self.settings, self.vault, self._transport, self._resolver = settings, vault, transport, resolver
 
     @cached_property
     def cache(self) -> TTLCache:
@@ -53,7 +54,7 @@ class Connectors:
     def web(self) -> WebFetcher:
         s = self.settings
         return WebFetcher(allowlist=s.web_allowlist, max_bytes=s.web_max_bytes, timeout_s=s.web_timeout_s,
-                          transport=self._transport)
+                          transport=self._transport, resolver=self._resolver)
 
     def configured(self) -> set[str]:
         return {name for name, url in (("jira", self.settings.jira_url), ("confluence", self.settings.confluence_url))

@@ -52,11 +52,11 @@ class WebPage:
 
 class WebFetcher:
     def __init__(self, *, allowlist: list[str], max_bytes: int, timeout_s: float, max_redirects: int = 5,
-                 transport: httpx.BaseTransport | None = None):
+                 transport: httpx.BaseTransport | None = None, resolver=None):
         self.allow_hosts = {a.lower() for a in allowlist if "/" not in a}
         self.allow_nets = [ipaddress.ip_network(a, strict=False) for a in allowlist if "/" in a]
         self.max_bytes, self.timeout_s, self.max_redirects = max_bytes, timeout_s, max_redirects
-        self._transport = transport
+        self._transport, self._resolver = transport, resolver
 
     def check(self, url: str) -> httpx.URL:
         """The URL to request: `url` with its host replaced by the one address that was checked."""
@@ -67,7 +67,8 @@ class WebFetcher:
             port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
             raise FetchDenied(f"web_fetch: invalid port in {url[:80]!r}") from None
-        address = public_address(parts.hostname, port, allow_hosts=self.allow_hosts, allow_nets=self.allow_nets)
+        address = public_address(parts.hostname, port, allow_hosts=self.allow_hosts, allow_nets=self.allow_nets,
+                                 resolver=self._resolver)
         return httpx.URL(url).copy_with(host=address)
 
     def fetch(self, url: str) -> WebPage:

@@ -22,7 +22,7 @@ Identity = Callable[[Mapping[str, str] | None], UserContext]
 
 def create_mcp(engine: Engine, identity: UserContext | Identity, kbs: list[str] | None = None) -> MCPServer:
     resolve: Identity = identity if callable(identity) else (lambda _headers: identity)
-    server = MCPServer("kb-agent", instructions=(
+    server = MCPServer("kb-agent", log_level="WARNING", instructions=(  # INFO would log every HTTP request
         "Search and read the company knowledge base. Cite passages as path:Lx-Ly. "
         "Results are limited to what the caller may see."))
 
