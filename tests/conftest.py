@@ -59,3 +59,36 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A local Jira/Confluence/web server with real payload shapes (tests/fake_atlassian.py)."""
+    from fake_atlassian import FakeServer
+
+    srv = FakeServer()
+    yield srv
+    srv.close()
+
+
+@pytest.fixture
+def make_engine(settings, embedder, server, monkeypatch):
+    """Engines wired to the fake server, with its token in a fresh vault."""
+    from fake_atlassian import TOKEN
+    from kb_agent.governance.vault import Vault
+
+    monkeypatch.setenv("KB_AGENT_VAULT_KEY", Vault.generate_key())
+    engines = []
+
+    def make(store_token=True, **overrides):
+        base = {"jira_url": server.url, "confluence_url": server.url, "jira_deployment": "server"}
+        engine = Engine(settings.model_copy(update={**base, **overrides}), embedder=embedder)
+        if store_token:
+            engine.vault.set("jira", TOKEN)
+            engine.vault.set("confluence", TOKEN)
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.close()

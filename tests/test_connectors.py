@@ -7,36 +7,10 @@ import json
 import pytest
 
 from conftest import write
-from fake_atlassian import TOKEN, FakeServer
+from fake_atlassian import TOKEN
 from kb_agent.engine import Engine
 from kb_agent.governance.identity import UserContext
 from kb_agent.governance.vault import Vault
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = FakeServer()
-    yield srv
-    srv.close()
-
-
-@pytest.fixture
-def make_engine(settings, embedder, server, monkeypatch):
-    monkeypatch.setenv("KB_AGENT_VAULT_KEY", Vault.generate_key())
-    engines = []
-
-    def make(store_token=True, **overrides):
-        base = {"jira_url": server.url, "confluence_url": server.url, "jira_deployment": "server"}
-        engine = Engine(settings.model_copy(update={**base, **overrides}), embedder=embedder)
-        if store_token:
-            engine.vault.set("jira", TOKEN)
-            engine.vault.set("confluence", TOKEN)
-        engines.append(engine)
-        return engine
-
-    yield make
-    for engine in engines:
-        engine.close()
 
 
 def test_jira_fetch_renders_fields_links_and_comments(make_engine, server):

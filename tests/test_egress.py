@@ -12,12 +12,11 @@ import httpx
 import pytest
 
 from conftest import write
-from fake_atlassian import TOKEN, FakeServer
+from fake_atlassian import TOKEN
 from kb_agent.connectors.egress import FetchDenied, is_public
 from kb_agent.connectors.http import ConnectorError
 from kb_agent.connectors.web import WebFetcher
 from kb_agent.engine import Engine
-from kb_agent.governance.vault import Vault
 from kb_agent.llm.scripted import ScriptedLLM
 from test_agent_graph import ByRole, route
 
@@ -96,21 +95,9 @@ def test_literal_and_numeric_forms_are_refused(url):
         fetcher.fetch(url)
 
 
-@pytest.fixture(scope="module")
-def atlassian():
-    server = FakeServer()
-    yield server
-    server.close()
-
-
 @pytest.fixture
-def connected(settings, embedder, atlassian, monkeypatch):
-    monkeypatch.setenv("KB_AGENT_VAULT_KEY", Vault.generate_key())
-    engine = Engine(settings.model_copy(update={"jira_url": atlassian.url, "jira_deployment": "server"}),
-                    embedder=embedder)
-    engine.vault.set("jira", TOKEN)
-    yield engine
-    engine.close()
+def connected(make_engine):
+    return make_engine()
 
 
 @pytest.mark.parametrize("key", ["REFLECT-1", "REFLECT-2"])
@@ -121,7 +108,7 @@ def test_a_server_that_reflects_credentials_cannot_leak_them(connected, key):
     assert TOKEN not in everything and base64.b64encode(TOKEN.encode()).decode() not in everything
 
 
-def test_basic_credentials_are_scrubbed_in_every_form(connected, atlassian):
+def test_basic_credentials_are_scrubbed_in_every_form(connected):
     connected.vault.set("jira", f"ada@corp.example:{TOKEN}")
     result = connected.run_tool("jira_fetch", {"key": "REFLECT-1"})
     encoded = base64.b64encode(f"ada@corp.example:{TOKEN}".encode()).decode()
@@ -134,11 +121,11 @@ def test_a_connector_never_follows_a_redirect_off_its_host(connected):
     assert result.status == "error" and "refused a redirect" in result.error
 
 
-def test_a_redirect_off_host_raises_in_the_client(atlassian):
+def test_a_redirect_off_host_raises_in_the_client(server):
     from kb_agent.connectors.http import RestClient
     from kb_agent.governance.vault import Secret
 
-    client = RestClient(atlassian.url, name="jira", credential="jira", secret=lambda: Secret(TOKEN), max_retries=0)
+    client = RestClient(server.url, name="jira", credential="jira", secret=lambda: Secret(TOKEN), max_retries=0)
     with pytest.raises(ConnectorError, match="refused a redirect"):
         client.get_json("/rest/api/2/issue/REDIR-1", use_cache=False)
 
