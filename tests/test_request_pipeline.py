@@ -284,3 +284,16 @@ def test_the_internal_search_path_is_not_an_entry_point(governed):
     """`access=` skips the gate: only evaluation and tests use it, never an interface (test_layers.py)."""
     hits = governed.search("zebracorn", access=AccessFilter.for_groups(["hr"]), mode="bm25").hits
     assert hits and not governed.audit.records("search")
+
+
+def test_a_denied_turn_does_not_end_a_chat_session(governed, monkeypatch):
+    monkeypatch.setenv("KB_AGENT_DATA_FOLDER", str(governed.settings.data_folder))
+    monkeypatch.setenv("KB_AGENT_POLICY_FILE", str(governed.settings.policy_file))
+    monkeypatch.setenv("KB_AGENT_LLM_PROVIDER", "none")
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(cli_app, ["chat", "--kb", "hr-secret", "--as", "bob"],
+                                    input="first question\nsecond question\n/quit\n")
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0 and result.output.count("may not use knowledge base") == 2

@@ -26,7 +26,9 @@ def explain(record: FileRecord, kb: str, decision: Decision) -> dict:
         verdict = "allow"
     else:
         verdict, why = "deny", f"none of the user's groups {decision.acl_groups} is in the ACL"
-    return {"path": record.path, "kb": kb, "acl": record.acl, "acl_source": _summary(sources),
+    summary = _summary(sources) if sources or not record.acl else \
+        "indexed before ACL sources were recorded: run `kb-agent index` on its root to see them"
+    return {"path": record.path, "kb": kb, "acl": record.acl, "acl_source": summary,
             "acl_sources": sources, "derivation": derived, "user": decision.user.user_id,
             "groups": decision.acl_groups, "rules": decision.rules, "decision": verdict, "reason": why}
 

@@ -22,6 +22,7 @@ from kb_agent.interfaces.cli import (
     err,
     eval_app,
     out,
+    report_failure,
 )
 
 models_app = GovernedTyper(no_args_is_help=True, help="The local generative model.")
@@ -102,11 +103,17 @@ def chat(kb: KbsOpt = None, as_group: GroupOpt = None, as_user: AsOpt = None) ->
             mode = "chat" if mode == "kb" else "kb"
             err.print(f"mode: {mode}")
             continue
-        if mode == "kb":
-            answer = _ask_once(engine, line, kb=kb, user=user, history=history, as_json=False)
-            reply = answer.answer if answer else ""
-        else:
-            reply = _chat_reply(engine, line, history, user)
+        try:  # a denial or a limit ends this turn, not the session
+            if mode == "kb":
+                answer = _ask_once(engine, line, kb=kb, user=user, history=history, as_json=False)
+                reply = answer.answer if answer else ""
+            else:
+                reply = _chat_reply(engine, line, history, user)
+        except typer.Exit:
+            continue
+        except Exception as exc:
+            report_failure(exc)
+            continue
         history += [{"role": "user", "content": line}, {"role": "assistant", "content": reply}]
 
 
