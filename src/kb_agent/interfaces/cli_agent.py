@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
 from kb_agent.interfaces.cli import (
@@ -40,7 +41,8 @@ def _ask_once(engine, question: str, *, kb, user, history, as_json: bool):
         elif kind == "tool" and not as_json:
             status = f"{event['count']} passages" if event["status"] == "ok" else event.get("error")
             args = json.dumps(event["args"], ensure_ascii=False)[:80]
-            err.print(f"[dim]   {event['name']}({args}) → {status}[/dim]", markup=False, highlight=False)
+            err.print(f"[dim]   {escape(event['name'])}({escape(args)}) → {escape(str(status))}[/dim]",
+                      highlight=False)  # escaped: a question or an error could hold [markup]
         elif kind == "token" and not as_json:
             streamed = True
             print(event["text"], end="", flush=True)
