@@ -59,7 +59,7 @@ SECRETS = ["4111 1111 1111 1111", "4111-1111-1111-1111", "4111.1111.1111.1111", 
            "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "abc\n" * 60 + "-----END RSA PRIVATE KEY-----"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(parts=st.lists(st.one_of(st.sampled_from(SECRETS), st.text("ab \n.,:", min_size=0, max_size=40)),
                       min_size=1, max_size=12),
        cuts=st.lists(st.integers(min_value=1, max_value=12), min_size=1, max_size=400))

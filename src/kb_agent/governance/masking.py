@@ -106,10 +106,13 @@ def mask_text(text: str, exempt: Iterable[str] = ()) -> tuple[str, dict[str, int
     return text, counts
 
 
+_DIGIT_RUN = re.compile(r"\d(?:[ .-]?\d){6,}")  # maximal: a card right after a key's trailing digits is one run
+
+
 def sensitive_spans(text: str) -> list[tuple[int, int]]:
     """Where something maskable may be (checksums not applied: a superset of what mask_text masks)."""
     spans: list[tuple[int, int]] = []
-    for pattern in (_PRIVATE_KEY, _JWT, _SECRETS, _ASSIGNED_SECRET, _EMAIL, _IBAN, _CN_ID, _CARD, _PHONE):
+    for pattern in (_PRIVATE_KEY, _JWT, _SECRETS, _ASSIGNED_SECRET, _EMAIL, _IBAN, _CN_ID, _CARD, _PHONE, _DIGIT_RUN):
         spans += [m.span() for m in pattern.finditer(text)]
     return spans
 
