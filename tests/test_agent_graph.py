@@ -58,7 +58,9 @@ def docs(tmp_path):
     write(root / "errors.md", "# Errors\nRaise HTTPException with status_code 404 when an item is missing.\n")
     write(root / "tasks.md", "# Background tasks\nBackgroundTasks run after the response is sent.\n")
     write(root / "changes.md", "# Changes\nLANG-1234 fixed StringUtils.split in release 3.4.\n")
-    write(root / "contact.md", "# Contact\nWrite to ops-team@example.com about request body limits.\n")
+    write(root / "contact.md", "# Contact\nWrite to ops-team@example.com or call +1 415-555-0132 about request "
+                               "body limits.\n")
+    write(root / "config.md", "# Configuration\nSet KB_AGENT_MAX_ITERATIONS to bound the retry loop.\n")
     return root
 
 
@@ -110,7 +112,7 @@ def test_simple_question_is_two_calls_and_skips_grading(settings, docs):
     ("where is KB_AGENT_MAX_ITERATIONS set", "constant_identifier"),
 ])
 def test_exact_rules_route_without_an_llm_call(settings, docs, question, rule):
-    script = ByRole(synth="It is covered here [1].")
+    script = ByRole(synth="It is covered here [1].")  # states nothing: the claim check falls back to evidence
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query(question)
     assert script.roles == ["synth"] and answer.llm_calls == 1
@@ -127,13 +129,14 @@ def test_ticket_key_question_cites_the_ticket(settings, docs):
 def test_complex_first_pass_generate_is_four_calls(settings, docs):
     script = ByRole(route=route(complexity="complex", sub=["request body", "errors"]),
                     plan=json.dumps({"queries": ["request body model", "HTTPException 404"], "calls": []}),
-                    grade=fit_grades(0.9), synth="Use a model [1] and raise HTTPException [2].")
+                    grade=fit_grades(0.9), synth="Declare a Pydantic model [1]. Raise HTTPException with "
+                                                 "status_code 404 [2].")
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read a body and report a missing item?")
     assert script.roles == ["route", "plan", "grade", "synth"] and answer.llm_calls == 4
     assert answer.iterations == 1
     assert "request body model" in answer.planned_queries and answer.planner_fallback is None
-    assert len(answer.citations) == 2
+    assert {c.path for c in answer.citations} == {"docs/body.md", "docs/errors.md"}
 
 
 def test_refine_goes_back_to_plan_keeping_good_evidence(settings, docs):
@@ -237,38 +240,50 @@ def test_rule_auto_approve_few_context_is_audited(settings, docs):
     assert any(r["rule_name"] == "few_context" and r["trace_id"] == answer.trace_id for r in records)
 
 
-def test_citation_markers_are_checked_and_renumbered(settings, docs):
-    script = ByRole(route=route(), synth="First [3], bogus [42], again [3][1].\n\nReferences:\n[3] made up")
+def test_citations_are_bound_to_the_lines_that_state_each_sentence(settings, docs):
+    """Markers the model gives are only a hint: each sentence is cited to the source lines that state it
+    (re-cited when the model pointed elsewhere), a marker to no source and a made-up footer disappear, and
+    citations are numbered by first use."""
+    script = ByRole(route=route(), synth="Raise HTTPException with status_code 404 [3], see [42]. "
+                                         "Declare a Pydantic model [3][1].\n\nReferences:\n[3] made up")
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read the request body?")
     assert "[42]" not in answer.answer and "made up" not in answer.answer
-    assert answer.answer.startswith("First [1], bogus, again [1][2].")
     assert [c.n for c in answer.citations] == [1, 2]
+    assert answer.answer.startswith("Raise HTTPException with status_code 404, see [1]. Declare a Pydantic model [2].")
+    assert not answer.notices  # the model's own footer is dropped, not counted as removed claims
+    assert [c.path for c in answer.citations] == ["docs/errors.md", "docs/body.md"]
+    assert all(c.start_line == c.end_line == 2 for c in answer.citations)  # the line that states it
+    assert [c.supported for c in answer.claims] == [True, True]
 
 
-def test_uncited_model_answer_is_replaced_by_cited_evidence(settings, docs):
+def test_a_model_answer_no_source_states_is_replaced_by_cited_evidence(settings, docs):
     script = ByRole(route=route(), synth="You just use a model, trust me.")
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I declare a Pydantic model for the request body?")
     assert answer.citations and "[1]" in answer.answer and "trust me" not in answer.answer
-    assert any("no claim the sources support" in n for n in answer.notices)
+    assert any("not stated by the sources" in n for n in answer.notices)
+    assert answer.claims[0].supported is False and answer.claims[0].sentence == "You just use a model, trust me."
 
 
-def test_uncited_claims_are_aligned_to_sources_and_unsupported_ones_dropped(settings, docs):
+def test_sentences_no_source_states_are_removed(settings, docs):
     script = ByRole(route=route(), synth="Declare a Pydantic model to read a JSON request body. "
                                          "FastAPI also ships a built-in GraphQL server for it.")
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read the request body?")
     assert answer.answer.startswith("Declare a Pydantic model to read a JSON request body [1].")
     assert "GraphQL" not in answer.answer and answer.citations[0].path == "docs/body.md"
-    assert any("claim-evidence alignment (1 unsupported" in n for n in answer.notices)
+    assert any("1 sentence(s) of the model's answer were removed" in n for n in answer.notices)
+    assert [(c.supported, c.citation) for c in answer.claims] == [(True, "docs/body.md:L2-2"), (False, None)]
 
 
-def test_model_refusal_is_reported(settings, docs):
-    script = ByRole(route=route(), synth="The sources do not contain this information.")
+@pytest.mark.parametrize("reply", ["The sources do not contain this information.", "", "[1] [2]", "[1]."])
+def test_a_model_refusal_or_an_empty_answer_is_a_refusal(settings, docs, reply):
+    script = ByRole(route=route(), synth=reply)
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read the request body?")
     assert answer.refused and answer.citations == []
+    assert "closest passages found were" in answer.answer and "docs/body.md" in answer.answer
 
 
 def test_answer_is_masked(settings, docs):

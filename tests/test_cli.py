@@ -84,8 +84,9 @@ def test_ask_json_has_exactly_the_documented_keys(cli_env, monkeypatch):
     get_settings.cache_clear()
     runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed"])
     payload = _json(runner.invoke(app, ["ask", "How do I bound the retry loop?", "--kb", "docs", "--json"]))
-    assert set(payload) == {"answer", "citations", "refused", "route", "llm_calls", "iterations", "tokens",
-                            "fast_paths", "timings"}
+    assert set(payload) == {"answer", "citations", "claims", "refused", "route", "llm_calls", "iterations",
+                            "tokens", "fast_paths", "timings"}
+    assert payload["claims"] and all(c["supported"] and c["citation"] for c in payload["claims"])
     assert payload["citations"][0]["path"] == "docs/retry.md" and payload["llm_calls"] == 0
     denied = _json(runner.invoke(app, ["ask", "When is the retry bonus paid?", "--kb", "docs", "--json",
                                        "--as-group", "eng"]))

@@ -314,6 +314,11 @@ class Engine:
         req = self.gate.begin(user or UserContext.local_owner(), [], action="chat")
         return req.stream_in_thread(lambda emit: {"type": "final", "text": self._chat(req, message, history, emit)})
 
+    def _similarity(self, question: str, texts: list[str]) -> list[float]:
+        """Cosine similarity of a question to a few texts (the extractive answer's second opinion)."""
+        embedder = self.embedder()
+        return [float(x) for x in embedder.embed_passages(texts) @ embedder.embed_query(question)]
+
     def _chat(self, req: Request, message: str, history: list[dict] | None, on_event: EventFn | None) -> str:
         main = self.llms().main
         if main is None:
@@ -347,11 +352,12 @@ class Engine:
         strong = req.meter(MeteredLLM(tiers.strong)) \
             if tiers.strong is not None and tiers.strong is not tiers.main else None
         emit, flush = req.outbound.events(on_event)
+        tool_ctx = self.tool_context(req, names, allowed_urls=frozenset(URL_RE.findall(query)))
         ctx = AgentContext(
             settings=self.settings, tools=self.tools_for(req.user, agent=True, decision=req.decision),
-            tool_ctx=self.tool_context(req, names, allowed_urls=frozenset(URL_RE.findall(query))),
-            fast=fast, main=main, strong=strong, request=req, on_event=emit, runner=self._runner,
+            tool_ctx=tool_ctx, fast=fast, main=main, strong=strong, request=req, on_event=emit, runner=self._runner,
             trace_id=req.trace_id,
+            embed=self._similarity if any(len(kb.vectors.ids()) for kb in tool_ctx.kbs) else None,
         )
         state = {"query": query, "history": list(history or []), "iteration": 0, "strategy": 0, "evidence": []}
         if self.settings.mode == "tools" and main is not None:

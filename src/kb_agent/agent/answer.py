@@ -10,6 +10,9 @@ from kb_agent.governance.outbound import Outbound
 
 
 class Citation(BaseModel):
+    """`start_line`-`end_line`: the few lines that state the cited content; `context_*`: the passage they
+    were found in (what an "open in context" view shows)."""
+
     n: int
     source: str
     path: str
@@ -17,11 +20,23 @@ class Citation(BaseModel):
     end_line: int
     page: int | None = None
     snippet: str = ""
+    context_start_line: int | None = None
+    context_end_line: int | None = None
+
+
+class ClaimCheck(BaseModel):
+    """One sentence the answer model (or the extractive answerer) wrote, and whether the evidence states it.
+    Unsupported sentences are not in the answer."""
+
+    sentence: str
+    supported: bool
+    citation: str | None = None
 
 
 class Answer(BaseModel):
     answer: str
     citations: list[Citation] = Field(default_factory=list)
+    claims: list[ClaimCheck] = Field(default_factory=list, description="the claim check of every sentence")
     refused: bool = False
     route: dict = Field(default_factory=dict, description="query_type, complexity, decided_by")
     iterations: int = 0
@@ -36,8 +51,8 @@ class Answer(BaseModel):
     notices: list[str] = Field(default_factory=list)
     trace_id: str = ""
 
-    CLI_KEYS: ClassVar[tuple[str, ...]] = ("answer", "citations", "refused", "route", "llm_calls", "iterations", "tokens", "fast_paths",
-                "timings")
+    CLI_KEYS: ClassVar[tuple[str, ...]] = ("answer", "citations", "claims", "refused", "route", "llm_calls", "iterations",
+                                           "tokens", "fast_paths", "timings")
 
     def cli_dict(self) -> dict:
         return self.model_dump(include=set(self.CLI_KEYS))
@@ -47,6 +62,7 @@ class Answer(BaseModel):
         return self.model_copy(update={
             "answer": outbound.text(self.answer), "notices": outbound.value(self.notices),
             "citations": [c.model_copy(update={"snippet": outbound.text(c.snippet)}) for c in self.citations],
+            "claims": [c.model_copy(update={"sentence": outbound.text(c.sentence)}) for c in self.claims],
             "planned_queries": outbound.value(self.planned_queries), "tool_calls": outbound.value(self.tool_calls)})
 
 
@@ -60,7 +76,8 @@ def to_answer(final: dict, trace_id: str, llms: list, notice: str | None) -> Ans
     route = final.get("route", {})
     notices = ([notice] if notice else []) + list(dict.fromkeys(final.get("notices", [])))
     return Answer(
-        answer=final.get("answer", ""), citations=final.get("citations", []), refused=final.get("refused", False),
+        answer=final.get("answer", ""), citations=final.get("citations", []), claims=final.get("claims", []),
+        refused=final.get("refused", False),
         route={k: route.get(k) for k in ("query_type", "complexity", "decided_by")},
         iterations=final.get("iteration", 0), llm_calls=sum(u["calls"] for u in usage),
         tokens={"prompt": sum(u["prompt_tokens"] for u in usage),

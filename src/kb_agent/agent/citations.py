@@ -1,12 +1,15 @@
-"""Turn a model's [n] markers into checked, renumbered citations with a References footer."""
+"""Answers bound to their evidence: every sentence goes through the claim check (agent/claims.py) and is
+kept only with citations to the few lines that state it, numbered by first use, with a References footer.
+Also the refusal that says what was found instead, and the model-refusal phrases."""
 
 from __future__ import annotations
 
 import re
 
+from kb_agent.agent.claims import Claim, ClaimChecker, Sentence, split_sentences
+from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence
 
-_MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,，]\s*\d{1,3})*)\]")
 _FOOTER = re.compile(r"\n+(?:\*\*)?(?:references|sources|参考(?:资料|文献)?|来源)(?:\*\*)?\s*[:：]?\s*\n.*\Z",
                      re.I | re.S)
 REFUSAL_RE = re.compile(
@@ -14,30 +17,66 @@ REFUSAL_RE = re.compile(
     r"no (?:information|relevant)|not (?:mentioned|found|covered)|无法(?:回答|找到|确定)|没有(?:找到|相关|提到)|未(?:找到|提及)",
     re.I,
 )
+_END_PUNCT = ".!?。！？:：;；"
 
 
-def apply_citations(text: str, sources: list[Evidence]) -> tuple[str, list[dict]]:
-    """Keep markers that point at a source, renumber them 1..m by first use, append References."""
-    text = _FOOTER.sub("", text.strip())
-    renumber: dict[int, int] = {}
+class CheckedAnswer:
+    """Builds an answer sentence by sentence. `add` returns the text to show for a sentence ("" when the
+    sentence was removed), so the checked answer can be streamed as it is written."""
 
-    def repl(match: re.Match) -> str:
-        kept = []
-        for part in re.split(r"\s*[,，]\s*", match.group(1)):
-            n = int(part)
-            if 1 <= n <= len(sources):
-                renumber.setdefault(n, len(renumber) + 1)
-                kept.append(f"[{renumber[n]}]")
-        return "".join(dict.fromkeys(kept))  # a marker pointing to no source is removed
+    def __init__(self, sources: list[Evidence], question: str):
+        self.sources = sources
+        self.checker = ClaimChecker(sources, question)
+        self.claims: list[Claim] = []
+        self.citations: list[dict] = []
+        self._numbers: dict[tuple[int, int, int], int] = {}
+        self._parts: list[str] = []
 
-    body = _MARKER.sub(repl, text)
-    body = re.sub(r"[ \t]+([.,;:!?。，；：！？])", r"\1", body)
-    citations = []
-    for original, n in sorted(renumber.items(), key=lambda kv: kv[1]):
-        e = sources[original - 1]
-        citations.append({"n": n, "source": e.source, "path": e.path, "start_line": e.start_line,
-                          "end_line": e.end_line, "page": e.page, "snippet": " ".join(e.text.split())[:200]})
-    return body, citations
+    @property
+    def kept(self) -> int:
+        return sum(1 for c in self.claims if c.supported)
+
+    def add_text(self, text: str) -> str:
+        return "".join(self.add(s) for s in split_sentences(_FOOTER.sub("", text.strip())))
+
+    def add(self, sentence: Sentence) -> str:
+        claim = self.checker.check(sentence)
+        self.claims.append(claim)
+        if not claim.supported:
+            return ""
+        markers = "".join(f"[{self._number(span)}]" for span in claim.spans)
+        text = sentence.text
+        cut = len(text.rstrip(_END_PUNCT))
+        zh = has_cjk(text)
+        shown = f"{text[:cut]}{'' if zh else ' '}{markers}{text[cut:]}"
+        lead = sentence.lead if "\n" in sentence.lead else ("" if zh or not self._parts else " ")
+        self._parts.append(lead + shown)
+        return lead + shown
+
+    def _number(self, span: tuple[int, int, int]) -> int:
+        if span not in self._numbers:
+            index, start, end = span
+            e = self.sources[index]
+            self._numbers[span] = len(self._numbers) + 1
+            self.citations.append({
+                "n": self._numbers[span], "source": e.source, "path": e.path, "start_line": start, "end_line": end,
+                "page": e.page, "snippet": " ".join(_span_text(e, start, end).split())[:300],
+                "context_start_line": e.start_line, "context_end_line": e.end_line})
+        return self._numbers[span]
+
+    @property
+    def body(self) -> str:
+        return "".join(self._parts).strip()
+
+    def public_claims(self) -> list[dict]:
+        return [c.public() for c in self.claims]
+
+
+def _span_text(e: Evidence, start: int, end: int) -> str:
+    lines = e.text.split("\n")
+    if len(lines) != e.end_line - e.start_line + 1:  # a record: one cited line
+        return e.text
+    return "\n".join(lines[start - e.start_line : end - e.start_line + 1])
 
 
 def with_references(body: str, citations: list[dict]) -> str:
@@ -48,30 +87,11 @@ def with_references(body: str, citations: list[dict]) -> str:
     return body.rstrip() + "\n\nReferences:\n" + "\n".join(lines)
 
 
-_SENT_SPLIT = re.compile(r"(?<=[.!?。！？])\s+")
-
-
-def attribute_sentences(text: str, sources: list[Evidence], threshold: float = 0.6) -> tuple[str, int, int]:
-    """Claim-evidence alignment for answers without markers: each sentence gets the source that covers
-    most of its content terms (>= threshold); sentences no source supports are removed.
-    Returns (text with [n] markers, sentences kept, sentences removed)."""
-    from kb_agent.text.tokenize import tokenize
-
-    source_terms = [set(tokenize(e.text)) for e in sources]
-    kept, removed = [], 0
-    for sentence in _SENT_SPLIT.split(text.strip()):
-        terms = set(tokenize(sentence))
-        if not sentence.strip():
-            continue
-        if len(terms) < 3:  # connective fragments carry no claim of their own
-            kept.append(sentence)
-            continue
-        coverage = [len(terms & st) / len(terms) for st in source_terms]
-        best = max(range(len(sources)), key=lambda i: coverage[i]) if sources else -1
-        if best >= 0 and coverage[best] >= threshold:
-            end = len(sentence.rstrip()) - (1 if sentence.rstrip()[-1:] in ".!?。！？" else 0)
-            kept.append(f"{sentence[:end].rstrip()} [{best + 1}]{sentence.rstrip()[end:]}")
-        else:
-            removed += 1
-    claims = sum(1 for s in kept if _MARKER.search(s))
-    return " ".join(kept), claims, removed
+def refusal(zh: bool, sources: list[Evidence]) -> str:
+    """A refusal that says what was found instead (or that nothing was)."""
+    found = [f"{e.title or e.path} ({e.citation})" for e in sources[:3]]
+    if zh:
+        head = "知识库中没有找到这个问题的答案。"
+        return head + (f"找到的最接近的内容是：{'；'.join(found)}。" if found else "")
+    head = "I could not find an answer to this in the knowledge base."
+    return head + (f" The closest passages found were: {'; '.join(found)}." if found else "")

@@ -31,6 +31,7 @@ class AgentContext:
     trace_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     runner: ToolRunner = field(default_factory=ToolRunner)
     started: float = field(default_factory=time.perf_counter)
+    embed: Callable[[str, list[str]], list[float]] | None = None  # question vs texts similarity (extractive)
 
     @property
     def outbound(self) -> Outbound:

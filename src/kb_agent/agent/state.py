@@ -51,6 +51,7 @@ class AgentState(TypedDict, total=False):
     iteration: int
     answer: str
     citations: list[dict]
+    claims: list[dict]  # {sentence, supported, citation}: the claim check of every sentence written
     refused: bool
     fast_paths: Annotated[list[dict], operator.add]
     timings: Annotated[list[tuple[str, float]], operator.add]

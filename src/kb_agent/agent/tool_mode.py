@@ -10,11 +10,11 @@ import time
 
 from pydantic import BaseModel, Field
 
-from kb_agent.agent.citations import REFUSAL_RE, apply_citations, with_references
+from kb_agent.agent.citations import CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.masking import masking
-from kb_agent.agent.synthesize import REFUSAL
 from kb_agent.llm.base import LLMError, extract_json
+from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence, ToolArgsError
 from kb_agent.tools.tasks import TaskRequest
 
@@ -97,14 +97,15 @@ def run_tool_mode(state: dict, ctx: AgentContext) -> dict:
     sources = list(evidence.values())
     position = {e.id: n for n, e in enumerate(sources, start=1)}
     text = _REF.sub(lambda m: f"[{position[int(m.group(1))]}]" if int(m.group(1)) in position else "", answer_text)
-    body, citations = apply_citations(text, sources) if text else ("", [])
-    refused = not citations
+    checked = CheckedAnswer(sources, query)  # the same claim check as graph mode
+    body = checked.add_text(text) if text else ""
+    refused = not checked.kept
     if refused:
-        body = text.strip() if text and REFUSAL_RE.search(text) else REFUSAL
-    for piece in (body,):
-        ctx.emit({"type": "token", "text": piece})
+        body = refusal(has_cjk(query), sources)
+    ctx.emit({"type": "token", "text": body})
     final = {
-        **state, "answer": with_references(body, citations), "citations": citations, "refused": refused,
+        **state, "answer": with_references(body, checked.citations) if not refused else body,
+        "citations": checked.citations if not refused else [], "claims": checked.public_claims(), "refused": refused,
         "route": {"query_type": "tools_mode", "complexity": "tools", "decided_by": "tools_mode"},
         "evidence": sources, "tool_history": history, "iteration": len(history),
         "timings": [*timed("tool_mode", started)], "fast_paths": [], "notices": [],

@@ -1,0 +1,274 @@
+"""The claim check: every sentence of an answer must be stated by the lines it cites.
+
+A sentence's *checkable content* - numbers, identifiers and code names, quoted strings, named entities -
+that the question did not already contain must appear (normalised for case, width and punctuation) within
+a few consecutive lines of one evidence item; that smallest window is the citation. Its other content
+words must mostly appear in the same evidence item (the lexical-entailment floor). A sentence that fails
+against the sources it cites is re-cited to any evidence that holds its content; if none does, it is
+removed. Cross-lingual sentences (a Chinese answer over English lines) are held to their checkable items.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
+from kb_agent.tools.base import Evidence
+
+WINDOW_LINES = 5  # a citation points at no more lines than this
+TERM_FLOOR = 0.5  # share of a sentence's new content words its evidence item must contain
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*")
+_CODE = re.compile(r"`([^`\n]{1,80})`")
+_QUOTED = re.compile(r"[\"“「『]([^\"”」』\n]{2,60})[\"”」』]")
+_IDENT = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*(?:[._:/-][A-Za-z0-9_]+)+|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
+                    r"|[A-Za-z]+\d+\w*)\b|(?<![\w/])/[a-z][\w/.-]*")
+_WORD = re.compile(r"\b[A-Z][a-z]+\b")
+_MARKERS = re.compile(r"\s*\[(\d{1,3}(?:\s*[,，]\s*\d{1,3})*)\]")
+# words that start sentences or carry no claim of their own when capitalised
+_COMMON_CAPS = frozenset("""I A An The This That These Those It Its You Your Yes No Not In On At To For With By Of
+And Or But If When Then So As From Here There What Which Who How Why Where Also Use Using Set Sets Note
+Default Defaults Example For First Second Then Finally After Before Each Every Both Only Just Can May
+Must Should Will Would Could Some Any All Most More Less One Two Three""".split())
+_DEFAULT_CLAIM = re.compile(r"(default(?:s| value)?(?: is| to| of [\w.]+ is)?|默认(?:值)?(?:是|为)?)\s*:?\s*"
+                            r"([\w.\[\]'\"-]+)")
+_DEFAULT_STATED = re.compile(r"defaults? (?:to|is|value is)\s*:?\s*([\w.\[\]'\"-]+)|默认(?:值)?(?:是|为)\s*([\w.\[\]'\"-]+)")
+_ABBREVIATIONS = frozenset("e.g i.e etc vs mr mrs ms dr st no fig eq approx cf al inc ltd jr sr".split())
+_GENERIC_TERMS = frozenset([*tokenize(" ".join(QUESTION_WORDS)), "default", "use", "set", "valu", "paramet", "can",
+                            "need", "mean"])
+
+
+def normalise(text: str) -> str:
+    """NFKC (full width -> half width), case-folded, markdown emphasis and punctuation runs folded."""
+    text = unicodedata.normalize("NFKC", text).casefold().replace("`", "")
+    text = re.sub(r"\*{1,3}|(?<!\w)_{1,2}(?=\w)|(?<=\w)_{1,2}(?!\w)", "", text)  # emphasis, not snake_case
+    return re.sub(r"\s+", " ", text)
+
+
+def _norm_number(value: str) -> str:
+    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", value)
+
+
+def checkable(sentence: str) -> set[str]:
+    """Numbers, code spans, identifiers, quoted strings and named entities of a sentence, normalised."""
+    items: set[str] = set()
+    items |= {_norm_number(m) for m in _NUMBER.findall(sentence)}
+    items |= {normalise(m).strip() for m in _CODE.findall(sentence) if len(m.strip()) >= 2}
+    items |= {normalise(m).strip() for m in _QUOTED.findall(sentence)}
+    items |= {normalise(m) for m in _IDENT.findall(sentence) if len(m) >= 2}
+    bare = _CODE.sub(" ", sentence)
+    for match in _WORD.finditer(bare):  # a capitalised word inside a sentence names something
+        word = match.group(0)
+        start = match.start()
+        before = bare[:start].rstrip()
+        if word in _COMMON_CAPS or not before or before[-1] in ".!?:;。！？：" or has_cjk(word):
+            continue
+        items.add(normalise(word))
+    return {i for i in items if i and not i.isspace()}
+
+
+def content_terms(text: str) -> set[str]:
+    return {t for t in tokenize(text) if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and t not in _GENERIC_TERMS
+            and len(t) > 1}
+
+
+@dataclass
+class Sentence:
+    text: str  # without markers
+    cited: list[int]  # 1-based source numbers the model gave
+    lead: str = ""  # the spacing before it (a newline keeps list items on their lines)
+
+
+def sentence_ends(text: str) -> list[int]:
+    """Offsets just past each complete sentence (and the [n] markers that follow it). A sentence that ends
+    exactly at the end of `text` is not complete yet: a marker may still follow it."""
+    ends, i = [], 0
+    while i < len(text):
+        ch = text[i]
+        i += 1
+        if not (ch in "。！？!?\n" or (ch == "." and _ends_sentence(text[:i], text[i:]))):
+            continue
+        markers = _MARKERS.match(text, i)
+        if markers:
+            i = markers.end()
+        rest = text[i:].lstrip()
+        if not rest or re.fullmatch(r"\[[\d,，\s]*", rest):
+            break  # what follows (perhaps this sentence's marker) has not arrived yet
+        ends.append(i)
+    return ends
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Sentences (zh and en) with the [n] markers that follow them. Abbreviations (e.g., J.K.), decimals and
+    versions do not end a sentence; a marker after the full stop still belongs to its sentence."""
+    out: list[Sentence] = []
+    start = 0
+    for end in [*sentence_ends(text), len(text)]:
+        _push(out, text[start:end])
+        start = end
+    return out
+
+
+class SentenceStream:
+    """Feed streamed pieces; get complete sentences as soon as what follows them has arrived."""
+
+    def __init__(self):
+        self._buffer = ""
+
+    def feed(self, piece: str) -> list[Sentence]:
+        self._buffer += piece
+        ends = sentence_ends(self._buffer)
+        if not ends:
+            return []
+        done, self._buffer = self._buffer[: ends[-1]], self._buffer[ends[-1]:]
+        return split_sentences(done)
+
+    def close(self) -> list[Sentence]:
+        rest, self._buffer = self._buffer, ""
+        return split_sentences(rest)
+
+
+def _ends_sentence(buffer: str, rest: str) -> bool:
+    if rest[:1] and not rest[:1].isspace() and not rest.startswith("["):
+        return False  # 3.14, v1.2, example.com, e.g.x
+    word = re.search(r"([A-Za-z.]+)\.$", buffer)  # e.g. / J.K. / U.S. do not end a sentence
+    return not (word and (word.group(1).lower().rstrip(".") in _ABBREVIATIONS
+                          or re.fullmatch(r"(?:[A-Za-z]\.)*[A-Za-z]", word.group(1))))
+
+
+def _push(out: list[Sentence], raw: str) -> None:
+    cited = [int(n) for group in re.findall(r"\[(\d{1,3}(?:\s*[,，]\s*\d{1,3})*)\]", raw)
+             for n in re.split(r"\s*[,，]\s*", group)]
+    text = _MARKERS.sub("", raw)
+    stripped = text.strip()
+    if stripped:
+        out.append(Sentence(stripped, cited, text[: len(text) - len(text.lstrip())]))
+
+
+@dataclass
+class Claim:
+    sentence: str
+    supported: bool
+    spans: list[tuple[int, int, int]] = field(default_factory=list)  # (source index, start line, end line)
+    citations: list[str] = field(default_factory=list)  # path:Lx-Ly of each span
+
+    def public(self) -> dict:
+        return {"sentence": self.sentence, "supported": self.supported,
+                "citation": "; ".join(self.citations) if self.citations else None}
+
+
+@dataclass
+class _Lines:
+    numbers: list[int]
+    texts: list[str]  # normalised
+    whole: str  # normalised text of the item, its title and path
+    terms: set[str] = field(default_factory=set)
+    line_terms: list[set[str]] = field(default_factory=list)
+    zh: bool = False
+
+
+MAX_SPANS = 3  # one sentence may combine facts from at most this many narrow windows
+
+
+class ClaimChecker:
+    def __init__(self, sources: list[Evidence], question: str):
+        self.sources = sources
+        self.question_items = checkable(question) | {normalise(w) for w in re.findall(r"[\w.-]{3,}", question)}
+        self.question_terms = content_terms(question)
+        self._lines = [self._index(e) for e in sources]
+
+    @staticmethod
+    def _index(e: Evidence) -> _Lines:
+        raw = e.text.split("\n")
+        if len(raw) == e.end_line - e.start_line + 1:
+            numbers = list(range(e.start_line, e.end_line + 1))
+        else:  # a record: all of it is one cited line
+            numbers = [e.start_line] * len(raw)
+        whole = normalise(" ".join([e.title, e.path, *raw]))
+        return _Lines(numbers, [normalise(line) for line in raw], whole, content_terms(" ".join([e.title, e.text])),
+                      [content_terms(line) for line in raw], has_cjk(e.text))
+
+    def check(self, sentence: Sentence) -> Claim:
+        cited = [n - 1 for n in sentence.cited if 1 <= n <= len(self.sources)]
+        order = list(dict.fromkeys(cited + list(range(len(self.sources)))))
+        items = {i for i in checkable(sentence.text) if i not in self.question_items}
+        terms = content_terms(sentence.text) - self.question_terms
+        spans = self._cover(items, terms, sentence.text, order)
+        if spans and self._contradicts_a_default(sentence.text, [index for index, _, _ in spans]):
+            spans = []
+        if not spans:
+            return Claim(sentence.text, False)
+        citations = []
+        for index, start, end in spans:
+            e = self.sources[index]
+            citations.append(f"{e.path}{f'#page={e.page}' if e.page else ''}:L{start}-{end}")
+        return Claim(sentence.text, True, spans, citations)
+
+    def _cover(self, items: set[str], terms: set[str], sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
+        """Narrow windows (cited sources first) that together hold every item; the lexical floor on top."""
+        zh = has_cjk(sentence)
+        usable = [i for i in order if not (has_cjk(sentence) != self._lines[i].zh and not items)]
+        if not items and not terms:
+            return []  # nothing a source could be shown to state
+        chosen: list[tuple[int, int, int]] = []
+        remaining = set(items)
+        while remaining and len(chosen) < MAX_SPANS:
+            best = None
+            for rank, index in enumerate(usable):
+                for start, end, held, covered in self._windows(index, remaining, terms):
+                    key = (len(held), covered, -rank, -(end - start))
+                    if held and (best is None or key > best[0]):
+                        best = (key, (index, start, end), held)
+            if best is None:
+                return []
+            chosen.append(best[1])
+            remaining -= best[2]
+        if remaining:
+            return []
+        if not chosen:  # no checkable item: the window that states most of the sentence's new words
+            for index in usable:
+                if self._lines[index].zh != zh:
+                    continue  # cross-lingual sentences must carry a checkable item
+                windows = [(covered, -(end - start), start, end) for start, end, _, covered in
+                           self._windows(index, set(), terms) if covered]
+                if windows:
+                    _, _, start, end = max(windows)
+                    chosen = [(index, start, end)]
+                    break
+            if not chosen:
+                return []
+        involved = {index for index, _, _ in chosen}
+        same_language = [i for i in involved if self._lines[i].zh == zh]
+        if terms and same_language:
+            known = set().union(*(self._lines[i].terms for i in same_language))
+            if len(terms & known) / len(terms) < TERM_FLOOR:
+                return []
+        return chosen
+
+    def _contradicts_a_default(self, sentence: str, indexes: list[int]) -> bool:
+        """"X defaults to V" where a cited source states X's default as something else (the lines can hold
+        every word of a wrong claim: `allow_credentials ... True` appears in the docs, as a condition)."""
+        claimed = _DEFAULT_CLAIM.search(normalise(sentence))
+        if not claimed:
+            return False
+        value = claimed.group(2).strip(" .,'\"")
+        subjects = [i for i in checkable(sentence) if _IDENT.fullmatch(i) and i != value]
+        for index in indexes:
+            for line in self._lines[index].texts:
+                stated = _DEFAULT_STATED.search(line)
+                if stated and any(s in line for s in subjects) and stated.group(1).strip(" .,'\"") != value:
+                    return True
+        return False
+
+    def _windows(self, index: int, items: set[str], terms: set[str]):
+        """(start line, end line, items held, new terms covered) for every window of 1..WINDOW_LINES lines."""
+        lines = self._lines[index]
+        count = len(lines.texts)
+        for start in range(count):
+            for size in range(1, min(WINDOW_LINES, count - start) + 1):
+                text = " ".join(lines.texts[start : start + size])
+                held = {i for i in items if i in text}
+                covered = len(terms & set().union(*lines.line_terms[start : start + size])) if terms else 0
+                yield lines.numbers[start], lines.numbers[start + size - 1], held, covered
