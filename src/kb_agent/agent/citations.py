@@ -53,6 +53,18 @@ class CheckedAnswer:
         self._parts.append(lead + shown)
         return lead + shown
 
+    def add_file(self, index: int) -> str:
+        """A file-discovery answer line: the file's path and title, cited to its first lines. The index itself
+        states that the file exists and what it is called; no sentence needs checking."""
+        e = self.sources[index]
+        end = min(e.end_line, e.start_line + 1) if len(e.text.split("\n")) == e.end_line - e.start_line + 1 \
+            else e.start_line
+        sentence = f"`{e.path}`" + (f" — {e.title}" if e.title else "")
+        self.claims.append(Claim(sentence, True, [(index, e.start_line, end)], [f"{e.path}:L{e.start_line}-{end}"]))
+        shown = f"- {sentence} [{self._number((index, e.start_line, end))}]"
+        self._parts.append(("\n" if self._parts else "") + shown)
+        return ("\n" if len(self._parts) > 1 else "") + shown
+
     def _number(self, span: tuple[int, int, int]) -> int:
         if span not in self._numbers:
             index, start, end = span

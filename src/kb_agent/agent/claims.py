@@ -24,7 +24,7 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*")
 _CODE = re.compile(r"`([^`\n]{1,80})`")
 _QUOTED = re.compile(r"[\"“「『]([^\"”」』\n]{2,60})[\"”」』]")
 _IDENT = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*(?:[._:/-][A-Za-z0-9_]+)+|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
-                    r"|[A-Za-z]+\d+\w*)\b|(?<![\w/])/[a-z][\w/.-]*")
+                    r"|[A-Za-z]+\d+\w*)\b|(?<![\w/])/[a-z](?:[\w/.-]*[\w/])?")
 _WORD = re.compile(r"\b[A-Z][a-z]+\b")
 _MARKERS = re.compile(r"\s*\[(\d{1,3}(?:\s*[,，]\s*\d{1,3})*)\]")
 # words that start sentences or carry no claim of their own when capitalised
@@ -67,6 +67,15 @@ def checkable(sentence: str) -> set[str]:
             continue
         items.add(normalise(word))
     return {i for i in items if i and not i.isspace()}
+
+
+_VALUE = re.compile(r"^(?:\d[\d.,:/]*|true|false|none|null|/[\w/.-]+)$")
+
+
+def _is_value(item: str) -> bool:
+    """Numbers, booleans, URL paths and anything quoted or code-formatted (it contains a space or symbol) are
+    values: they must be on the cited lines. Plain names may be stated elsewhere in the same passage."""
+    return bool(_VALUE.match(item)) or not re.fullmatch(r"[\w-]+", item)
 
 
 def content_terms(text: str) -> set[str]:
@@ -207,7 +216,9 @@ class ClaimChecker:
         return Claim(sentence.text, True, spans, citations)
 
     def _cover(self, items: set[str], terms: set[str], sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
-        """Narrow windows (cited sources first) that together hold every item; the lexical floor on top."""
+        """Narrow windows (cited sources first) that together hold every item - a value (number, quoted string,
+        code span, boolean) inside the window, a name (identifier, entity) anywhere in the same evidence item -
+        and the lexical floor on top."""
         zh = has_cjk(sentence)
         usable = [i for i in order if not (has_cjk(sentence) != self._lines[i].zh and not items)]
         if not items and not terms:
@@ -218,7 +229,7 @@ class ClaimChecker:
             best = None
             for rank, index in enumerate(usable):
                 for start, end, held, covered in self._windows(index, remaining, terms):
-                    key = (len(held), covered, -rank, -(end - start))
+                    key = (len(held), -(end - start), covered, -rank)  # all it can hold, in the fewest lines
                     if held and (best is None or key > best[0]):
                         best = (key, (index, start, end), held)
             if best is None:
@@ -263,12 +274,16 @@ class ClaimChecker:
         return False
 
     def _windows(self, index: int, items: set[str], terms: set[str]):
-        """(start line, end line, items held, new terms covered) for every window of 1..WINDOW_LINES lines."""
+        """(start line, end line, items held, new terms covered) for every window of 1..WINDOW_LINES lines.
+        A window holds a value only if the value is in it; a name if the name is in its evidence item."""
         lines = self._lines[index]
         count = len(lines.texts)
+        names = {i for i in items if not _is_value(i) and i in lines.whole}
         for start in range(count):
             for size in range(1, min(WINDOW_LINES, count - start) + 1):
                 text = " ".join(lines.texts[start : start + size])
-                held = {i for i in items if i in text}
+                inside = {i for i in items if i in text}
                 covered = len(terms & set().union(*lines.line_terms[start : start + size])) if terms else 0
-                yield lines.numbers[start], lines.numbers[start + size - 1], held, covered
+                if not inside and not covered:
+                    continue  # a window must state something of the sentence itself
+                yield lines.numbers[start], lines.numbers[start + size - 1], inside | names, covered + len(inside)

@@ -22,6 +22,7 @@ COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an an
 _NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
 _ANCHOR = re.compile(r"\s*\{\s*#[^}]*\}")
+_BULLET = re.compile(r"^(?:[*+-]|\d{1,3}[.)])\s+")
 _MIN_CHARS, _MAX_UNIT_CHARS, _SHORT_TAIL = 15, 400, 45
 
 Embed = Callable[[str, list[str]], list[float]]  # (question, texts) -> cosine similarities
@@ -55,7 +56,7 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
             continue
         if not raw or raw.startswith("#") or _NOISE.match(raw) or _menu(raw):
             continue
-        cleaned = _ANCHOR.sub("", raw).strip(" >")
+        cleaned = _BULLET.sub("", _ANCHOR.sub("", raw).strip(" >"))
         pieces = [cleaned] if fenced or len(cleaned) <= 200 else [s.text for s in split_sentences(cleaned)]
         merged: list[str] = []
         for piece in pieces:  # "…responses. Defaults to `600`." stays one answer

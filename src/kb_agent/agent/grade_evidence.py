@@ -41,6 +41,7 @@ def grade_evidence(state: AgentState, config) -> dict:
     elif ctx.fast is None:
         update["grade"] = {"action": "GENERATE", "decided_by": "retrieval_scores", "scores": [], "avg": None}
     else:
+        ctx.emit({"type": "step", "label": "⚖️  Evaluating the evidence"})
         graded = evidence[:_MAX_GRADED]
         passages = "\n\n".join(f"[{i}] ({e.path}) {e.text[:_PASSAGE_CHARS]}" for i, e in enumerate(graded, start=1))
         messages = [{"role": "system", "content": PROMPT},

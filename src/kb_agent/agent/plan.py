@@ -4,6 +4,7 @@ LLM call that plans 1-3 retrieval queries and the tools to run them with (seed 0
 from __future__ import annotations
 
 import logging
+import re
 import time
 
 from pydantic import BaseModel, Field
@@ -59,6 +60,7 @@ def plan(state: AgentState, config) -> dict:
     decision = None
 
     if ctx.fast is not None and route.get("complexity") == "complex":
+        ctx.emit({"type": "step", "label": "🧠 Planning"})
         messages = _messages(ctx, state, refining, tried, max_queries)
         decision, from_model = ctx.fast.structured(messages, PlanDecision, fallback=PlanDecision(),
                                                    purpose="plan", max_tokens=300)
@@ -152,9 +154,7 @@ def _table_calls(ctx: AgentContext, route: dict, queries: list[str], question: s
     rule_exact = route.get("query_type") == "exact" and route.get("decided_by") not in ("llm", "fallback", None)
     if calls and ctx.settings.search_hops > 1 and route.get("query_type") != "file_discovery" and not rule_exact:
         calls[0]["args"]["hops"] = ctx.settings.search_hops
-    file_call = _file_call(ctx, route, queries[0] if queries else "")
-    if file_call:
-        calls.insert(0, file_call)
+    calls[:0] = _file_calls(ctx, route, question or (queries[0] if queries else ""))
     calls[:0] = _graph_calls(ctx, route, queries[0] if queries else "")
     if "web_fetch" in ctx.tools:  # a URL in the user's own question: read that page (live)
         calls[:0] = [{"name": "web_fetch", "args": {"url": url}} for url in URL_RE.findall(question)[:2]]
@@ -164,28 +164,29 @@ def _table_calls(ctx: AgentContext, route: dict, queries: list[str], question: s
     return calls
 
 
-_NOT_A_NAME = EN_STOPWORDS | QUESTION_WORDS | {"file", "files", "document", "documents", "doc", "docs", "named",
-                                               "called", "containing", "mention", "mentions", "文件", "文档", "查找", "寻找",
-                                               "找到", "列出", "哪些", "哪个", "关于", "有关", "包含"}
+_NOT_A_NAME = EN_STOPWORDS | QUESTION_WORDS | {
+    "file", "files", "document", "documents", "doc", "docs", "documentation", "page", "pages", "named", "called",
+    "containing", "mention", "mentions", "explain", "explains", "describe", "describes",
+    "cover", "covers", "introduce", "introduces", "me", "all", "文件", "文档", "页面", "查找", "寻找", "找到", "列出",
+    "哪些", "哪个", "哪一个", "关于", "有关", "包含", "介绍", "介绍了", "说明", "讲"}
 
 
-def _file_call(ctx: AgentContext, route: dict, question: str) -> dict | None:
-    """File discovery and file-path questions first look the file up by name (seed 001 D1)."""
+def _file_calls(ctx: AgentContext, route: dict, question: str) -> list[dict]:
+    """File discovery and file-path questions first look the file up by name (seed 001 D1): a path, or the two
+    longest words that could name a file (a word that names no file costs a refused lookup, nothing more)."""
     if "local_file_qa" not in ctx.tools:
-        return None
+        return []
     paths = [k for k in route.get("grep_keywords") or [] if "/" in k or "." in k.strip(".")]
     if paths:
-        pattern = paths[0]
+        patterns = paths[:1]
     elif route.get("query_type") == "file_discovery":
-        words = cut_chinese(question) if has_cjk(question) else question.replace("?", " ").split()
-        names = [w.strip("\"'`,.;:!?()") for w in words]
-        names = [w for w in names if w and w.lower() not in _NOT_A_NAME and w not in ZH_STOPWORDS]
-        if not names:
-            return None
-        pattern = max(names, key=len)
+        words = cut_chinese(question) if has_cjk(question) else re.split(r"[\s?？,，。.!！]+", question)
+        names = [w.strip("\"'`,.;:!?()？，。") for w in words]
+        names = [w for w in names if len(w) > 1 and w.lower() not in _NOT_A_NAME and w not in ZH_STOPWORDS]
+        patterns = sorted(dict.fromkeys(names), key=len, reverse=True)[:2]
     else:
-        return None
-    return {"name": "local_file_qa", "args": {"pattern": pattern[:300], "question": question[:1000]}}
+        return []
+    return [{"name": "local_file_qa", "args": {"pattern": p[:300], "question": question[:1000]}} for p in patterns]
 
 
 def _graph_calls(ctx: AgentContext, route: dict, question: str) -> list[dict]:

@@ -6,17 +6,29 @@ import re
 
 from kb_agent.agent.state import Route
 
-_CHITCHAT_EN = (
-    r"hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening|night)|thanks?(?: you)?(?: (?:so|very) much)?|"
-    r"thx|ty|cheers|bye|goodbye|see you|who are you|what are you|what can you do|how are you|nice to meet you|"
-    r"ok(?:ay)?|great|cool|awesome"
-)
-_CHITCHAT_ZH = r"你好|您好|嗨|哈喽|早上好|下午好|晚上好|晚安|谢谢|多谢|感谢|谢啦|再见|拜拜|你是谁|你能做什么|你好吗|好的|收到"
-_CHITCHAT_RE = re.compile(
-    rf"^\s*(?:(?:{_CHITCHAT_EN})(?:\s+(?:there|all|everyone|again|a lot|kb-agent|bot))?|(?:{_CHITCHAT_ZH})(?:你|您|啦|呀|啊)?)"
-    r"[\s!！.。,，?？~～:)]*$",
-    re.I,
-)
+_CHITCHAT_EN = re.compile(
+    r"(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|night|day)|"
+    r"thanks?(?: you)?(?: (?:so|very) much)?(?: for (?:your|the|all the) help| for everything)?|thx|ty|cheers|"
+    r"bye|goodbye|see you(?: later| soon)?|who are you|what are you|what can you do|what do you do|"
+    r"what can you help (?:me )?with|how are you(?: doing)?|how's it going|nice to meet you|"
+    r"ok(?:ay)?|great|cool|awesome|perfect|got it|that'?s (?:helpful|great)|you'?re (?:great|helpful|awesome))"
+    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today))*",
+    re.I)
+_CHITCHAT_ZH = re.compile(
+    r"(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|再见|拜拜|你是谁|您是谁|你能做什么|"
+    r"你可以做什么|你会做什么|你好吗|好的|收到|明白了|辛苦了|太好了|不错)(?:你|您)?(?:的帮助)?(?:啦|呀|啊|呢|吧)?")
+def is_chitchat(query: str) -> bool:
+    """Greetings, thanks, "who are you" and small talk (zh, en): every clause is one of those phrases."""
+    clauses = [c for c in re.split(r"[,.!?;~…，。！？；～\n]+", query) if c.strip()]
+    if not clauses or len(query) > 120:
+        return False
+    for clause in clauses:
+        text = re.sub(r"^[\s:()（）]+|[\s:()（）]+$", "", clause)
+        if not (_CHITCHAT_EN.fullmatch(text) or _CHITCHAT_ZH.fullmatch(text.replace(" ", ""))):
+            return False
+    return True
+
+
 TICKET_RE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,7}\b")
 URL_RE = re.compile(r"https?://\S+")
 _PATH_RE = re.compile(
@@ -24,22 +36,27 @@ _PATH_RE = re.compile(
     r"pdf|docx|xlsx|csv|html?|jsonl)\b",
     re.I,
 )
-_QUOTED_RE = re.compile(r"[`\"“”']([^`\"“”'\n]{2,80})[`\"“”']")
+# real quotes or backticks; a single quote only when it is not an apostrophe ("Bob's manager's", "can't")
+_QUOTED_RE = re.compile(r"`([^`\n]{2,80})`|[\"“]([^\"“”\n]{2,80})[\"”]|(?<![\w'])'([^'\n]{2,80})'(?![\w'])")
 _CONSTANT_RE = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+# asking *where* something is documented; "what kind of file ..." is a question about content
 _FILE_DISCOVERY_RE = re.compile(
-    r"\b(?:find|list|show|locate|which|what)\b.{0,30}\bfiles?\b|\bfiles? (?:named|called|about|containing)\b|"
-    r"(?:查找|寻找|找到|列出|哪些|哪个).{0,15}文件",
+    r"\b(?:find|list|show|locate|search for)\b(?: (?:me|all|the|a|any|every))*(?: [\w-]+){0,2} "
+    r"(?:files?|pages?|documents?|docs)\b"
+    r"|\bwhich(?: [\w-]+){0,2} (?:files?|pages?|documents?)\b"
+    r"|\b(?:files?|pages?|documents?) (?:named|called|about|containing|that (?:mention|explain|document|describe|cover))\b"
+    r"|(?:查找|寻找|找到|列出|哪些|哪个|哪一个)[^，。？?]{0,12}(?:文件|文档|页面)",
     re.I,
 )
 
 
 def route_by_rules(query: str) -> tuple[Route, str] | None:
     """(route, rule name) when a rule decides, else None."""
-    if _CHITCHAT_RE.match(query):
+    if is_chitchat(query):
         return Route(query_type="chitchat", complexity="chitchat"), "greeting_or_thanks"
     for rule, pattern in (("ticket_key", TICKET_RE), ("url", URL_RE), ("file_path", _PATH_RE),
                           ("quoted_identifier", _QUOTED_RE), ("constant_identifier", _CONSTANT_RE)):
-        found = pattern.findall(query)
+        found = [f if isinstance(f, str) else next((g for g in f if g), "") for f in pattern.findall(query)]
         if found:
             keywords = list(dict.fromkeys(f.strip() for f in found if f.strip()))[:10]
             return Route(query_type="exact", complexity="simple", grep_keywords=keywords,

@@ -86,6 +86,8 @@ def synthesize(state: AgentState, config) -> dict:
     sources = _select(state.get("evidence", []), ctx.settings.synth_max_sources)
     notices: list[str] = []
     checked = CheckedAnswer(sources, query)
+    if state.get("route", {}).get("query_type") == "file_discovery" and sources:
+        return _files(ctx, checked, sources, zh, started)
     if not sources or not covers(query, sources):
         if sources:
             notices.append("no passage holds the question's key terms: refused without asking the model")
@@ -157,6 +159,21 @@ def _refusal_or_empty(said: str | None) -> bool:
         return False  # the model failed: the evidence may still answer
     words = re.sub(r"[\W_]+", " ", re.sub(r"\[\d+(?:\s*[,，]\s*\d+)*\]", " ", said)).strip()
     return not words or bool(REFUSAL_RE.search(said))
+
+
+def _files(ctx: AgentContext, checked: CheckedAnswer, sources: list[Evidence], zh: bool, started: float) -> dict:
+    """Where something is documented: the files found by name first, then those the search found."""
+    by_name = [i for i, e in enumerate(sources) if e.tool == "local_file_qa"]
+    seen: set[str] = set()
+    ctx.emit({"type": "token", "text": "相关文件：\n" if zh else "Files:\n"})
+    for index in [*by_name, *(i for i in range(len(sources)) if i not in by_name)]:
+        if sources[index].path in seen or len(seen) >= 3:
+            continue
+        seen.add(sources[index].path)
+        ctx.emit({"type": "token", "text": checked.add_file(index)})
+    body = ("相关文件：\n" if zh else "Files:\n") + checked.body
+    return {"answer": with_references(body, checked.citations), "citations": checked.citations,
+            "claims": checked.public_claims(), "refused": False, "timings": timed("synthesize", started)}
 
 
 def _refused(ctx: AgentContext, checked: CheckedAnswer, zh: bool, sources: list[Evidence], notices: list[str],

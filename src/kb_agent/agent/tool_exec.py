@@ -17,6 +17,7 @@ def tool_exec(state: AgentState, config) -> dict:
                             tool=call["name"], input=call.get("args", {}),
                             auth_scope=list(getattr(ctx.tools.get(call["name"]), "auth_scope", ())))
                 for call in calls]
+    ctx.emit({"type": "step", "label": "🔍 Searching"})
     results = ctx.runner.run_many(requests, ctx.tools, ctx.tool_ctx)
 
     existing = list(state.get("evidence", []))

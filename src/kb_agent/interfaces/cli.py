@@ -96,13 +96,31 @@ def _engine():
 
 
 @app.callback()
-def _root(ctx: typer.Context) -> None:
+def _root(ctx: typer.Context, verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Show kb-agent's log lines (fallbacks, retries) on stderr.")] = False) -> None:
     """kb-agent: index a knowledge base, search it, ask it. Without a command: the TUI."""
+    _logging(verbose)
     if ctx.invoked_subcommand is None:
         from kb_agent.interfaces.tui import run_tui
 
         engine = _engine()
         run_tui(engine, _user(engine, None, None))
+
+
+def _logging(verbose: bool) -> None:
+    """Fallback notices reach the user as `note:` lines; the log lines behind them only with -v."""
+    import logging
+
+    logger = logging.getLogger("kb_agent")
+    for handler in list(logger.handlers):
+        if getattr(handler, "_kb_agent_cli", False):
+            logger.removeHandler(handler)
+    handler = logging.StreamHandler(sys.stderr) if verbose else logging.NullHandler()
+    handler._kb_agent_cli = True  # type: ignore[attr-defined]
+    if verbose:
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
 
 
 def _fail(message: str, code: int = 1) -> None:

@@ -29,15 +29,14 @@ from kb_agent.interfaces.cli import (
 models_app = GovernedTyper(no_args_is_help=True, help="The local generative model.")
 app.add_typer(models_app, name="models")
 
-STEP_LABELS = {"analyze_and_route": "🧠 Analyzing", "plan": "🧠 Planning", "tool_exec": "🔍 Searching",
-               "grade_evidence": "⚖️  Evaluating", "synthesize": "✨ Synthesizing"}
 def _ask_once(engine, question: str, *, kb, user, history, as_json: bool):
+    """Steps as they really run, the checked answer streamed once (sentence by sentence), then references."""
     answer = None
     streamed = False
     for event in engine.stream(question, kbs=kb, user=user, history=history):  # a denial raises here
         kind = event["type"]
-        if kind == "node_start" and not as_json and event["node"] in STEP_LABELS:
-            err.print(f"[dim]{STEP_LABELS[event['node']]}…[/dim]")
+        if kind == "step" and not as_json:
+            err.print(f"[dim]{escape(event['label'])}…[/dim]", highlight=False)
         elif kind == "tool" and not as_json:
             status = f"{event['count']} passages" if event["status"] == "ok" else event.get("error")
             args = json.dumps(event["args"], ensure_ascii=False)[:80]
@@ -56,13 +55,14 @@ def _ask_once(engine, question: str, *, kb, user, history, as_json: bool):
     if as_json:
         print(json.dumps(answer.cli_dict(), ensure_ascii=False))
         return answer
-    if streamed:
-        print()
-    # the streamed tokens are the raw model text; show the checked, masked answer with its references
-    out.rule(style="dim")
-    out.print(answer.answer, markup=False, highlight=False)
+    body, _, references = answer.answer.partition("\n\nReferences:\n")
+    if not streamed:
+        print(body, end="")
+    print()
+    if references:
+        out.print("\nReferences:\n" + references, markup=False, highlight=False)
     for notice in answer.notices:
-        err.print(f"[yellow]note:[/yellow] {notice}")
+        err.print(f"[yellow]note:[/yellow] {escape(notice)}", highlight=False)
     err.print(f"[dim]route={answer.route.get('query_type')}/{answer.route.get('complexity')} "
               f"llm_calls={answer.llm_calls} iterations={answer.iterations} "
               f"total={sum(answer.timings.values()) / 1000:.1f}s trace={answer.trace_id}[/dim]")
@@ -205,3 +205,31 @@ def eval_agent(
         return
     for key, value in result.items():
         out.print(f"{key}: {value}")
+
+
+@eval_app.command("answers")
+def eval_answers(
+    docs: Annotated[Path, typer.Option("--docs", help="Folder of documents the questions are about.")],
+    question_set: Annotated[Path, typer.Option("--set", help="Question set (JSONL: question, gold spans, "
+                                                               "must_contain, type, split).")],
+    split: Annotated[str | None, typer.Option("--split", help="Only this split (e.g. tune, holdout).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Append one JSON row per question to this file.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer quality: contains the gold, cites the gold lines, claims kept/removed, unanswerable refused,
+    chitchat without retrieval, LLM calls and seconds - overall, per type and per split."""
+    from kb_agent.config import get_settings
+    from kb_agent.evaluation.answers import evaluate_answers
+
+    result = evaluate_answers(docs, question_set, get_settings(), split=split, limit=limit, out=out,
+                              on_progress=lambda i, n, q: err.print(f"[dim]{i}/{n} {escape(q[:70])}[/dim]"))
+    if as_json:
+        print(json.dumps(result, ensure_ascii=False))
+        return
+    keys = ("questions", "contains_gold", "cites_gold", "unanswerable_refused", "chitchat_ok", "claims_kept",
+            "claims_removed", "llm_calls", "seconds_p50")
+    rows = [("all", result["all"]), *result["by_split"].items(), *result["by_type"].items()]
+    for name, block in rows:
+        out_line = "  ".join(f"{k}={block[k]}" for k in keys if block.get(k) is not None)
+        print(f"{name:<16} {out_line}")

@@ -16,8 +16,6 @@ from textual.widgets import Button, Footer, Header, Input, Label, Markdown, Stat
 from kb_agent.engine import Engine
 from kb_agent.governance.identity import UserContext
 
-STEP_LABELS = {"analyze_and_route": "🧠 Analyzing", "plan": "🧠 Planning", "tool_exec": "🔍 Searching",
-               "grade_evidence": "⚖️ Evaluating", "synthesize": "✨ Synthesizing"}
 HELP = """**Commands**
 - `/index PATH` — index a folder or file into the current knowledge base
 - `/file_search PATTERN` — find indexed files by name, glob or path fragment
@@ -160,8 +158,8 @@ class KBAgentApp(App):
         steps: list[str] = []
 
         def on_event(event: dict) -> None:
-            if event["type"] == "node_start" and event["node"] in STEP_LABELS:
-                steps.append(STEP_LABELS[event["node"]])
+            if event["type"] == "step":  # only the steps that really run
+                steps.append(event["label"])
                 self.call_from_thread(self.query_one("#steps", Static).update, " → ".join(steps))
 
         try:

@@ -16,6 +16,7 @@ from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, cut_chinese, ha
 
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*|[\u3400-\u9fff]+")
 _SKIP_EXT = (".pdf", ".docx", ".xlsx")  # their bytes are not their text
+_RECORD_EXT = (".jsonl", ".ndjson", ".csv", ".tsv")  # one record per line: a match is its record, no window
 _BATCH = 1000
 
 
@@ -143,6 +144,10 @@ def grep_search(
             file_lines = dict(enumerate(verified, start=1))
             found = [n for n in found if n in file_lines]
         hit_lines = set(found)
+        if source.lower().endswith(_RECORD_EXT):
+            for number in sorted(hit_lines):
+                passages.append(Passage(by_source[source], number, number, file_lines.get(number, "")))
+            continue
         for first, last in _windows(file_lines, found, context):
             # a long merged span becomes consecutive pieces; only pieces holding a match are kept
             for piece in range(first, last + 1, max_passage_lines):

@@ -1,0 +1,129 @@
+"""`kb-agent eval answers`: answer quality on a question set over a folder of documents.
+
+A set is JSONL, one question per line: {id, split, type, question, gold: [{path, start_line, end_line}],
+must_contain: [[alternative, ...], ...], answerable}. Paths in `gold` are relative to the indexed folder.
+Per question and in total (and per type and split):
+
+- contains gold: every must_contain group has an alternative in the answer (NFKC, case-insensitive);
+- citation on gold: a citation of a gold file overlaps a gold line span (file-discovery: cites the file);
+- claims: sentences the claim check kept / removed, and kept sentences whose citation does not hold them;
+- unanswerable refused, chitchat without retrieval or citations;
+- LLM calls and seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import tempfile
+import time
+import unicodedata
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+from kb_agent.config import Settings
+from kb_agent.evaluation.retrieval import DatasetError
+from kb_agent.llm.model_install import model_path
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def load_set(path: Path, split: str | None = None, limit: int | None = None) -> list[dict]:
+    try:
+        rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"cannot read question set {path}: {exc}") from exc
+    if split:
+        rows = [r for r in rows if r.get("split") == split]
+    return rows[: limit or None]
+
+
+def score(item: dict, answer, seconds: float) -> dict:
+    """One question's row: what the answer got right, by the set's gold."""
+    body = answer.answer.split("\n\nReferences:\n", 1)[0]
+    kind = item.get("type", "")
+    row = {"id": item["id"], "type": kind, "split": item.get("split"), "question": item["question"],
+           "answer": answer.answer, "refused": answer.refused, "llm_calls": answer.llm_calls,
+           "seconds": round(seconds, 2), "route": answer.route.get("complexity"),
+           "citations": [f"{c.path}:L{c.start_line}-{c.end_line}" for c in answer.citations],
+           "claims_kept": sum(1 for c in answer.claims if c.supported),
+           "claims_removed": sum(1 for c in answer.claims if not c.supported)}
+    if kind == "chitchat":
+        row["chitchat_ok"] = not answer.citations and not answer.tool_calls and not answer.refused
+    elif not item.get("answerable", True):
+        row["refused_ok"] = answer.refused
+    else:
+        groups = item.get("must_contain", [])
+        row["contains_gold"] = not answer.refused and all(any(_norm(a) in _norm(body) for a in g) for g in groups)
+        row["cites_gold"] = any(_cites(c, g, file_only=kind == "file_discovery")
+                                for c in answer.citations for g in item.get("gold", []))
+    return row
+
+
+def _cites(citation, gold: dict, *, file_only: bool) -> bool:
+    if not citation.path.endswith(gold["path"]):
+        return False
+    return file_only or (citation.start_line <= gold["end_line"] and gold["start_line"] <= citation.end_line)
+
+
+def summarise(rows: list[dict]) -> dict:
+    def rate(key: str, subset: list[dict]) -> float | None:
+        values = [r[key] for r in subset if key in r]
+        return round(sum(values) / len(values), 3) if values else None
+
+    def block(subset: list[dict]) -> dict:
+        return {"questions": len(subset), "contains_gold": rate("contains_gold", subset),
+                "cites_gold": rate("cites_gold", subset), "unanswerable_refused": rate("refused_ok", subset),
+                "chitchat_ok": rate("chitchat_ok", subset),
+                "claims_kept": sum(r["claims_kept"] for r in subset),
+                "claims_removed": sum(r["claims_removed"] for r in subset),
+                "llm_calls": round(statistics.mean(r["llm_calls"] for r in subset), 2) if subset else 0,
+                "seconds_p50": round(statistics.median(r["seconds"] for r in subset), 2) if subset else 0,
+                "seconds_mean": round(statistics.mean(r["seconds"] for r in subset), 2) if subset else 0}
+
+    by_type: dict[str, list[dict]] = defaultdict(list)
+    by_split: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_type[r["type"]].append(r)
+        by_split[r.get("split") or "all"].append(r)
+    return {"all": block(rows), "by_split": {k: block(v) for k, v in sorted(by_split.items())},
+            "by_type": {k: block(v) for k, v in sorted(by_type.items())}}
+
+
+def evaluate_answers(docs: Path, question_set: Path, settings: Settings, *, split: str | None = None,
+                     limit: int | None = None, out: Path | None = None, kb: str = "eval",
+                     on_progress: Callable[[int, int, str], None] | None = None, engine_factory=None) -> dict:
+    from kb_agent.engine import Engine
+
+    docs = Path(docs)
+    if not docs.is_dir():
+        raise DatasetError(f"{docs} is not a folder of documents")
+    items = load_set(question_set, split, limit)
+    workdir = Path(tempfile.mkdtemp(prefix="kb-agent-eval-answers-"))
+    local_model = settings.local_model_path or model_path(settings.models_folder)
+    eval_settings = settings.model_copy(update={
+        "data_folder": workdir, "local_model_path": local_model if local_model.is_file() else None})
+    engine = engine_factory(eval_settings) if engine_factory else Engine(eval_settings,
+                                                                         cache_folder=settings.cache_folder)
+    rows: list[dict] = []
+    try:
+        engine.index([docs], kb=kb)
+        engine.embed(kb)
+        for n, item in enumerate(items, start=1):
+            if on_progress:
+                on_progress(n, len(items), item["question"])
+            started = time.perf_counter()
+            answer = engine.answer_query(item["question"], kbs=[kb])
+            rows.append(score(item, answer, time.perf_counter() - started))
+            if out is not None:
+                with open(out, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(rows[-1], ensure_ascii=False) + "\n")
+    finally:
+        engine.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+    return {"set": str(question_set), "docs": str(docs), "split": split or "all",
+            "backend": engine.model_name(), **summarise(rows)}

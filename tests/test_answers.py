@@ -1,0 +1,230 @@
+"""Answers bound to their evidence: the claim check, line-narrow citations, honest extractive answers,
+chitchat and refusals by rule, and what a person sees in `kb-agent ask`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import HashEmbedder, write
+from kb_agent.agent.claims import ClaimChecker, checkable, split_sentences
+from kb_agent.agent.extractive import extractive_sentences
+from kb_agent.agent.rules import route_by_rules
+from kb_agent.agent.synthesize import render_sources
+from kb_agent.config import get_settings
+from kb_agent.engine import Engine
+from kb_agent.interfaces.cli import app
+from kb_agent.llm.scripted import ScriptedLLM
+from kb_agent.tools.base import Evidence
+from test_agent_graph import ByRole, route
+
+CORS = """# CORS
+## Use `CORSMiddleware`
+You can configure it in your **FastAPI** application using the `CORSMiddleware`.
+The following arguments are supported:
+* `allow_origins` - A list of origins that should be permitted to make cross-origin requests.
+* `allow_methods` - A list of HTTP methods that should be allowed for cross-origin requests. Defaults to `['GET']`.
+* `allow_credentials` - Indicate that cookies should be supported for cross-origin requests. Defaults to `False`.
+    None of `allow_origins` and `allow_headers` can be set to `['*']` if `allow_credentials` is set to `True`.
+* `expose_headers` - Indicate any response headers that should be made accessible to the browser. Defaults to `[]`.
+* `max_age` - Sets a maximum time in seconds for browsers to cache CORS responses. Defaults to `600`.
+"""
+ERRORS = "\n".join(["# Handling Errors", "There are many situations in which you need to notify an error."] +
+                   [f"Background paragraph {i} about clients, servers and errors in general." for i in range(30)] +
+                   ["When a request contains invalid data, FastAPI internally raises a `RequestValidationError`.",
+                    "It returns a JSON response with the details."]) + "\n"
+
+
+def _evidence(text: str, path: str, start: int = 1, title: str = "") -> Evidence:
+    lines = text.rstrip("\n").split("\n")
+    return Evidence(source=path, path=path, start_line=start, end_line=start + len(lines) - 1,
+                    text="\n".join(lines), title=title)
+
+
+# -- the claim check --------------------------------------------------------------------------------
+def test_sentences_split_in_zh_and_en_without_breaking_names_or_numbers():
+    parts = split_sentences("J.K. Simmons won in 2015 [1]. It cost 3.14 dollars. [2] 它的默认值是 600。[1] 下一句")
+    assert [(p.text, p.cited) for p in parts] == [
+        ("J.K. Simmons won in 2015.", [1]), ("It cost 3.14 dollars.", [2]), ("它的默认值是 600。", [1]),
+        ("下一句", [])]
+
+
+def test_checkable_content_is_numbers_identifiers_quotes_and_names():
+    items = checkable('The `max_age` of CORSMiddleware is 600 seconds, "cached" by Starlette at /redoc.')
+    assert {"max_age", "corsmiddleware", "600", "cached", "starlette", "/redoc"} <= items
+
+
+def test_a_correct_fact_cited_to_lines_that_do_not_state_it_is_recited_or_removed():
+    """The held-out case: '422' cited to a page without 422. With a source that states it, the sentence is
+    re-cited there; with none, it is removed."""
+    status = _evidence("# FastAPI status codes\nInvalid data is answered with status 422 Unprocessable Entity.\n",
+                       "status.md")
+    other = _evidence("# Additional status codes\nReturn a JSONResponse to set another status code.\n", "extra.md")
+    sentence = split_sentences("FastAPI returns 422 Unprocessable Entity [1].")[0]
+    recited = ClaimChecker([other, status], "Which status code for invalid request data?").check(sentence)
+    assert recited.supported and recited.citations == ["status.md:L2-2"]
+    assert not ClaimChecker([other], "Which status code for invalid request data?").check(sentence).supported
+
+
+@pytest.mark.parametrize("sentence", [
+    "max_age defaults to 1800 [1].",  # a number the lines do not state
+    "allow_credentials defaults to True [1].",  # every word is on a line, as a condition: the default is False
+    "FastAPI also ships a built-in GraphQL server [1].",
+    "The middleware was written by Guido van Rossum [1].",
+])
+def test_false_claims_whose_words_overlap_a_source_are_not_supported(sentence):
+    checker = ClaimChecker([_evidence(CORS, "cors.md", 50, "CORS")], "How do I configure CORS?")
+    assert not checker.check(split_sentences(sentence)[0]).supported
+
+
+def test_citations_are_line_narrow_and_keep_the_passage_as_context(settings, tmp_path):
+    write(tmp_path / "docs" / "errors.md", ERRORS)
+    script = ByRole(route=route(), synth="FastAPI raises a RequestValidationError [1].")
+    engine = Engine(settings.model_copy(update={"chunk_max_chars": 4000}), embedder=HashEmbedder(),
+                    llm=ScriptedLLM(script))
+    try:
+        engine.index([tmp_path / "docs"])
+        answer = engine.answer_query("What does FastAPI raise when a request contains invalid data?")
+    finally:
+        engine.close()
+    (citation,) = answer.citations
+    assert (citation.start_line, citation.end_line) == (33, 33)  # the line that states it, not L1-35
+    assert citation.context_start_line == 1 and citation.context_end_line >= 33
+    assert "RequestValidationError" in citation.snippet
+    assert [c.model_dump() for c in answer.claims] == [
+        {"sentence": "FastAPI raises a RequestValidationError.", "supported": True,
+         "citation": "docs/errors.md:L33-33"}]
+
+
+def test_the_claim_check_is_in_the_audit_trail(settings, tmp_path):
+    write(tmp_path / "docs" / "cors.md", CORS)
+    script = ByRole(route=route(), synth="max_age defaults to 600 [1]. It was added in release 9.9 [1].")
+    engine = Engine(settings, embedder=HashEmbedder(), llm=ScriptedLLM(script))
+    try:
+        engine.index([tmp_path / "docs"])
+        answer = engine.answer_query("What is the default max_age?")
+        record = engine.audit.records("answer", trace_id=answer.trace_id)[-1]
+    finally:
+        engine.close()
+    assert "9.9" not in answer.answer and "600 [1]" in answer.answer
+    assert record["claims"] == [{"sentence": "max_age defaults to 600.", "supported": True,
+                                 "citation": "docs/cors.md:L10-10"},
+                                {"sentence": "It was added in release 9.9.", "supported": False, "citation": None}]
+
+
+# -- extractive answers ------------------------------------------------------------------------------
+def test_extractive_answers_keep_the_clause_that_answers_and_skip_menus_and_duplicates():
+    menu = "[Home](/) [Tutorial](/tutorial) [CORS](/cors) [Advanced](/advanced)"
+    sources = [_evidence(menu + "\n" + CORS, "cors.md", 1, "CORS"), _evidence(CORS, "cors-copy.md", 1, "CORS")]
+    sentences = extractive_sentences("What does max_age default to in CORS?", sources)
+    texts = [s.text for s in sentences]
+    assert any("max_age" in t and "Defaults to `600`" in t for t in texts)
+    assert not any("[Home]" in t for t in texts)
+    assert len(texts) == len({t for t in texts})
+
+
+def test_without_a_model_the_answer_comes_from_the_evidence_it_holds(settings, tmp_path):
+    write(tmp_path / "docs" / "cors.md", CORS)
+    write(tmp_path / "docs" / "errors.md", ERRORS)
+    engine = Engine(settings.model_copy(update={"llm_provider": "none"}), embedder=HashEmbedder())
+    try:
+        engine.index([tmp_path / "docs"])
+        answer = engine.answer_query("Which exception does FastAPI raise for invalid request data?")
+    finally:
+        engine.close()
+    assert not answer.refused and "RequestValidationError" in answer.answer and answer.llm_calls == 0
+    assert answer.citations[0].start_line == answer.citations[0].end_line == 33
+    assert all(c.supported for c in answer.claims)
+
+
+def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
+    rows = [json.dumps({"_id": f"T-{i}", "title": f"t{i}", "text": f"ticket {i} " + ("zebracorn" if i == 7 else "")})
+            for i in range(40)]
+    write(tmp_path / "tix" / "t.jsonl", "\n".join(rows) + "\n")
+    engine.index([tmp_path / "tix"])
+    hits = engine.search("zebracorn", mode="grep").hits
+    assert [(h.start_line, h.end_line) for h in hits] == [(8, 8)] and hits[0].text.count("\n") == 0
+
+
+# -- routing by rule ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("question", ["Hello! Who are you?", "谢谢你的帮助！", "Good morning, what can you do?",
+                                      "你好，你是谁？", "thanks a lot!"])
+@pytest.mark.parametrize("with_model", [False, True])
+def test_chitchat_takes_no_retrieval_and_at_most_one_call(settings, tmp_path, question, with_model):
+    write(tmp_path / "docs" / "a.md", "# A\nWho are you? The docs answer questions about FastAPI.\n")
+    llm = ScriptedLLM(ByRole(chitchat="Hi! I answer questions about the documents.")) if with_model else None
+    engine = Engine(settings.model_copy(update={"llm_provider": "none"}), embedder=HashEmbedder(), llm=llm)
+    try:
+        engine.index([tmp_path / "docs"])
+        answer = engine.answer_query(question)
+    finally:
+        engine.close()
+    assert answer.route["complexity"] == "chitchat" and not answer.citations and not answer.tool_calls
+    assert answer.llm_calls == (1 if with_model else 0) and not answer.refused
+
+
+def test_an_unanswerable_question_is_refused_without_a_synthesis_call(settings, tmp_path):
+    write(tmp_path / "docs" / "cors.md", CORS)
+    script = ByRole(route=route())
+    engine = Engine(settings, embedder=HashEmbedder(), llm=ScriptedLLM(script))
+    try:
+        engine.index([tmp_path / "docs"])
+        engine.embed()  # dense search always finds something: it does not hold the question's terms
+        answer = engine.answer_query("How do I enable the built-in Kafka consumer scheduler?")
+    finally:
+        engine.close()
+    assert answer.refused and "synth" not in script.roles and answer.citations == []
+    assert "closest passages found were" in answer.answer
+
+
+@pytest.mark.parametrize(("question", "rule"), [
+    ("What is the phone of Bob's manager's assistant?", None), ("I can't set it, what now?", None),
+    ("What kind of file formats can UploadFile accept?", None), ("what does `status_code` do", "quoted_identifier"),
+    ('What does "root_path" mean?', "quoted_identifier"), ("Which documentation file explains CORS?", "file_discovery"),
+])
+def test_apostrophes_are_not_quotes_and_content_questions_are_not_file_searches(question, rule):
+    ruled = route_by_rules(question)
+    assert (ruled[1] if ruled else None) == rule
+
+
+# -- what the model sees and says ------------------------------------------------------------------
+def test_the_model_sees_numbered_lines_around_the_question_terms():
+    long = "\n".join([f"Filler line {i} about other topics entirely." for i in range(60)] +
+                     ["* `max_age` - cache time. Defaults to `600`."] + [f"Tail {i}." for i in range(20)])
+    rendered = render_sources([_evidence(long, "cors.md", 100)], 400, "What is the default max_age?")
+    assert "160| * `max_age` - cache time. Defaults to `600`." in rendered and "100| Filler line 0" not in rendered
+    assert len(rendered) < 700
+
+
+def test_a_chinese_question_asks_for_a_chinese_answer(settings, tmp_path):
+    write(tmp_path / "docs" / "cors.md", CORS)
+    script = ByRole(route=route(), synth="max_age 默认为 600 [1]。")
+    engine = Engine(settings, embedder=HashEmbedder(), llm=ScriptedLLM(script))
+    try:
+        engine.index([tmp_path / "docs"])
+        answer = engine.answer_query("max_age 的默认值是多少？")
+        prompt = engine.llms().main.prompts[-1][-1]["content"]
+    finally:
+        engine.close()
+    assert prompt.endswith("请用中文回答。") and answer.answer.startswith("max_age 默认为 600[1]。")
+
+
+def test_ask_streams_the_checked_answer_once_and_shows_only_real_steps(tmp_path, monkeypatch):
+    monkeypatch.setenv("KB_AGENT_DATA_FOLDER", str(tmp_path / "data"))
+    monkeypatch.setenv("KB_AGENT_LLM_PROVIDER", "none")
+    get_settings.cache_clear()
+    try:
+        write(tmp_path / "docs" / "cors.md", CORS)
+        runner = CliRunner()
+        runner.invoke(app, ["index", str(tmp_path / "docs"), "--no-embed"])
+        result = runner.invoke(app, ["ask", "What does max_age default to?"])
+        verbose = runner.invoke(app, ["-v", "ask", "What does max_age default to?"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert result.output.count("Defaults to `600`") == 1 and "References:" in result.output
+    assert "Planning" not in result.output and "Searching" in result.output
+    assert "WARNING" not in result.output and "kb_agent" not in result.output
+    assert verbose.exit_code == 0
