@@ -3,6 +3,7 @@ opens a governed request at the gate (decision, audit, budget, outbound filter) 
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -358,6 +359,7 @@ class Engine:
             tool_ctx=tool_ctx, fast=fast, main=main, strong=strong, request=req, on_event=emit, runner=self._runner,
             trace_id=req.trace_id,
             embed=self._similarity if any(len(kb.vectors.ids()) for kb in tool_ctx.kbs) else None,
+            term_weights=lambda terms: _term_weights(tool_ctx.kbs, terms),
         )
         state = {"query": query, "history": list(history or []), "iteration": 0, "strategy": 0, "evidence": []}
         if self.settings.mode == "tools" and main is not None:
@@ -382,6 +384,18 @@ def _question(text: str) -> str:
     if not text:
         raise ValueError("the question is empty")
     return text
+
+
+def _term_weights(kbs: list[KnowledgeBase], terms: set[str]) -> dict[str, float]:
+    """Inverse document frequency of each term over the knowledge bases' chunks (BM25's own statistics)."""
+    counts = dict.fromkeys(terms, 0)
+    total = 0
+    for kb in kbs:
+        frequencies, chunks = kb.lexical.doc_freqs(sorted(terms))
+        total += chunks
+        for term, n in frequencies.items():
+            counts[term] += n
+    return {t: math.log(1 + (total + 1) / (1 + n)) for t, n in counts.items()}
 
 
 def _live_pid(pid_file: Path) -> int | None:

@@ -35,6 +35,8 @@ Must Should Will Would Could Some Any All Most More Less One Two Three""".split(
 _DEFAULT_CLAIM = re.compile(r"(default(?:s| value)?(?: is| to| of [\w.]+ is)?|默认(?:值)?(?:是|为)?)\s*:?\s*"
                             r"([\w.\[\]'\"-]+)")
 _DEFAULT_STATED = re.compile(r"defaults? (?:to|is|value is)\s*:?\s*([\w.\[\]'\"-]+)|默认(?:值)?(?:是|为)\s*([\w.\[\]'\"-]+)")
+_END = ".!?。！？:：;；"
+_SUBJECT = re.compile(r"`([^`\s]{2,60})`|\b([A-Za-z]\w*_\w+|[A-Za-z]*[a-z][A-Z]\w*)\b")  # what a default is of
 _ABBREVIATIONS = frozenset("e.g i.e etc vs mr mrs ms dr st no fig eq approx cf al inc ltd jr sr".split())
 _GENERIC_TERMS = frozenset([*tokenize(" ".join(QUESTION_WORDS)), "default", "use", "set", "valu", "paramet", "can",
                             "need", "mean"])
@@ -204,7 +206,7 @@ class ClaimChecker:
         order = list(dict.fromkeys(cited + list(range(len(self.sources)))))
         items = {i for i in checkable(sentence.text) if i not in self.question_items}
         terms = content_terms(sentence.text) - self.question_terms
-        spans = self._cover(items, terms, sentence.text, order)
+        spans = self._quoted(sentence.text, order) or self._cover(items, terms, sentence.text, order)
         if spans and self._contradicts_a_default(sentence.text, [index for index, _, _ in spans]):
             spans = []
         if not spans:
@@ -258,18 +260,35 @@ class ClaimChecker:
                 return []
         return chosen
 
+    def _quoted(self, sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
+        """A sentence the sources state word for word is cited to the lines it was taken from."""
+        wanted = normalise(sentence).rstrip(_END).strip()
+        if len(wanted) < 20:
+            return []
+        for size in range(1, WINDOW_LINES + 1):  # the fewest lines first
+            for index in order:
+                lines = self._lines[index]
+                for start in range(len(lines.texts) - size + 1):
+                    if wanted in " ".join(lines.texts[start : start + size]):
+                        return [(index, lines.numbers[start], lines.numbers[start + size - 1])]
+        return []
+
     def _contradicts_a_default(self, sentence: str, indexes: list[int]) -> bool:
         """"X defaults to V" where a cited source states X's default as something else (the lines can hold
         every word of a wrong claim: `allow_credentials ... True` appears in the docs, as a condition)."""
         claimed = _DEFAULT_CLAIM.search(normalise(sentence))
-        if not claimed:
+        subject = _SUBJECT.search(sentence)
+        if not claimed or not subject:
             return False
         value = claimed.group(2).strip(" .,'\"")
-        subjects = [i for i in checkable(sentence) if _IDENT.fullmatch(i) and i != value]
+        name = normalise(subject.group(1) or subject.group(2))
         for index in indexes:
             for line in self._lines[index].texts:
                 stated = _DEFAULT_STATED.search(line)
-                if stated and any(s in line for s in subjects) and stated.group(1).strip(" .,'\"") != value:
+                at = line.find(name)
+                if not stated or at < 0 or at > stated.start():
+                    continue  # a default stated for something else on this line
+                if (stated.group(1) or stated.group(2)).strip(" .,'\"") != value:
                     return True
         return False
 

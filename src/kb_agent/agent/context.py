@@ -32,6 +32,7 @@ class AgentContext:
     runner: ToolRunner = field(default_factory=ToolRunner)
     started: float = field(default_factory=time.perf_counter)
     embed: Callable[[str, list[str]], list[float]] | None = None  # question vs texts similarity (extractive)
+    term_weights: Callable[[set[str]], dict[str, float]] | None = None  # how rare each term is in the KBs
 
     @property
     def outbound(self) -> Outbound:

@@ -13,14 +13,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kb_agent.agent.claims import Sentence, content_terms, split_sentences
+from kb_agent.agent.claims import Sentence, split_sentences
 from kb_agent.agent.rules import TICKET_RE
-from kb_agent.text.tokenize import has_cjk
+from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
 from kb_agent.tools.base import Evidence
 
 COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an answer
-_NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
+_NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a link's URL is not the line's content
 _ANCHOR = re.compile(r"\s*\{\s*#[^}]*\}")
 _BULLET = re.compile(r"^(?:[*+-]|\d{1,3}[.)])\s+")
 _MIN_CHARS, _MAX_UNIT_CHARS, _SHORT_TAIL = 15, 400, 45
@@ -38,15 +39,49 @@ class Unit:
     score: float = 0.0
 
 
+# words that shape a question without saying what it is about
+_FRAME = "mean means meaning purpose must need needs should would could might way ways used 意思 含义 用途 需要 应该"
+_QUESTION_TERMS = frozenset(tokenize(" ".join(QUESTION_WORDS) + " " + _FRAME))
+_ASKS_FOR_A_NAME = re.compile(r"\b(?:which|what)\b.{0,40}\b(?:class|package|parameter|argument|function|method|header|"
+                              r"exception|module|constant|setting|option|command|library|type|url|field|name)\b"
+                              r"|哪个(?:类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段)|什么(?:类|包|参数|命令)", re.I)
+# what kind of answer a question asks for, and what a quoted line must then contain
+_ANSWER_TYPES = [
+    (re.compile(r"\b(?:which|what) (?:\w+ )?version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本", re.I),
+     re.compile(r"\b\d+\.\d+(?:\.\d+)?\b")),
+    (re.compile(r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:number|size|length|value)\b"
+                r"|\bwhich port\b|多少|几个|几秒", re.I), re.compile(r"\d")),
+    (re.compile(r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path)\b|哪个地址|什么地址|哪个网址", re.I),
+     re.compile(r"https?://|(?<![\w])/[\w.-]+")),
+]
+_IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
+_CODE = re.compile(r"`[^`]+`|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b")
+
+
+def terms(text: str) -> set[str]:
+    return {t for t in tokenize(text) if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and len(t) > 1}
+
+
 def key_terms(question: str) -> set[str]:
-    return content_terms(question)
+    """The question's content words (what it asks about), without the words that only make it a question.
+    An identifier counts once: `max_age`, not also `max` and `age`."""
+    asked = terms(question) - _QUESTION_TERMS
+    parts: set[str] = set()
+    for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
+        analysed = tokenize(word)
+        parts |= set(analysed[1:]) - {analysed[0]} if analysed else set()
+    return asked - parts
+
+
+def _script_matches(term: str, zh: bool) -> bool:
+    return has_cjk(term) == zh
 
 
 def _units(source: int, evidence: Evidence) -> list[Unit]:
     lines = evidence.text.split("\n")
     if len(lines) != evidence.end_line - evidence.start_line + 1:  # a record: one statement
         text = " — ".join(line.strip() for line in lines if line.strip())[:_MAX_UNIT_CHARS]
-        return [Unit(text, source, 0, content_terms(text))]
+        return [Unit(text, source, 0, terms(text))]
     units: list[Unit] = []
     fenced = False
     for line in lines:
@@ -66,7 +101,7 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
                 merged.append(piece)
         for piece in merged:
             if len(piece) >= _MIN_CHARS:
-                units.append(Unit(piece[:_MAX_UNIT_CHARS], source, len(units), content_terms(piece)))
+                units.append(Unit(piece[:_MAX_UNIT_CHARS], source, len(units), terms(piece)))
     return units
 
 
@@ -76,24 +111,55 @@ def _menu(line: str) -> bool:
     return len(links) >= 2 and len(_LINK.sub("", line).split()) < 6
 
 
-def rank(question: str, sources: list[Evidence], embed: Embed | None = None) -> list[Unit]:
-    """Units holding at least COVERAGE of the question's key terms, best first."""
-    terms = key_terms(question)
-    if not terms:
+Weights = Callable[[set[str]], dict[str, float]]  # term -> weight (rarity in the knowledge base)
+
+
+def _weights(asked: set[str], units: list[Unit], weights: Weights | None) -> dict[str, float]:
+    """How much each key term counts: its rarity in the knowledge base (BM25's document frequencies), else
+    among the evidence units. "fastapi" in the FastAPI docs counts little, "worker" a lot."""
+    if weights is not None:
+        try:
+            return {t: max(0.0, w) for t, w in weights(asked).items()}
+        except Exception:  # statistics are a refinement; the evidence's own counts serve without them
+            pass
+    count = len(units) or 1
+    return {t: math.log(1 + count / (1 + sum(1 for u in units if t in u.terms))) for t in asked}
+
+
+def rank(question: str, sources: list[Evidence], embed: Embed | None = None,
+         weights: Weights | None = None) -> list[Unit]:
+    """Units holding at least COVERAGE of the question's key terms, weighted by rarity (terms only in the
+    unit's passage, title or path count half; the unit itself must hold a third), best first. A unit in the
+    other language than the question is judged on the terms it could share with it (identifiers, numbers)."""
+    asked = key_terms(question)
+    if not asked:
         return []
-    needed = max(1, math.ceil(COVERAGE * len(terms)))
     anchors = {key.upper() for key in TICKET_RE.findall(question)}  # a named ticket must be in what we quote
     zh = has_cjk(question)
+    wants_name = bool(_ASKS_FOR_A_NAME.search(question))
+    must_hold = [shape for asks, shape in _ANSWER_TYPES if asks.search(question)]
+    all_units = [(index, unit) for index, e in enumerate(sources) for unit in _units(index, e)]
+    weight = _weights(asked, [u for _, u in all_units], weights)
+    # a line speaks within its passage: the passage's words (and its page's title and path) count half
+    contexts = [terms(f"{e.title} {e.path} {e.text}") for e in sources]
     found: list[Unit] = []
-    for index, evidence in enumerate(sources):
-        context = content_terms(f"{evidence.title} {evidence.path}")  # a unit speaks within its page
-        for unit in _units(index, evidence):
-            held = len(terms & (unit.terms | context))
-            if held < needed or (anchors and not any(a in unit.text.upper() for a in anchors)):
-                continue
-            unit.coverage = held / len(terms)
-            unit.score = unit.coverage + (0.15 if has_cjk(unit.text) == zh else 0.0) - 0.03 * index
-            found.append(unit)
+    for index, unit in all_units:
+        unit_zh = has_cjk(unit.text)
+        comparable = {t for t in asked if unit_zh == zh or _script_matches(t, unit_zh)}
+        if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
+            continue
+        if any(not shape.search(_LINK_TARGET.sub("", unit.text)) for shape in must_hold):
+            continue  # asked for a version / a number / an address, and this line has none
+        total = sum(weight[t] for t in comparable) or 1.0
+        own = sum(weight[t] for t in comparable if t in unit.terms) / total
+        coverage = own + 0.5 * sum(weight[t] for t in comparable if t not in unit.terms and t in contexts[index]) / total
+        if coverage < COVERAGE or own < 1 / 3:
+            continue
+        unit.coverage = coverage
+        unit.score = coverage + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
+        if wants_name and _CODE.search(unit.text):
+            unit.score += 0.1  # "which parameter / class / header ...": the answer names it
+        found.append(unit)
     found.sort(key=lambda u: -u.score)
     if embed is not None and found:
         top = found[:12]
@@ -107,25 +173,36 @@ def rank(question: str, sources: list[Evidence], embed: Embed | None = None) -> 
     return found
 
 
-def covers(question: str, sources: list[Evidence]) -> bool:
-    """Does the evidence hold the question's key terms - half of them together, a third in one source? If
-    not, the question is refused without a model call (parts of a multi-part question may sit apart)."""
-    terms = key_terms(question)
-    if not terms:
+def covers(question: str, sources: list[Evidence], weights: Weights | None = None) -> bool:
+    """Does the evidence hold the question's key terms (weighted by rarity) - half of them together, a third
+    in one source? If not, the question is refused without a model call. Evidence in the other language is
+    judged on the terms it could share with the question."""
+    asked = key_terms(question)
+    if not asked:
         return bool(sources)
+    zh = has_cjk(question)
+    weight = _weights(asked, [Unit(e.text, 0, 0, terms(e.text)) for e in sources], weights)
+    total = sum(weight.values()) or 1.0
     union: set[str] = set()
-    best = 0
+    best = 0.0
     for e in sources:
-        held = terms & (content_terms(e.text) | content_terms(f"{e.title} {e.path}"))
+        e_zh = has_cjk(e.text)
+        comparable = {t for t in asked if e_zh == zh or _script_matches(t, e_zh)}
+        if not comparable:
+            continue
+        held = comparable & (terms(e.text) | terms(f"{e.title} {e.path}"))
         union |= held
-        best = max(best, len(held))
-    return len(union) >= math.ceil(COVERAGE * len(terms)) and best >= math.ceil(len(terms) / 3)
+        share = sum(weight[t] for t in held) / (sum(weight[t] for t in comparable) or 1.0)
+        best = max(best, share)
+        if e_zh != zh and held == comparable:  # cross-lingual: its comparable terms stand for the question
+            union |= asked
+    return sum(weight[t] for t in union) / total >= COVERAGE and best >= 1 / 3
 
 
 def extractive_sentences(question: str, sources: list[Evidence], embed: Embed | None = None,
-                         max_sentences: int = 3) -> list[Sentence]:
+                         max_sentences: int = 3, weights: Weights | None = None) -> list[Sentence]:
     """The best 1-3 units, without near-duplicates, each citing its source; [] when none covers the question."""
-    ranked = rank(question, sources, embed)
+    ranked = rank(question, sources, embed, weights)
     chosen: list[Unit] = []
     for unit in ranked:
         if len(chosen) >= max_sentences or (chosen and unit.score < 0.8 * chosen[0].score):

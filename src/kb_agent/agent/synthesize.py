@@ -88,7 +88,7 @@ def synthesize(state: AgentState, config) -> dict:
     checked = CheckedAnswer(sources, query)
     if state.get("route", {}).get("query_type") == "file_discovery" and sources:
         return _files(ctx, checked, sources, zh, started)
-    if not sources or not covers(query, sources):
+    if not sources or not covers(query, sources, ctx.term_weights):
         if sources:
             notices.append("no passage holds the question's key terms: refused without asking the model")
         return _refused(ctx, checked, zh, sources, notices, started)
@@ -117,7 +117,7 @@ def synthesize(state: AgentState, config) -> dict:
         model_claims = checked.claims
         checked = CheckedAnswer(sources, query)
         checked.claims = list(model_claims)
-        for sentence in extractive_sentences(query, sources, ctx.embed):
+        for sentence in extractive_sentences(query, sources, ctx.embed, weights=ctx.term_weights):
             if text := checked.add(sentence):
                 ctx.emit({"type": "token", "text": text})
     if not checked.kept:

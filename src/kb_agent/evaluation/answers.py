@@ -64,6 +64,14 @@ def score(item: dict, answer, seconds: float) -> dict:
     return row
 
 
+def _failed(item: dict) -> dict:
+    if item.get("type") == "chitchat":
+        return {"chitchat_ok": False}
+    if not item.get("answerable", True):
+        return {"refused_ok": False}
+    return {"contains_gold": False, "cites_gold": False}
+
+
 def _cites(citation, gold: dict, *, file_only: bool) -> bool:
     if not citation.path.endswith(gold["path"]):
         return False
@@ -79,6 +87,7 @@ def summarise(rows: list[dict]) -> dict:
         return {"questions": len(subset), "contains_gold": rate("contains_gold", subset),
                 "cites_gold": rate("cites_gold", subset), "unanswerable_refused": rate("refused_ok", subset),
                 "chitchat_ok": rate("chitchat_ok", subset),
+                "errors": sum(1 for r in subset if "error" in r),
                 "claims_kept": sum(r["claims_kept"] for r in subset),
                 "claims_removed": sum(r["claims_removed"] for r in subset),
                 "llm_calls": round(statistics.mean(r["llm_calls"] for r in subset), 2) if subset else 0,
@@ -117,8 +126,15 @@ def evaluate_answers(docs: Path, question_set: Path, settings: Settings, *, spli
             if on_progress:
                 on_progress(n, len(items), item["question"])
             started = time.perf_counter()
-            answer = engine.answer_query(item["question"], kbs=[kb])
-            rows.append(score(item, answer, time.perf_counter() - started))
+            try:
+                answer = engine.answer_query(item["question"], kbs=[kb])
+            except Exception as exc:  # one failing question is a row, not the end of the run
+                rows.append({"id": item["id"], "type": item.get("type", ""), "split": item.get("split"),
+                             "question": item["question"], "error": f"{type(exc).__name__}: {exc}"[:300],
+                             "seconds": round(time.perf_counter() - started, 2), "llm_calls": 0, "claims_kept": 0,
+                             "claims_removed": 0, **_failed(item)})
+            else:
+                rows.append(score(item, answer, time.perf_counter() - started))
             if out is not None:
                 with open(out, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps(rows[-1], ensure_ascii=False) + "\n")

@@ -228,7 +228,7 @@ def eval_answers(
         print(json.dumps(result, ensure_ascii=False))
         return
     keys = ("questions", "contains_gold", "cites_gold", "unanswerable_refused", "chitchat_ok", "claims_kept",
-            "claims_removed", "llm_calls", "seconds_p50")
+            "claims_removed", "errors", "llm_calls", "seconds_p50")
     rows = [("all", result["all"]), *result["by_split"].items(), *result["by_type"].items()]
     for name, block in rows:
         out_line = "  ".join(f"{k}={block[k]}" for k in keys if block.get(k) is not None)

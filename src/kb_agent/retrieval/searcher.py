@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from kb_agent.config import Settings
 from kb_agent.llm.embeddings import Embedder
+from kb_agent.retrieval.exact import RARE, identifiers, pattern
 from kb_agent.retrieval.fusion import rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
 from kb_agent.retrieval.hops import linked_hits, merge_hops
@@ -154,12 +155,28 @@ class Searcher:
 
         t = time.perf_counter()
         ranked = self._fuse(lists, single=mode != "hybrid")
-        hits = self._materialize(ranked, by_kb, grep_hits, access, k)
+        exact = self._rare_identifiers(query) if mode != "grep" else []
+        hits = self._materialize(ranked, by_kb, grep_hits, access, max(k * 5, 30) if exact else k)
+        if exact:  # passages that contain the query's rare identifiers literally come first
+            patterns = [pattern(i) for i in exact]
+            hits = sorted(hits, key=lambda h: -sum(1 for p in patterns if p.search(h.text)))[:k]
         timings["fuse_ms"] = (time.perf_counter() - t) * 1000
         timings["total_ms"] = (time.perf_counter() - started) * 1000
         return SearchResponse(
             query=query, mode=mode, hits=hits, dense_coverage=coverage, timings_ms=timings, notices=notices
         )
+
+    def _rare_identifiers(self, query: str) -> list[str]:
+        """Identifiers of the query that few chunks hold (by the rarest of their analysed terms)."""
+        rare = []
+        for identifier in identifiers(query):
+            holding = total = 0
+            for kb in self.kbs:
+                n, chunks = kb.lexical.rarest_term_chunks(identifier)
+                holding, total = holding + n, total + chunks
+            if total and holding / total <= RARE:
+                rare.append(identifier)
+        return rare
 
     def _two_hops(self, query: str, *, access: AccessFilter, mode: Mode, k: int, pool: int | None) -> SearchResponse:
         started = time.perf_counter()

@@ -84,6 +84,11 @@ class LexicalIndex:
         self.index.reload()
         return self.index.searcher().num_docs
 
+    def doc_freqs(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """(chunks holding each analysed term, all chunks)."""
+        searcher = self.index.searcher()
+        return {t: searcher.doc_freq("body", t) for t in terms}, searcher.num_docs
+
     def rarest_term_chunks(self, text: str) -> tuple[int, int]:
         """(chunks holding the text's rarest analyzed term, all chunks): how specific a phrase is."""
         searcher = self.index.searcher()

@@ -1,0 +1,35 @@
+"""Exact matches first: a query that is, or contains, an identifier (ticket key, snake_case, CamelCase,
+dotted or kebab names, constants, paths, quoted strings) ranks the passages that contain it literally above
+those that only resemble it - in every mode. Fusion alone lets a near-flat dense list bury the one BM25
+passage that holds `max_age`; `LANG-75` must beat "fixes 75 typos (LANG-85)".
+
+Only rare identifiers count (a product name in its own documentation is everywhere)."""
+
+from __future__ import annotations
+
+import re
+
+_IDENTIFIER = re.compile(
+    r"`([^`\n]{2,80})`|[\"“]([^\"”\n]{2,80})[\"”]"  # quoted
+    r"|\b([A-Z][A-Z0-9]{1,9}-\d{1,7})\b"  # ticket keys
+    r"|((?:[\w.-]+/)+[\w.-]+\.\w{1,5}|[\w-]+\.(?:md|py|json|ya?ml|toml|txt|rst|jsonl|csv))"  # paths and files
+    r"|\b([A-Za-z_][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+)\b"  # snake_case, dotted.names
+    r"|\b([a-z]+(?:-[a-z0-9]+)+)\b"  # kebab-case (python-multipart)
+    r"|\b([A-Za-z]*[a-z][A-Z][A-Za-z0-9]*)\b"  # CamelCase (CORSMiddleware, camelCase)
+    r"|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b"  # CONSTANT_NAMES
+    r"|(?<![\w.])(\d{3,})(?![\w.])"  # status codes, ports, error numbers (418, 8080)
+)
+RARE = 0.05  # an identifier in more than this share of chunks is not specific enough to reorder by
+
+
+def identifiers(query: str) -> list[str]:
+    found = [next(g for g in m.groups() if g) for m in _IDENTIFIER.finditer(query)]
+    return list(dict.fromkeys(f.strip() for f in found if f.strip()))[:6]
+
+
+def pattern(identifier: str) -> re.Pattern:
+    """Literal, case-insensitive, not inside a longer name: LANG-75 is not LANG-750, max_age not max_age_s.
+    A number may sit inside a name (418 in HTTP_418_IM_A_TEAPOT), not inside a longer number."""
+    if identifier.isdigit():
+        return re.compile(rf"(?<![0-9]){identifier}(?![0-9])")
+    return re.compile(rf"(?<![\w-]){re.escape(identifier)}(?![\w-])", re.I)
