@@ -40,7 +40,8 @@ class Unit:
 
 
 # words that shape a question without saying what it is about
-_FRAME = "mean means meaning purpose must need needs should would could might way ways used 意思 含义 用途 需要 应该"
+_FRAME = ("mean means meaning purpose must need needs should would could might way ways used go goes get gets make "
+          "happen happens work works put 意思 含义 用途 需要 应该")
 _QUESTION_TERMS = frozenset(tokenize(" ".join(QUESTION_WORDS) + " " + _FRAME))
 _ASKS_FOR_A_NAME = re.compile(r"\b(?:which|what)\b.{0,40}\b(?:class|package|parameter|argument|function|method|header|"
                               r"exception|module|constant|setting|option|command|library|type|url|field|name)\b"
