@@ -277,13 +277,23 @@ def test_sentences_no_source_states_are_removed(settings, docs):
     assert [(c.supported, c.citation) for c in answer.claims] == [(True, "docs/body.md:L2-2"), (False, None)]
 
 
-@pytest.mark.parametrize("reply", ["The sources do not contain this information.", "", "[1] [2]", "[1]."])
-def test_a_model_refusal_or_an_empty_answer_is_a_refusal(settings, docs, reply):
-    script = ByRole(route=route(), synth=reply)
+def test_a_model_refusal_is_a_refusal_that_says_what_was_found(settings, docs):
+    script = ByRole(route=route(), synth="The sources do not contain this information.")
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read the request body?")
     assert answer.refused and answer.citations == []
     assert "closest passages found were" in answer.answer and "docs/body.md" in answer.answer
+
+
+@pytest.mark.parametrize("reply", ["", "[1] [2]", "[1].", " [3] "])
+def test_an_answer_of_markers_only_is_never_shown_as_an_answer(settings, docs, reply):
+    """Nothing but markers states nothing: the evidence sentences are shown instead (or a refusal)."""
+    script = ByRole(route=route(), synth=reply)
+    engine, _ = make_engine(settings, docs, script)
+    answer = engine.answer_query("How do I read the request body?")
+    body = answer.answer.split("\n\nReferences:", 1)[0]
+    assert body.startswith("Declare a Pydantic model to read a JSON request body [1].")
+    assert any("held no statement" in n for n in answer.notices) and all(c.supported for c in answer.claims)
 
 
 def test_answer_is_masked(settings, docs):

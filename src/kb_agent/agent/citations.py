@@ -40,6 +40,8 @@ class CheckedAnswer:
         return "".join(self.add(s) for s in split_sentences(_FOOTER.sub("", text.strip())))
 
     def add(self, sentence: Sentence) -> str:
+        if not re.search(r"\w", sentence.text):
+            return ""  # punctuation left between markers: no claim at all
         claim = self.checker.check(sentence)
         self.claims.append(claim)
         if not claim.supported:
