@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import statistics
 import string
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -21,7 +19,7 @@ from pathlib import Path
 
 from kb_agent.config import Settings
 from kb_agent.evaluation.retrieval import DatasetError
-from kb_agent.llm.model_install import model_path
+from kb_agent.evaluation.workspace import throwaway_engine
 from kb_agent.store.access import AccessFilter
 
 
@@ -56,7 +54,6 @@ def evaluate_agent(
     dataset_dir: Path, settings: Settings, *, limit: int | None = None,
     on_progress: Callable[[int, int, str], None] | None = None, engine_factory=None,
 ) -> dict:
-    from kb_agent.engine import Engine
 
     dataset_dir = Path(dataset_dir)
     corpus, qa_path = dataset_dir / "corpus.jsonl", dataset_dir / "qa.jsonl"
@@ -64,15 +61,7 @@ def evaluate_agent(
         if not needed.is_file():
             raise DatasetError(f"{needed} not found (expects corpus.jsonl and qa.jsonl)")
     questions = [json.loads(line) for line in qa_path.read_text().splitlines() if line.strip()][: limit or None]
-    workdir = Path(tempfile.mkdtemp(prefix="kb-agent-eval-agent-"))
-    # a throw-away data folder for the index, but the user's model and embedding cache
-    local_model = settings.local_model_path or model_path(settings.models_folder)
-    eval_settings = settings.model_copy(update={
-        "data_folder": workdir, "local_model_path": local_model if local_model.is_file() else None})
-    # the real embedding cache is shared: a second run embeds nothing
-    engine = engine_factory(eval_settings) if engine_factory else Engine(eval_settings,
-                                                                         cache_folder=settings.cache_folder)
-    try:
+    with throwaway_engine(settings, "kb-agent-eval-agent-", engine_factory) as engine:
         engine.index([corpus], kb="eval")
         engine.embed("eval")
         rows = []
@@ -90,8 +79,8 @@ def evaluate_agent(
                     docs.append(doc)
             cited = []
             for citation in answer.citations:
-                match = next((e for e in answer.evidence if e["path"] == citation.path
-                              and e["start_line"] == citation.start_line), None)
+                match = next((e for e in answer.evidence if e["path"] == citation.path  # the cited lines' passage
+                              and e["start_line"] <= citation.start_line <= e["end_line"]), None)
                 if match:
                     cited.append(_record(match["doc_id"]))
             baseline = engine.search(item["question"], access=AccessFilter.unrestricted(), kbs=["eval"],
@@ -113,9 +102,6 @@ def evaluate_agent(
                 "refused": answer.refused, "llm_calls": answer.llm_calls, "seconds": seconds,
                 "complexity": answer.route.get("complexity"),
             })
-    finally:
-        engine.close()
-        shutil.rmtree(workdir, ignore_errors=True)
     precisions = [r["citation_precision"] for r in rows if r["citation_precision"] is not None]
     by_route: dict[str, dict] = {}
     for complexity in sorted({r["complexity"] for r in rows}, key=str):

@@ -14,9 +14,7 @@ Per question and in total (and per type and split):
 from __future__ import annotations
 
 import json
-import shutil
 import statistics
-import tempfile
 import time
 import unicodedata
 from collections import defaultdict
@@ -25,7 +23,7 @@ from pathlib import Path
 
 from kb_agent.config import Settings
 from kb_agent.evaluation.retrieval import DatasetError
-from kb_agent.llm.model_install import model_path
+from kb_agent.evaluation.workspace import throwaway_engine
 
 
 def _norm(text: str) -> str:
@@ -106,20 +104,12 @@ def summarise(rows: list[dict]) -> dict:
 def evaluate_answers(docs: Path, question_set: Path, settings: Settings, *, split: str | None = None,
                      limit: int | None = None, out: Path | None = None, kb: str = "eval",
                      on_progress: Callable[[int, int, str], None] | None = None, engine_factory=None) -> dict:
-    from kb_agent.engine import Engine
-
     docs = Path(docs)
     if not docs.is_dir():
         raise DatasetError(f"{docs} is not a folder of documents")
     items = load_set(question_set, split, limit)
-    workdir = Path(tempfile.mkdtemp(prefix="kb-agent-eval-answers-"))
-    local_model = settings.local_model_path or model_path(settings.models_folder)
-    eval_settings = settings.model_copy(update={
-        "data_folder": workdir, "local_model_path": local_model if local_model.is_file() else None})
-    engine = engine_factory(eval_settings) if engine_factory else Engine(eval_settings,
-                                                                         cache_folder=settings.cache_folder)
     rows: list[dict] = []
-    try:
+    with throwaway_engine(settings, "kb-agent-eval-answers-", engine_factory) as engine:
         engine.index([docs], kb=kb)
         engine.embed(kb)
         for n, item in enumerate(items, start=1):
@@ -138,8 +128,5 @@ def evaluate_answers(docs: Path, question_set: Path, settings: Settings, *, spli
             if out is not None:
                 with open(out, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps(rows[-1], ensure_ascii=False) + "\n")
-    finally:
-        engine.close()
-        shutil.rmtree(workdir, ignore_errors=True)
     return {"set": str(question_set), "docs": str(docs), "split": split or "all",
             "backend": engine.model_name(), **summarise(rows)}

@@ -1,0 +1,30 @@
+"""The engine an evaluation runs on: a throw-away data folder for its index, but the user's installed model
+and shared embedding cache (a second run embeds nothing)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from kb_agent.config import Settings
+from kb_agent.llm.model_install import model_path
+
+
+@contextmanager
+def throwaway_engine(settings: Settings, prefix: str, engine_factory: Callable | None = None) -> Iterator:
+    from kb_agent.engine import Engine
+
+    workdir = Path(tempfile.mkdtemp(prefix=prefix))
+    local_model = settings.local_model_path or model_path(settings.models_folder)
+    eval_settings = settings.model_copy(update={
+        "data_folder": workdir, "local_model_path": local_model if local_model.is_file() else None})
+    engine = engine_factory(eval_settings) if engine_factory else Engine(eval_settings,
+                                                                         cache_folder=settings.cache_folder)
+    try:
+        yield engine
+    finally:
+        engine.close()
+        shutil.rmtree(workdir, ignore_errors=True)
