@@ -51,6 +51,20 @@ def test_sentences_split_in_zh_and_en_without_breaking_names_or_numbers():
         ("下一句", [])]
 
 
+def test_the_marker_forms_small_models_write_are_markers_not_sentences():
+    parts = split_sentences('Tea is brewed for two minutes. [<source id="1">] It is green [<2>]. Hot [source 3]. [4]')
+    assert [(p.text, p.cited) for p in parts] == [
+        ("Tea is brewed for two minutes.", [1]), ("It is green.", [2]), ("Hot.", [3, 4])]
+
+
+def test_a_how_long_question_is_answered_by_a_number_in_words():
+    sources = [_evidence("# Tea\nGreen tea is brewed at eighty degrees for two minutes.", "tea.md")]
+    sentences = extractive_sentences("How long is green tea brewed?", sources)
+    assert sentences and "two minutes" in sentences[0].text
+    assert not extractive_sentences("How long is green tea brewed?", [_evidence("# Tea\nGreen tea is brewed.",
+                                                                                  "tea.md")])
+
+
 def test_checkable_content_is_numbers_identifiers_quotes_and_names():
     items = checkable('The `max_age` of CORSMiddleware is 600 seconds, "cached" by Starlette at /redoc.')
     assert {"max_age", "corsmiddleware", "600", "cached", "starlette", "/redoc"} <= items

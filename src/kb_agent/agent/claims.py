@@ -26,7 +26,10 @@ _QUOTED = re.compile(r"[\"“「『]([^\"”」』\n]{2,60})[\"”」』]")
 _IDENT = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*(?:[._:/-][A-Za-z0-9_]+)+|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
                     r"|[A-Za-z]+\d+\w*)\b|(?<![\w/])/[a-z](?:[\w/.-]*[\w/])?")
 _WORD = re.compile(r"\b[A-Z][a-z]+\b")
-_MARKERS = re.compile(r"\s*\[(\d{1,3}(?:\s*[,，]\s*\d{1,3})*)\]")
+# [2], [1, 3], and what small models write for them: [<2>], [source 2], [<source id="2">], 【2】
+_MARK = (r"[\[【]\s*<?\s*(?:source(?:\s+id)?\s*=?\s*[\"']?)?(\d{1,3}(?:\s*[,，]\s*\d{1,3})*)[\"']?\s*/?>?\s*"
+         r"[\]】]")
+_MARKERS = re.compile(r"\s*" + _MARK, re.I)
 # words that start sentences or carry no claim of their own when capitalised
 _COMMON_CAPS = frozenset("""I A An The This That These Those It Its You Your Yes No Not In On At To For With By Of
 And Or But If When Then So As From Here There What Which Who How Why Where Also Use Using Set Sets Note
@@ -105,10 +108,14 @@ def sentence_ends(text: str) -> list[int]:
         if markers:
             i = markers.end()
         rest = text[i:].lstrip()
-        if not rest or re.fullmatch(r"\[[\d,，\s]*", rest):
+        if not rest or re.fullmatch(r"[\[【][^\]】\n]{0,12}", rest):
             break  # what follows (perhaps this sentence's marker) has not arrived yet
         ends.append(i)
     return ends
+
+
+def without_markers(text: str) -> str:
+    return _MARKERS.sub(" ", text)
 
 
 def split_sentences(text: str) -> list[Sentence]:
@@ -150,11 +157,11 @@ def _ends_sentence(buffer: str, rest: str) -> bool:
 
 
 def _push(out: list[Sentence], raw: str) -> None:
-    cited = [int(n) for group in re.findall(r"\[(\d{1,3}(?:\s*[,，]\s*\d{1,3})*)\]", raw)
+    cited = [int(n) for group in re.findall(_MARK, raw, re.I)
              for n in re.split(r"\s*[,，]\s*", group)]
     text = _MARKERS.sub("", raw)
     stripped = text.strip()
-    if stripped:
+    if re.search(r"\w", stripped):  # a stray bracket or full stop is no sentence
         out.append(Sentence(stripped, cited, text[: len(text) - len(text.lstrip())]))
 
 

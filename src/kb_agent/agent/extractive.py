@@ -46,12 +46,15 @@ _QUESTION_TERMS = frozenset(tokenize(" ".join(QUESTION_WORDS) + " " + _FRAME))
 _ASKS_FOR_A_NAME = re.compile(r"\b(?:which|what)\b.{0,40}\b(?:class|package|parameter|argument|function|method|header|"
                               r"exception|module|constant|setting|option|command|library|type|url|field|name)\b"
                               r"|哪个(?:类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段)|什么(?:类|包|参数|命令)", re.I)
+_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+                     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
+                     r"dozen|half)\b|[一二两三四五六七八九十百千万]", re.I)
 # what kind of answer a question asks for, and what a quoted line must then contain
 _ANSWER_TYPES = [
     (re.compile(r"\b(?:which|what) (?:\w+ )?version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本", re.I),
      re.compile(r"\b\d+\.\d+(?:\.\d+)?\b")),
     (re.compile(r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:number|size|length|value)\b"
-                r"|\bwhich port\b|多少|几个|几秒", re.I), re.compile(r"\d")),
+                r"|\bwhich port\b|多少|几个|几秒", re.I), _NUMBER),
     (re.compile(r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path)\b|哪个地址|什么地址|哪个网址", re.I),
      re.compile(r"https?://|(?<![\w])/[\w.-]+")),
 ]
