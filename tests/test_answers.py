@@ -65,6 +65,27 @@ def test_a_how_long_question_is_answered_by_a_number_in_words():
                                                                                   "tea.md")])
 
 
+def test_a_premise_restated_from_the_question_must_be_in_the_cited_evidence():
+    """An unanswerable question answered with a real version: the release header never mentions Kafka."""
+    header = _evidence("## 0.70.0 (2021-10-07)\nThis release upgrades Starlette to `0.16.0`.", "release-notes.md",
+                       5726)
+    kafka = _evidence("* Add external link to a blog post about Kafka consumers with FastAPI.", "release-notes.md",
+                      6649)
+    question = "Which version of FastAPI added native Kafka consumer support?"
+    claim = split_sentences("The version that added native Kafka consumer support is 0.70.0 [1].")[0]
+    assert not ClaimChecker([header, kafka], question).check(claim).supported
+    stated = split_sentences("Starlette was upgraded to 0.16.0 in 0.70.0 [1].")[0]
+    assert ClaimChecker([header], "What did FastAPI 0.70.0 upgrade Starlette to?").check(stated).supported
+
+
+def test_chinese_key_terms_count_a_word_once_and_unanswerable_zh_questions_are_refused():
+    from kb_agent.agent.extractive import covers, key_terms
+
+    assert "分布" not in key_terms("FastAPI 内置的分布式任务调度器怎么配置？")
+    k8s = _evidence("像 Kubernetes 这样的分布式容器管理系统通常都有某种内置方式来处理容器复制。", "docker.md")
+    assert not covers("FastAPI 内置的分布式任务调度器怎么配置？", [k8s])
+
+
 def test_checkable_content_is_numbers_identifiers_quotes_and_names():
     items = checkable('The `max_age` of CORSMiddleware is 600 seconds, "cached" by Starlette at /redoc.')
     assert {"max_age", "corsmiddleware", "600", "cached", "starlette", "/redoc"} <= items

@@ -211,9 +211,12 @@ class ClaimChecker:
     def check(self, sentence: Sentence) -> Claim:
         cited = [n - 1 for n in sentence.cited if 1 <= n <= len(self.sources)]
         order = list(dict.fromkeys(cited + list(range(len(self.sources)))))
-        items = {i for i in checkable(sentence.text) if i not in self.question_items}
+        named = checkable(sentence.text)
+        items = {i for i in named if i not in self.question_items}
         terms = content_terms(sentence.text) - self.question_terms
         spans = self._quoted(sentence.text, order) or self._cover(items, terms, sentence.text, order)
+        if spans and not self._premise_held(named - items, [index for index, _, _ in spans]):
+            spans = []
         if spans and self._contradicts_a_default(sentence.text, [index for index, _, _ in spans]):
             spans = []
         if not spans:
@@ -266,6 +269,11 @@ class ClaimChecker:
             if len(terms & known) / len(terms) < TERM_FLOOR:
                 return []
         return chosen
+
+    def _premise_held(self, restated: set[str], indexes: list[int]) -> bool:
+        """The names a sentence repeats from the question must be in the evidence it cites: "the version that
+        added Kafka support is 0.70.0" is not stated by a release header that never mentions Kafka."""
+        return all(any(item in self._lines[i].whole for i in indexes) for item in restated)
 
     def _quoted(self, sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
         """A sentence the sources state word for word is cited to the lines it was taken from."""

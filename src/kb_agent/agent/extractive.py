@@ -74,7 +74,22 @@ def key_terms(question: str) -> set[str]:
     for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
         analysed = tokenize(word)
         parts |= set(analysed[1:]) - {analysed[0]} if analysed else set()
-    return asked - parts
+    asked -= parts
+    # jieba's search mode also yields the pieces of a word (分布式 -> 分布, 布式): one word counts once
+    cjk = [t for t in asked if has_cjk(t)]
+    return {t for t in asked if not any(t != longer and t in longer for longer in cjk)}
+
+
+def _credits(found: set[str], text: str, asked: set[str]) -> dict[str, float]:
+    """How fully `text` holds each asked term: a Chinese word however jieba split it here counts whole, only a
+    piece of it (默认 for 默认值) half."""
+    credit: dict[str, float] = {}
+    for t in asked:
+        if t in found or (has_cjk(t) and t in text):
+            credit[t] = 1.0
+        elif has_cjk(t) and any(len(p) > 1 and p != t and p in text for p in tokenize(t)):
+            credit[t] = 0.5
+    return credit
 
 
 def _script_matches(term: str, zh: bool) -> bool:
@@ -145,7 +160,7 @@ def rank(question: str, sources: list[Evidence], embed: Embed | None = None,
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in _units(index, e)]
     weight = _weights(asked, [u for _, u in all_units], weights)
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
-    contexts = [terms(f"{e.title} {e.path} {e.text}") for e in sources]
+    contexts = [_credits(terms(f"{e.title} {e.path} {e.text}"), f"{e.title} {e.text}", asked) for e in sources]
     found: list[Unit] = []
     for index, unit in all_units:
         unit_zh = has_cjk(unit.text)
@@ -154,9 +169,11 @@ def rank(question: str, sources: list[Evidence], embed: Embed | None = None,
             continue
         if any(not shape.search(_LINK_TARGET.sub("", unit.text)) for shape in must_hold):
             continue  # asked for a version / a number / an address, and this line has none
+        held = _credits(unit.terms, unit.text, asked)
         total = sum(weight[t] for t in comparable) or 1.0
-        own = sum(weight[t] for t in comparable if t in unit.terms) / total
-        coverage = own + 0.5 * sum(weight[t] for t in comparable if t not in unit.terms and t in contexts[index]) / total
+        own = sum(weight[t] * held.get(t, 0.0) for t in comparable) / total
+        context = sum(weight[t] * max(0.0, contexts[index].get(t, 0.0) - held.get(t, 0.0)) for t in comparable)
+        coverage = own + 0.5 * context / total
         if coverage < COVERAGE or own < 1 / 3:
             continue
         unit.coverage = coverage
@@ -187,20 +204,21 @@ def covers(question: str, sources: list[Evidence], weights: Weights | None = Non
     zh = has_cjk(question)
     weight = _weights(asked, [Unit(e.text, 0, 0, terms(e.text)) for e in sources], weights)
     total = sum(weight.values()) or 1.0
-    union: set[str] = set()
+    union: dict[str, float] = {}
     best = 0.0
     for e in sources:
         e_zh = has_cjk(e.text)
         comparable = {t for t in asked if e_zh == zh or _script_matches(t, e_zh)}
         if not comparable:
             continue
-        held = comparable & (terms(e.text) | terms(f"{e.title} {e.path}"))
-        union |= held
-        share = sum(weight[t] for t in held) / (sum(weight[t] for t in comparable) or 1.0)
+        credit = _credits(terms(e.text) | terms(f"{e.title} {e.path}"), f"{e.title} {e.path} {e.text}", comparable)
+        for t, c in credit.items():
+            union[t] = max(union.get(t, 0.0), c)
+        share = sum(weight[t] * c for t, c in credit.items()) / (sum(weight[t] for t in comparable) or 1.0)
         best = max(best, share)
-        if e_zh != zh and held == comparable:  # cross-lingual: its comparable terms stand for the question
-            union |= asked
-    return sum(weight[t] for t in union) / total >= COVERAGE and best >= 1 / 3
+        if e_zh != zh and all(credit.get(t) == 1.0 for t in comparable):
+            union.update(dict.fromkeys(asked, 1.0))  # cross-lingual: its comparable terms stand for the question
+    return sum(weight[t] * c for t, c in union.items()) / total >= COVERAGE and best >= 1 / 3
 
 
 def extractive_sentences(question: str, sources: list[Evidence], embed: Embed | None = None,
