@@ -39,3 +39,19 @@ def test_eval_answers_on_the_demo_docs(settings, tmp_path):
     assert by_id["d1"]["contains_gold"] and by_id["d1"]["cites_gold"] and by_id["d2"]["contains_gold"]
     assert by_id["d3"]["chitchat_ok"] and by_id["d4"]["refused_ok"] and by_id["d5"]["cites_gold"]
     assert result["all"]["llm_calls"] == 0 and set(result["by_split"]) == {"tune", "holdout"}
+    assert by_id["d1"]["cites_gold_text"] and result["all"]["unsupported_kept"] == 0
+
+
+def test_kept_claims_are_rechecked_against_the_cited_lines_on_disk(tmp_path):
+    from kb_agent.agent.answer import ClaimCheck
+    from kb_agent.evaluation.answers import CitedLines, unsupported_kept
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "cors.md").write_text("# CORS\nIntro.\nmax_age defaults to `600`.\n", encoding="utf-8")
+    cited = CitedLines(tmp_path / "docs")
+    right = ClaimCheck(sentence="The max_age default is 600.", supported=True, citation="docs/cors.md:L3-3")
+    wrong = ClaimCheck(sentence="The max_age default is 600.", supported=True, citation="docs/cors.md:L1-2")
+    missing = ClaimCheck(sentence="It is 600.", supported=True, citation="docs/gone.md:L1-1")
+    removed = ClaimCheck(sentence="It is 1800.", supported=False, citation=None)
+    assert unsupported_kept([right, removed], cited) == []
+    assert unsupported_kept([wrong, missing], cited) == [wrong.sentence, missing.sentence]

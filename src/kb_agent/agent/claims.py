@@ -77,7 +77,7 @@ def checkable(sentence: str) -> set[str]:
 _VALUE = re.compile(r"^(?:\d[\d.,:/]*|true|false|none|null|/[\w/.-]+)$")
 
 
-def _is_value(item: str) -> bool:
+def is_value(item: str) -> bool:
     """Numbers, booleans, URL paths and anything quoted or code-formatted (it contains a space or symbol) are
     values: they must be on the cited lines. Plain names may be stated elsewhere in the same passage."""
     return bool(_VALUE.match(item)) or not re.fullmatch(r"[\w-]+", item)
@@ -312,7 +312,7 @@ class ClaimChecker:
         A window holds a value only if the value is in it; a name if the name is in its evidence item."""
         lines = self._lines[index]
         count = len(lines.texts)
-        names = {i for i in items if not _is_value(i) and i in lines.whole}
+        names = {i for i in items if not is_value(i) and i in lines.whole}
         for start in range(count):
             for size in range(1, min(WINDOW_LINES, count - start) + 1):
                 text = " ".join(lines.texts[start : start + size])

@@ -6,7 +6,10 @@ Per question and in total (and per type and split):
 
 - contains gold: every must_contain group has an alternative in the answer (NFKC, case-insensitive);
 - citation on gold: a citation of a gold file overlaps a gold line span (file-discovery: cites the file);
-- claims: sentences the claim check kept / removed, and kept sentences whose citation does not hold them;
+- claims: sentences the claim check kept / removed, and - checked again against the files on disk, not the
+  evidence the agent saw - kept sentences whose cited lines do not hold their values (numbers, code, quotes);
+- citation states the gold: a cited span (read from disk) holds a must_contain alternative - the honest
+  second view when a set's gold lists one of several places that state a fact;
 - unanswerable refused, chitchat without retrieval or citations;
 - LLM calls and seconds.
 """
@@ -14,6 +17,7 @@ Per question and in total (and per type and split):
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import time
 import unicodedata
@@ -21,6 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+from kb_agent.agent.claims import checkable, is_value, normalise
 from kb_agent.config import Settings
 from kb_agent.evaluation.retrieval import DatasetError
 from kb_agent.evaluation.workspace import throwaway_engine
@@ -40,7 +45,53 @@ def load_set(path: Path, split: str | None = None, limit: int | None = None) -> 
     return rows[: limit or None]
 
 
-def score(item: dict, answer, seconds: float) -> dict:
+_CITATION = re.compile(r"^(?P<path>.+?)(?:#page=\d+)?:L(?P<start>\d+)-(?P<end>\d+)$")
+
+
+class CitedLines:
+    """The text of `path:Lx-Ly` citations, read from the indexed folder on disk."""
+
+    def __init__(self, docs: Path):
+        self.docs = docs
+        self._files: dict[str, list[str] | None] = {}
+
+    def text(self, citation: str) -> str | None:
+        match = _CITATION.match(citation.strip())
+        if not match:
+            return None
+        lines = self._lines(match["path"])
+        if lines is None:
+            return None
+        return "\n".join(lines[int(match["start"]) - 1 : int(match["end"])])
+
+    def _lines(self, path: str) -> list[str] | None:
+        if path not in self._files:
+            self._files[path] = None
+            for candidate in (self.docs.parent / path, self.docs / path):
+                try:
+                    self._files[path] = candidate.read_text(encoding="utf-8", errors="replace").split("\n")
+                    break
+                except OSError:
+                    continue
+        return self._files[path]
+
+
+def unsupported_kept(claims, cited: CitedLines) -> list[str]:
+    """Kept sentences whose cited lines on disk do not hold every value the sentence states."""
+    bad = []
+    for claim in claims:
+        if not claim.supported:
+            continue
+        texts = [cited.text(c) for c in (claim.citation or "").split("; ") if c]
+        held = _norm(normalise(" ".join(t for t in texts if t)))
+        paths = [_norm(c.rsplit(":L", 1)[0]) for c in (claim.citation or "").split("; ")]
+        values = {i for i in checkable(claim.sentence) if is_value(i) and not any(i in p for p in paths)}
+        if not texts or any(t is None for t in texts) or any(v not in held for v in values):
+            bad.append(claim.sentence)
+    return bad
+
+
+def score(item: dict, answer, seconds: float, cited: CitedLines | None = None) -> dict:
     """One question's row: what the answer got right, by the set's gold."""
     body = answer.answer.split("\n\nReferences:\n", 1)[0]
     kind = item.get("type", "")
@@ -59,6 +110,12 @@ def score(item: dict, answer, seconds: float) -> dict:
         row["contains_gold"] = not answer.refused and all(any(_norm(a) in _norm(body) for a in g) for g in groups)
         row["cites_gold"] = any(_cites(c, g, file_only=kind == "file_discovery")
                                 for c in answer.citations for g in item.get("gold", []))
+        if cited is not None and kind != "file_discovery":
+            spans = [_norm(cited.text(f"{c.path}:L{c.start_line}-{c.end_line}") or "") for c in answer.citations]
+            row["cites_gold_text"] = not answer.refused and all(
+                any(_norm(a) in span for a in g for span in spans) for g in groups)
+    if cited is not None:
+        row["unsupported_kept"] = unsupported_kept(answer.claims, cited)
     return row
 
 
@@ -83,11 +140,13 @@ def summarise(rows: list[dict]) -> dict:
 
     def block(subset: list[dict]) -> dict:
         return {"questions": len(subset), "contains_gold": rate("contains_gold", subset),
-                "cites_gold": rate("cites_gold", subset), "unanswerable_refused": rate("refused_ok", subset),
+                "cites_gold": rate("cites_gold", subset), "cites_gold_text": rate("cites_gold_text", subset),
+                "unanswerable_refused": rate("refused_ok", subset),
                 "chitchat_ok": rate("chitchat_ok", subset),
                 "errors": sum(1 for r in subset if "error" in r),
                 "claims_kept": sum(r["claims_kept"] for r in subset),
                 "claims_removed": sum(r["claims_removed"] for r in subset),
+                "unsupported_kept": sum(len(r.get("unsupported_kept", [])) for r in subset),
                 "llm_calls": round(statistics.mean(r["llm_calls"] for r in subset), 2) if subset else 0,
                 "seconds_p50": round(statistics.median(r["seconds"] for r in subset), 2) if subset else 0,
                 "seconds_mean": round(statistics.mean(r["seconds"] for r in subset), 2) if subset else 0}
@@ -109,6 +168,7 @@ def evaluate_answers(docs: Path, question_set: Path, settings: Settings, *, spli
         raise DatasetError(f"{docs} is not a folder of documents")
     items = load_set(question_set, split, limit)
     rows: list[dict] = []
+    cited = CitedLines(docs)
     with throwaway_engine(settings, "kb-agent-eval-answers-", engine_factory) as engine:
         engine.index([docs], kb=kb)
         engine.embed(kb)
@@ -124,7 +184,7 @@ def evaluate_answers(docs: Path, question_set: Path, settings: Settings, *, spli
                              "seconds": round(time.perf_counter() - started, 2), "llm_calls": 0, "claims_kept": 0,
                              "claims_removed": 0, **_failed(item)})
             else:
-                rows.append(score(item, answer, time.perf_counter() - started))
+                rows.append(score(item, answer, time.perf_counter() - started, cited))
             if out is not None:
                 with open(out, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps(rows[-1], ensure_ascii=False) + "\n")

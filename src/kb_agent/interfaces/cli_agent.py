@@ -227,8 +227,8 @@ def eval_answers(
     if as_json:
         print(json.dumps(result, ensure_ascii=False))
         return
-    keys = ("questions", "contains_gold", "cites_gold", "unanswerable_refused", "chitchat_ok", "claims_kept",
-            "claims_removed", "errors", "llm_calls", "seconds_p50")
+    keys = ("questions", "contains_gold", "cites_gold", "cites_gold_text", "unanswerable_refused", "chitchat_ok",
+            "claims_kept", "claims_removed", "unsupported_kept", "errors", "llm_calls", "seconds_p50")
     rows = [("all", result["all"]), *result["by_split"].items(), *result["by_type"].items()]
     for name, block in rows:
         out_line = "  ".join(f"{k}={block[k]}" for k in keys if block.get(k) is not None)
