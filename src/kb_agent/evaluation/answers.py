@@ -100,7 +100,8 @@ def score(item: dict, answer, seconds: float, cited: CitedLines | None = None) -
            "seconds": round(seconds, 2), "route": answer.route.get("complexity"),
            "citations": [f"{c.path}:L{c.start_line}-{c.end_line}" for c in answer.citations],
            "claims_kept": sum(1 for c in answer.claims if c.supported),
-           "claims_removed": sum(1 for c in answer.claims if not c.supported)}
+           "claims_removed": sum(1 for c in answer.claims if not c.supported),
+           "claims": [c.model_dump() for c in answer.claims]}
     if kind == "chitchat":
         row["chitchat_ok"] = not answer.citations and not answer.tool_calls and not answer.refused
     elif not item.get("answerable", True):
