@@ -78,6 +78,22 @@ def test_a_premise_restated_from_the_question_must_be_in_the_cited_evidence():
     assert ClaimChecker([header], "What did FastAPI 0.70.0 upgrade Starlette to?").check(stated).supported
 
 
+def test_the_question_words_a_sentence_repeats_must_be_near_its_cited_lines():
+    """The held-out case: `status_code` is on the cited line, "returns only the values explicitly set" is not."""
+    config = _evidence("## Response Status Code\n\nYou can define the (HTTP) `status_code` to be used in the response "
+                       "of your *path operation*.\n\nYou can pass directly the `int` code, like `404`.",
+                       "path-operation-configuration.md", 11)
+    unset = _evidence("### Use the `response_model_exclude_unset` parameter\n\nYou can set the *path operation "
+                      "decorator* parameter `response_model_exclude_unset=True`:\n\n{* tutorial004_py310.py *}\n\n"
+                      "and those default values won't be included in the response, only the values actually set.",
+                      "response-model.md", 237)
+    question = "Which path operation parameter returns only the values that were explicitly set?"
+    wrong = split_sentences("The `status_code` parameter returns only the values that were explicitly set [1].")[0]
+    right = split_sentences("The `response_model_exclude_unset` parameter returns only the values that were set [1].")
+    assert not ClaimChecker([config], question).check(wrong).supported
+    assert ClaimChecker([unset], question).check(right[0]).supported
+
+
 def test_chinese_key_terms_count_a_word_once_and_unanswerable_zh_questions_are_refused():
     from kb_agent.agent.extractive import covers, key_terms
 

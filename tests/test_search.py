@@ -110,3 +110,24 @@ def test_cap_per_document_setting(docs):
 def test_unknown_mode_is_rejected(docs):
     with pytest.raises(ValueError, match="unknown search mode"):
         docs.search("x", access=ALL, mode="fuzzy")  # type: ignore[arg-type]
+
+
+def test_query_identifiers_are_names_not_years_or_hyphenated_prose():
+    from kb_agent.retrieval.exact import identifiers
+
+    assert identifiers("Is max_age in BackgroundTasks, LANG-75 or status 418 served on 8080?") == [
+        "max_age", "BackgroundTasks", "LANG-75", "418", "8080"]
+    assert identifiers("Which runner-up of the 1999 championship was a mom-and-pop founder in 2005?") == []
+    assert identifiers("Install `python-multipart` and read `2005`") == ["python-multipart", "2005"]
+
+
+def test_passages_holding_a_rare_identifier_come_first(engine, tmp_path):
+    root = tmp_path / "docs"
+    write(root / "a.md", "# Typos\nThis release fixes 75 typos across the docs (LANG-85) and many typos in the "
+                         "typos page.\n")
+    write(root / "b.md", "# Change\nLANG-75 adds a null check.\n")
+    for i in range(30):
+        write(root / f"filler{i}.md", f"# Filler {i}\nUnrelated page number {i} about gardens.\n")
+    engine.index([root])
+    hits = engine.search("typos typos LANG-75", access=ALL, mode="bm25", k=3).hits
+    assert hits[0].path.endswith("b.md")

@@ -188,6 +188,7 @@ class _Lines:
 
 
 MAX_SPANS = 3  # one sentence may combine facts from at most this many narrow windows
+PREMISE_LINES = 5  # the question's words a sentence repeats must be this close to its cited lines
 
 
 class ClaimChecker:
@@ -214,9 +215,11 @@ class ClaimChecker:
         named = checkable(sentence.text)
         items = {i for i in named if i not in self.question_items}
         terms = content_terms(sentence.text) - self.question_terms
-        spans = self._quoted(sentence.text, order) or self._cover(items, terms, sentence.text, order)
-        if spans and not self._premise_held(named - items, [index for index, _, _ in spans]):
-            spans = []
+        spans = self._quoted(sentence.text, order)
+        if not spans:  # a sentence in its own words: what it repeats from the question must be there too
+            spans = self._cover(items, terms, sentence.text, order)
+            if spans and not self._premise_held(sentence.text, named - items, spans):
+                spans = []
         if spans and self._contradicts_a_default(sentence.text, [index for index, _, _ in spans]):
             spans = []
         if not spans:
@@ -241,7 +244,10 @@ class ClaimChecker:
             best = None
             for rank, index in enumerate(usable):
                 for start, end, held, covered in self._windows(index, remaining, terms):
-                    key = (len(held), -(end - start), covered, -rank)  # all it can hold, in the fewest lines
+                    lines = self._lines[index]
+                    statement = not lines.texts[lines.numbers.index(start)].lstrip().startswith("#")
+                    # all it can hold, in the fewest lines, a statement rather than the heading above it
+                    key = (len(held), -(end - start), covered, statement, -rank)
                     if held and (best is None or key > best[0]):
                         best = (key, (index, start, end), held)
             if best is None:
@@ -270,10 +276,26 @@ class ClaimChecker:
                 return []
         return chosen
 
-    def _premise_held(self, restated: set[str], indexes: list[int]) -> bool:
-        """The names a sentence repeats from the question must be in the evidence it cites: "the version that
-        added Kafka support is 0.70.0" is not stated by a release header that never mentions Kafka."""
-        return all(any(item in self._lines[i].whole for i in indexes) for item in restated)
+    def _premise_held(self, sentence: str, restated: set[str], spans: list[tuple[int, int, int]]) -> bool:
+        """What a sentence repeats from the question must be in the evidence it cites: "the version that added
+        Kafka support is 0.70.0" is not stated by a release header that never mentions Kafka, nor "`status_code`
+        returns only the values explicitly set" by a line about `status_code` alone. Names: anywhere in the
+        cited items; the question's words: at TERM_FLOOR around the cited lines (same language only)."""
+        if not all(any(item in self._lines[i].whole for i, _, _ in spans) for item in restated):
+            return False
+        words = content_terms(sentence) & self.question_terms
+        zh = has_cjk(sentence)
+        near: set[str] = set()
+        for index, start, end in spans:
+            lines = self._lines[index]
+            if lines.zh != zh:
+                continue
+            first = lines.numbers.index(start)
+            last = len(lines.numbers) - 1 - lines.numbers[::-1].index(end)
+            near = near.union(*lines.line_terms[max(0, first - PREMISE_LINES) : last + 1 + PREMISE_LINES])
+        if not words or not near:
+            return True  # nothing restated, or only other-language evidence: words cannot be compared
+        return len(words & near) / len(words) >= TERM_FLOOR
 
     def _quoted(self, sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
         """A sentence the sources state word for word is cited to the lines it was taken from."""

@@ -22,8 +22,19 @@ _IDENTIFIER = re.compile(
 RARE = 0.05  # an identifier in more than this share of chunks is not specific enough to reorder by
 
 
+_YEAR = re.compile(r"1\d{3}|20\d{2}")
+_PLAIN_HYPHENATED = re.compile(r"[a-z]+(?:-[a-z]+)+")
+
+
 def identifiers(query: str) -> list[str]:
-    found = [next(g for g in m.groups() if g) for m in _IDENTIFIER.finditer(query)]
+    """Years and plain hyphenated words (runner-up, mom-and-pop) are prose, not names: on HotpotQA putting
+    passages that contain them first cost BM25 recall@5 4.5 points. In backticks they still count."""
+    found = []
+    for match in _IDENTIFIER.finditer(query):
+        index, value = next((i, g) for i, g in enumerate(match.groups()) if g)
+        if index > 0 and (_YEAR.fullmatch(value) or _PLAIN_HYPHENATED.fullmatch(value)):
+            continue
+        found.append(value)
     return list(dict.fromkeys(f.strip() for f in found if f.strip()))[:6]
 
 
