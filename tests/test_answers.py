@@ -200,8 +200,16 @@ def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
 
 
 # -- routing by rule ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("question", ["That helped me understand CORS, how do I set max_age?", "How does it work?",
+                                      "Is this helpful for CORS?", "你好，CORS 怎么配置？"])
+def test_questions_that_open_with_small_talk_are_questions(question):
+    from kb_agent.agent.rules import is_chitchat
+
+    assert not is_chitchat(question)
+
+
 @pytest.mark.parametrize("question", ["Hello! Who are you?", "谢谢你的帮助！", "Good morning, what can you do?",
-                                      "你好，你是谁？", "thanks a lot!"])
+                                      "你好，你是谁？", "thanks a lot!", "Thanks a lot, that helped!", "好的谢谢"])
 @pytest.mark.parametrize("with_model", [False, True])
 def test_chitchat_takes_no_retrieval_and_at_most_one_call(settings, tmp_path, question, with_model):
     write(tmp_path / "docs" / "a.md", "# A\nWho are you? The docs answer questions about FastAPI.\n")

@@ -6,17 +6,25 @@ import re
 
 from kb_agent.agent.state import Route
 
-_CHITCHAT_EN = re.compile(
+_EN_PHRASE = (
     r"(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|night|day)|"
     r"thanks?(?: you)?(?: (?:so|very) much)?(?: for (?:your|the|all the) help| for everything)?|thx|ty|cheers|"
+    r"thank you kindly|much appreciated|(?:i )?appreciate (?:it|that|your help)|"
     r"bye|goodbye|see you(?: later| soon)?|who are you|what are you|what can you do|what do you do|"
     r"what can you help (?:me )?with|how are you(?: doing)?|how's it going|nice to meet you|"
-    r"ok(?:ay)?|great|cool|awesome|perfect|got it|that'?s (?:helpful|great)|you'?re (?:great|helpful|awesome))"
-    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today))*",
-    re.I)
-_CHITCHAT_ZH = re.compile(
+    r"ok(?:ay)?|great|cool|nice|awesome|perfect|got it|"
+    r"(?:that|this|it|you)(?: really)? (?:helped|helps|worked|works)(?: a lot)?|"
+    r"(?:that|this|it)(?:'s| is| was) (?:very |really |so )?(?:helpful|great|useful|perfect)|"
+    r"(?:very |really )?helpful|you'?re (?:great|helpful|awesome))"
+    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|me))*")
+_CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
+_ZH_PHRASE = (
     r"(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|再见|拜拜|你是谁|您是谁|你能做什么|"
-    r"你可以做什么|你会做什么|你好吗|好的|收到|明白了|辛苦了|太好了|不错)(?:你|您)?(?:的帮助)?(?:啦|呀|啊|呢|吧)?")
+    r"你可以做什么|你会做什么|你好吗|好的|收到|明白了|辛苦了|太好了|不错|有帮助|很有帮助|帮大忙了)"
+    r"(?:你|您)?(?:的帮助)?(?:啦|呀|啊|呢|吧)?")
+_CHITCHAT_ZH = re.compile(rf"(?:{_ZH_PHRASE})+")
+
+
 def is_chitchat(query: str) -> bool:
     """Greetings, thanks, "who are you" and small talk (zh, en): every clause is one of those phrases."""
     clauses = [c for c in re.split(r"[,.!?;~…，。！？；～\n]+", query) if c.strip()]
