@@ -94,6 +94,23 @@ def test_the_question_words_a_sentence_repeats_must_be_near_its_cited_lines():
     assert ClaimChecker([unset], question).check(right[0]).supported
 
 
+def test_true_claims_in_their_own_words_are_kept():
+    """Seen on a fresh set: a right default phrased "the default X of Y is V", an acronym restated from the
+    question (HTML) and the page's own title as the question's words were all removed as unsupported."""
+    gzip = _evidence("## `GZipMiddleware`\n\nThe middleware will handle both standard and streaming responses.\n\n"
+                     "* `minimum_size` - Do not GZip responses that are smaller than this minimum size in bytes. "
+                     "Defaults to `500`.", "advanced/middleware.md", 75)
+    claim = split_sentences("The default minimum_size of GZipMiddleware is 500 bytes [1].")[0]
+    assert ClaimChecker([gzip], "What is the default minimum_size of GZipMiddleware?").check(claim).supported
+    wrong = split_sentences("The default minimum_size of GZipMiddleware is 1000 bytes [1].")[0]
+    assert not ClaimChecker([gzip], "What is the default minimum_size of GZipMiddleware?").check(wrong).supported
+    templates = _evidence("## Install dependencies\n\nAdd `jinja2` to your project:", "advanced/templates.md", 9,
+                          title="Templates")
+    claim = split_sentences("To render HTML templates, you add the `jinja2` package to your project [1].")[0]
+    assert ClaimChecker([templates], "Which package do I add to my project to render HTML templates?").check(
+        claim).supported
+
+
 def test_chinese_key_terms_count_a_word_once_and_unanswerable_zh_questions_are_refused():
     from kb_agent.agent.extractive import covers, key_terms
 

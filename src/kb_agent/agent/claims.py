@@ -37,6 +37,9 @@ Default Defaults Example For First Second Then Finally After Before Each Every B
 Must Should Will Would Could Some Any All Most More Less One Two Three""".split())
 _DEFAULT_CLAIM = re.compile(r"(default(?:s| value)?(?: is| to| of [\w.]+ is)?|默认(?:值)?(?:是|为)?)\s*:?\s*"
                             r"([\w.\[\]'\"-]+)")
+# "the default minimum_size of GZipMiddleware is 500": the value follows "is", not "default"
+_DEFAULT_OF = re.compile(r"default(?: value)?(?: of)?(?: the)? [\w.]+(?: (?:of|for|in) [\w.]+)? (?:is|=)\s*:?\s*"
+                         r"([\w.\[\]'\"-]+)")
 _DEFAULT_STATED = re.compile(r"defaults? (?:to|is|value is)\s*:?\s*([\w.\[\]'\"-]+)|默认(?:值)?(?:是|为)\s*([\w.\[\]'\"-]+)")
 _END = ".!?。！？:：;；"
 _SUBJECT = re.compile(r"`([^`\s]{2,60})`|\b([A-Za-z]\w*_\w+|[A-Za-z]*[a-z][A-Z]\w*)\b")  # what a default is of
@@ -185,6 +188,7 @@ class _Lines:
     terms: set[str] = field(default_factory=set)
     line_terms: list[set[str]] = field(default_factory=list)
     zh: bool = False
+    page_terms: set[str] = field(default_factory=set)  # of the item's title and path
 
 
 MAX_SPANS = 3  # one sentence may combine facts from at most this many narrow windows
@@ -207,12 +211,13 @@ class ClaimChecker:
             numbers = [e.start_line] * len(raw)
         whole = normalise(" ".join([e.title, e.path, *raw]))
         return _Lines(numbers, [normalise(line) for line in raw], whole, content_terms(" ".join([e.title, e.text])),
-                      [content_terms(line) for line in raw], has_cjk(e.text))
+                      [content_terms(line) for line in raw], has_cjk(e.text),
+                      content_terms(f"{e.title} {e.path.replace('/', ' ').replace('-', ' ')}"))
 
     def check(self, sentence: Sentence) -> Claim:
         cited = [n - 1 for n in sentence.cited if 1 <= n <= len(self.sources)]
         order = list(dict.fromkeys(cited + list(range(len(self.sources)))))
-        named = checkable(sentence.text)
+        named = {i for i in checkable(sentence.text) if not self._background(i)}
         items = {i for i in named if i not in self.question_items}
         terms = content_terms(sentence.text) - self.question_terms
         spans = self._quoted(sentence.text, order)
@@ -276,12 +281,20 @@ class ClaimChecker:
                 return []
         return chosen
 
+    def _background(self, item: str) -> bool:
+        """A plain name at least half of several sources mention ("FastAPI" in the FastAPI docs) frames a
+        sentence ("在 FastAPI 中，…"); it is no claim of its own. Values are always checked."""
+        if is_value(item) or len(self._lines) < 3:
+            return False
+        return 2 * sum(1 for lines in self._lines if item in lines.whole) >= len(self._lines)
+
     def _premise_held(self, sentence: str, restated: set[str], spans: list[tuple[int, int, int]]) -> bool:
         """What a sentence repeats from the question must be in the evidence it cites: "the version that added
         Kafka support is 0.70.0" is not stated by a release header that never mentions Kafka, nor "`status_code`
         returns only the values explicitly set" by a line about `status_code` alone. Names: anywhere in the
         cited items; the question's words: at TERM_FLOOR around the cited lines (same language only)."""
-        if not all(any(item in self._lines[i].whole for i, _, _ in spans) for item in restated):
+        acronyms = {a.lower() for a in re.findall(r"\b[A-Z]{2,5}\b", sentence)}  # HTML, JSON: common nouns here
+        if not all(any(item in self._lines[i].whole for i, _, _ in spans) for item in restated - acronyms):
             return False
         words = content_terms(sentence) & self.question_terms
         zh = has_cjk(sentence)
@@ -292,7 +305,7 @@ class ClaimChecker:
                 continue
             first = lines.numbers.index(start)
             last = len(lines.numbers) - 1 - lines.numbers[::-1].index(end)
-            near = near.union(*lines.line_terms[max(0, first - PREMISE_LINES) : last + 1 + PREMISE_LINES])
+            near = near.union(lines.page_terms, *lines.line_terms[max(0, first - PREMISE_LINES) : last + 1 + PREMISE_LINES])
         if not words or not near:
             return True  # nothing restated, or only other-language evidence: words cannot be compared
         return len(words & near) / len(words) >= TERM_FLOOR
@@ -313,12 +326,16 @@ class ClaimChecker:
     def _contradicts_a_default(self, sentence: str, indexes: list[int]) -> bool:
         """"X defaults to V" where a cited source states X's default as something else (the lines can hold
         every word of a wrong claim: `allow_credentials ... True` appears in the docs, as a condition)."""
-        claimed = _DEFAULT_CLAIM.search(normalise(sentence))
+        said = normalise(sentence)
+        of = _DEFAULT_OF.search(said)
+        claimed = of or _DEFAULT_CLAIM.search(said)
         subject = _SUBJECT.search(sentence)
         if not claimed or not subject:
             return False
-        value = claimed.group(2).strip(" .,'\"")
+        value = claimed.group(claimed.lastindex or 0).strip(" .,'\"")
         name = normalise(subject.group(1) or subject.group(2))
+        if value == name:
+            return False  # "the default max_age …": the name, not a value
         for index in indexes:
             for line in self._lines[index].texts:
                 stated = _DEFAULT_STATED.search(line)
