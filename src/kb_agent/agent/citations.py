@@ -8,7 +8,7 @@ import re
 
 from kb_agent.agent.claims import Claim, ClaimChecker, Sentence, split_sentences
 from kb_agent.text.tokenize import has_cjk
-from kb_agent.tools.base import Evidence
+from kb_agent.tools.base import Evidence, cite
 
 _FOOTER = re.compile(r"\n+(?:\*\*)?(?:references|sources|参考(?:资料|文献)?|来源)(?:\*\*)?\s*[:：]?\s*\n.*\Z",
                      re.I | re.S)
@@ -62,7 +62,7 @@ class CheckedAnswer:
         end = min(e.end_line, e.start_line + 1) if len(e.text.split("\n")) == e.end_line - e.start_line + 1 \
             else e.start_line
         sentence = f"`{e.path}`" + (f" — {e.title}" if e.title else "")
-        self.claims.append(Claim(sentence, True, [(index, e.start_line, end)], [f"{e.path}:L{e.start_line}-{end}"]))
+        self.claims.append(Claim(sentence, True, [(index, e.start_line, end)], [cite(e.path, e.start_line, end, e.page)]))
         shown = f"- {sentence} [{self._number((index, e.start_line, end))}]"
         self._parts.append(("\n" if self._parts else "") + shown)
         return ("\n" if len(self._parts) > 1 else "") + shown
@@ -96,8 +96,7 @@ def _span_text(e: Evidence, start: int, end: int) -> str:
 def with_references(body: str, citations: list[dict]) -> str:
     if not citations:
         return body
-    lines = [f"[{c['n']}] {c['path']}{'#page=' + str(c['page']) if c.get('page') else ''}:L{c['start_line']}-{c['end_line']}"
-             for c in citations]
+    lines = [f"[{c['n']}] {cite(c['path'], c['start_line'], c['end_line'], c.get('page'))}" for c in citations]
     return body.rstrip() + "\n\nReferences:\n" + "\n".join(lines)
 
 

@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
-from kb_agent.tools.base import Evidence
+from kb_agent.tools.base import Evidence, cite
 
 WINDOW_LINES = 5  # a citation points at no more lines than this
 TERM_FLOOR = 0.5  # share of a sentence's new content words its evidence item must contain
@@ -232,7 +232,7 @@ class ClaimChecker:
         citations = []
         for index, start, end in spans:
             e = self.sources[index]
-            citations.append(f"{e.path}{f'#page={e.page}' if e.page else ''}:L{start}-{end}")
+            citations.append(cite(e.path, start, end, e.page))
         return Claim(sentence.text, True, spans, citations)
 
     def _cover(self, items: set[str], terms: set[str], sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
@@ -240,7 +240,7 @@ class ClaimChecker:
         code span, boolean) inside the window, a name (identifier, entity) anywhere in the same evidence item -
         and the lexical floor on top."""
         zh = has_cjk(sentence)
-        usable = [i for i in order if not (has_cjk(sentence) != self._lines[i].zh and not items)]
+        usable = [i for i in order if not (zh != self._lines[i].zh and not items)]
         if not items and not terms:
             return []  # nothing a source could be shown to state
         chosen: list[tuple[int, int, int]] = []
@@ -248,9 +248,7 @@ class ClaimChecker:
         while remaining and len(chosen) < MAX_SPANS:
             best = None
             for rank, index in enumerate(usable):
-                for start, end, held, covered in self._windows(index, remaining, terms):
-                    lines = self._lines[index]
-                    statement = not lines.texts[lines.numbers.index(start)].lstrip().startswith("#")
+                for start, end, held, covered, statement in self._windows(index, remaining, terms):
                     # all it can hold, in the fewest lines, a statement rather than the heading above it
                     key = (len(held), -(end - start), covered, statement, -rank)
                     if held and (best is None or key > best[0]):
@@ -265,7 +263,7 @@ class ClaimChecker:
             for index in usable:
                 if self._lines[index].zh != zh:
                     continue  # cross-lingual sentences must carry a checkable item
-                windows = [(covered, -(end - start), start, end) for start, end, _, covered in
+                windows = [(covered, -(end - start), start, end) for start, end, _, covered, _ in
                            self._windows(index, set(), terms) if covered]
                 if windows:
                     _, _, start, end = max(windows)
@@ -347,8 +345,9 @@ class ClaimChecker:
         return False
 
     def _windows(self, index: int, items: set[str], terms: set[str]):
-        """(start line, end line, items held, new terms covered) for every window of 1..WINDOW_LINES lines.
-        A window holds a value only if the value is in it; a name if the name is in its evidence item."""
+        """(start line, end line, items held, new terms covered, starts with a statement - not a heading) for
+        every window of 1..WINDOW_LINES lines. A window holds a value only if the value is in it; a name if the
+        name is in its evidence item."""
         lines = self._lines[index]
         count = len(lines.texts)
         names = {i for i in items if not is_value(i) and i in lines.whole}
@@ -359,4 +358,5 @@ class ClaimChecker:
                 covered = len(terms & set().union(*lines.line_terms[start : start + size])) if terms else 0
                 if not inside and not covered:
                     continue  # a window must state something of the sentence itself
-                yield lines.numbers[start], lines.numbers[start + size - 1], inside | names, covered + len(inside)
+                yield (lines.numbers[start], lines.numbers[start + size - 1], inside | names, covered + len(inside),
+                       not lines.texts[start].lstrip().startswith("#"))

@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from kb_agent.store.kb import KnowledgeBase
 
 
+def cite(path: str, start_line: int, end_line: int, page: int | None = None) -> str:
+    """`path[#page=N]:Lx-Ly`, the one form every citation is written in."""
+    return f"{path}{f'#page={page}' if page else ''}:L{start_line}-{end_line}"
+
+
 class Evidence(BaseModel):
     """One span of a source that a tool returned; what the agent grades and cites."""
 
@@ -41,8 +46,7 @@ class Evidence(BaseModel):
 
     @property
     def citation(self) -> str:
-        page = f"#page={self.page}" if self.page else ""
-        return f"{self.path}{page}:L{self.start_line}-{self.end_line}"
+        return cite(self.path, self.start_line, self.end_line, self.page)
 
 
 class EvidenceList(BaseModel):
