@@ -4,6 +4,7 @@ chitchat and refusals by rule, and what a person sees in `kb-agent ask`."""
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 import pytest
 from typer.testing import CliRunner
@@ -41,6 +42,17 @@ def _evidence(text: str, path: str, start: int = 1, title: str = "") -> Evidence
     lines = text.rstrip("\n").split("\n")
     return Evidence(source=path, path=path, start_line=start, end_line=start + len(lines) - 1,
                     text="\n".join(lines), title=title)
+
+
+@contextmanager
+def _indexed(settings, docs, **engine_args):
+    """An engine over `docs` with the test embedder, closed afterwards."""
+    engine = Engine(settings, embedder=HashEmbedder(), **engine_args)
+    try:
+        engine.index([docs])
+        yield engine
+    finally:
+        engine.close()
 
 
 # -- the claim check --------------------------------------------------------------------------------
@@ -150,13 +162,9 @@ def test_false_claims_whose_words_overlap_a_source_are_not_supported(sentence):
 def test_citations_are_line_narrow_and_keep_the_passage_as_context(settings, tmp_path):
     write(tmp_path / "docs" / "errors.md", ERRORS)
     script = ByRole(route=route(), synth="FastAPI raises a RequestValidationError [1].")
-    engine = Engine(settings.model_copy(update={"chunk_max_chars": 4000}), embedder=HashEmbedder(),
-                    llm=ScriptedLLM(script))
-    try:
-        engine.index([tmp_path / "docs"])
+    with _indexed(settings.model_copy(update={"chunk_max_chars": 4000}), tmp_path / "docs",
+                  llm=ScriptedLLM(script)) as engine:
         answer = engine.answer_query("What does FastAPI raise when a request contains invalid data?")
-    finally:
-        engine.close()
     (citation,) = answer.citations
     assert (citation.start_line, citation.end_line) == (33, 33)  # the line that states it, not L1-35
     assert citation.context_start_line == 1 and citation.context_end_line >= 33
@@ -169,13 +177,9 @@ def test_citations_are_line_narrow_and_keep_the_passage_as_context(settings, tmp
 def test_the_claim_check_is_in_the_audit_trail(settings, tmp_path):
     write(tmp_path / "docs" / "cors.md", CORS)
     script = ByRole(route=route(), synth="max_age defaults to 600 [1]. It was added in release 9.9 [1].")
-    engine = Engine(settings, embedder=HashEmbedder(), llm=ScriptedLLM(script))
-    try:
-        engine.index([tmp_path / "docs"])
+    with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
         answer = engine.answer_query("What is the default max_age?")
         record = engine.audit.records("answer", trace_id=answer.trace_id)[-1]
-    finally:
-        engine.close()
     assert "9.9" not in answer.answer and "600 [1]" in answer.answer
     assert record["claims"] == [{"sentence": "max_age defaults to 600.", "supported": True,
                                  "citation": "docs/cors.md:L10-10"},
@@ -196,12 +200,8 @@ def test_extractive_answers_keep_the_clause_that_answers_and_skip_menus_and_dupl
 def test_without_a_model_the_answer_comes_from_the_evidence_it_holds(settings, tmp_path):
     write(tmp_path / "docs" / "cors.md", CORS)
     write(tmp_path / "docs" / "errors.md", ERRORS)
-    engine = Engine(settings.model_copy(update={"llm_provider": "none"}), embedder=HashEmbedder())
-    try:
-        engine.index([tmp_path / "docs"])
+    with _indexed(settings.model_copy(update={"llm_provider": "none"}), tmp_path / "docs") as engine:
         answer = engine.answer_query("Which exception does FastAPI raise for invalid request data?")
-    finally:
-        engine.close()
     assert not answer.refused and "RequestValidationError" in answer.answer and answer.llm_calls == 0
     assert answer.citations[0].start_line == answer.citations[0].end_line == 33
     assert all(c.supported for c in answer.claims)
@@ -231,12 +231,8 @@ def test_questions_that_open_with_small_talk_are_questions(question):
 def test_chitchat_takes_no_retrieval_and_at_most_one_call(settings, tmp_path, question, with_model):
     write(tmp_path / "docs" / "a.md", "# A\nWho are you? The docs answer questions about FastAPI.\n")
     llm = ScriptedLLM(ByRole(chitchat="Hi! I answer questions about the documents.")) if with_model else None
-    engine = Engine(settings.model_copy(update={"llm_provider": "none"}), embedder=HashEmbedder(), llm=llm)
-    try:
-        engine.index([tmp_path / "docs"])
+    with _indexed(settings.model_copy(update={"llm_provider": "none"}), tmp_path / "docs", llm=llm) as engine:
         answer = engine.answer_query(question)
-    finally:
-        engine.close()
     assert answer.route["complexity"] == "chitchat" and not answer.citations and not answer.tool_calls
     assert answer.llm_calls == (1 if with_model else 0) and not answer.refused
 
@@ -244,13 +240,9 @@ def test_chitchat_takes_no_retrieval_and_at_most_one_call(settings, tmp_path, qu
 def test_an_unanswerable_question_is_refused_without_a_synthesis_call(settings, tmp_path):
     write(tmp_path / "docs" / "cors.md", CORS)
     script = ByRole(route=route())
-    engine = Engine(settings, embedder=HashEmbedder(), llm=ScriptedLLM(script))
-    try:
-        engine.index([tmp_path / "docs"])
+    with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
         engine.embed()  # dense search always finds something: it does not hold the question's terms
         answer = engine.answer_query("How do I enable the built-in Kafka consumer scheduler?")
-    finally:
-        engine.close()
     assert answer.refused and "synth" not in script.roles and answer.citations == []
     assert "closest passages found were" in answer.answer
 
@@ -277,13 +269,9 @@ def test_the_model_sees_numbered_lines_around_the_question_terms():
 def test_a_chinese_question_asks_for_a_chinese_answer(settings, tmp_path):
     write(tmp_path / "docs" / "cors.md", CORS)
     script = ByRole(route=route(), synth="max_age 默认为 600 [1]。")
-    engine = Engine(settings, embedder=HashEmbedder(), llm=ScriptedLLM(script))
-    try:
-        engine.index([tmp_path / "docs"])
+    with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
         answer = engine.answer_query("max_age 的默认值是多少？")
         prompt = engine.llms().main.prompts[-1][-1]["content"]
-    finally:
-        engine.close()
     assert prompt.endswith("请用中文回答。") and answer.answer.startswith("max_age 默认为 600[1]。")
 
 

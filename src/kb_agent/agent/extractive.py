@@ -92,8 +92,10 @@ def _credits(found: set[str], text: str, asked: set[str]) -> dict[str, float]:
     return credit
 
 
-def _script_matches(term: str, zh: bool) -> bool:
-    return has_cjk(term) == zh
+def _comparable(asked: set[str], question_zh: bool, text_zh: bool) -> set[str]:
+    """The asked terms a text could hold: all of them in the question's language, else only those written in
+    the text's script (identifiers and numbers, for a Chinese question over English lines)."""
+    return asked if text_zh == question_zh else {t for t in asked if has_cjk(t) == text_zh}
 
 
 def _units(source: int, evidence: Evidence) -> list[Unit]:
@@ -164,7 +166,7 @@ def rank(question: str, sources: list[Evidence], embed: Embed | None = None,
     found: list[Unit] = []
     for index, unit in all_units:
         unit_zh = has_cjk(unit.text)
-        comparable = {t for t in asked if unit_zh == zh or _script_matches(t, unit_zh)}
+        comparable = _comparable(asked, zh, unit_zh)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
         if any(not shape.search(_LINK_TARGET.sub("", unit.text)) for shape in must_hold):
@@ -208,7 +210,7 @@ def covers(question: str, sources: list[Evidence], weights: Weights | None = Non
     best = 0.0
     for e in sources:
         e_zh = has_cjk(e.text)
-        comparable = {t for t in asked if e_zh == zh or _script_matches(t, e_zh)}
+        comparable = _comparable(asked, zh, e_zh)
         if not comparable:
             continue
         credit = _credits(terms(e.text) | terms(f"{e.title} {e.path}"), f"{e.title} {e.path} {e.text}", comparable)
