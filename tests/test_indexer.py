@@ -127,3 +127,20 @@ def test_throughput_is_reported(engine, tmp_path):
     report = engine.index([root])
     assert report.chunks_added == 20 and report.chunks_per_s > 0
     assert report.as_dict()["chunks_per_s"] > 0
+
+
+def test_two_folders_of_the_same_name_do_not_share_citation_paths(engine, tmp_path):
+    """A second checkout of the same docs folder used to crash the run (UNIQUE constraint on chunk ids)."""
+    import shutil
+
+    first, second = tmp_path / "a" / "docs", tmp_path / "b" / "docs"
+    write(first / "guide.md", "# Guide\nThe first copy.\n")
+    write(second / "guide.md", "# Guide\nThe second copy.\n")
+    engine.index([first])
+    report = engine.index([second])
+    assert [path for path, _ in report.skipped] == ["docs/guide.md"]
+    assert "already used by" in report.skipped[0][1] and "--kb" in report.skipped[0][1]
+    assert engine.search("copy", mode="bm25").hits[0].source == str(first / "guide.md")
+    shutil.rmtree(first)  # the first folder moved away: the second one takes its place
+    report = engine.index([second])
+    assert report.skipped == [] and engine.search("copy", mode="bm25").hits[0].source == str(second / "guide.md")

@@ -125,6 +125,14 @@ class Indexer:
 
     def _index_file(self, item: FoundFile, root: Path, resolver: AclResolver, stat, old: FileRecord | None,
                     report: IndexReport) -> None:
+        twin = self.kb.catalog.other_file_at(item.display, str(item.path))
+        if twin is not None:
+            if os.path.lexists(twin.source):
+                self._skip(item.display, f"its citation path is already used by {twin.source} (an indexed folder "
+                                         "of the same name); index this folder into another knowledge base (--kb)",
+                           old, report)
+                return
+            self._remove(twin, report)  # that file is gone (its folder moved): this one takes its place
         try:
             sources = resolver.for_file(item.path)
         except AclError as exc:

@@ -156,6 +156,12 @@ class Catalog:
                                (path, path)).fetchone()
         return _file_record(row) if row else None
 
+    def other_file_at(self, path: str, source: str) -> FileRecord | None:
+        """The file other than `source` whose citation path is `path` (two indexed folders of the same name)."""
+        row = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE path=? AND source<>? LIMIT 1",
+                               (path, source)).fetchone()
+        return _file_record(row) if row else None
+
     def find_files(self, fragment: str, limit: int) -> list[FileRecord]:
         """Files whose path contains the fragment (case-insensitive), shortest paths first."""
         escaped = fragment.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
