@@ -20,8 +20,15 @@ from kb_agent.engine import Engine
 from kb_agent.llm.scripted import ScriptedLLM
 
 ROOT = Path(__file__).resolve().parents[1]
-ORIGINAL = {"chitchat": 4, "exact (rule)": 4, "simple": 4, "complex, first-pass GENERATE": 4,
-            "complex, one REFINE": 7, "complex, one RE_RETRIEVE": 8, "iteration cap": 12}
+ORIGINAL = {
+    "chitchat": 4,
+    "exact (rule)": 4,
+    "simple": 4,
+    "complex, first-pass GENERATE": 4,
+    "complex, one REFINE": 7,
+    "complex, one RE_RETRIEVE": 8,
+    "iteration cap": 12,
+}
 
 
 def scripted(complexity: str, grades: list[float]):
@@ -30,8 +37,15 @@ def scripted(complexity: str, grades: list[float]):
     def reply(messages):
         system = messages[0]["content"]
         if "You route questions" in system:
-            return json.dumps({"query_type": "conceptual", "complexity": complexity, "sub_questions": [],
-                               "suggested_tools": [], "grep_keywords": []})
+            return json.dumps(
+                {
+                    "query_type": "conceptual",
+                    "complexity": complexity,
+                    "sub_questions": [],
+                    "suggested_tools": [],
+                    "grep_keywords": [],
+                }
+            )
         if "You plan searches" in system:
             return json.dumps({"queries": [f"query {len(messages)}"], "calls": []})
         if "You grade evidence" in system:

@@ -28,13 +28,13 @@ DEMO = ROOT / "demo" / "fastapi-docs"
 def _part(filename: str) -> str | None:
     if not filename.startswith(PKG):
         return None
-    rel = filename[len(PKG):]
+    rel = filename[len(PKG) :]
     head = rel.split(os.sep, 1)[0]
     return head[:-3] if head.endswith(".py") else head
 
 
-def _where(code) -> str:  # noqa: ANN001
-    return f"{code.co_filename[len(PKG):]}:{code.co_qualname}"
+def _where(code) -> str:
+    return f"{code.co_filename[len(PKG) :]}:{code.co_qualname}"
 
 
 class CrossingCounter:
@@ -45,7 +45,7 @@ class CrossingCounter:
         self.files: set[str] = set()
         self.edges: set[tuple[str, str]] = set()
 
-    def __call__(self, frame, event, arg):  # noqa: ANN001 - the profile hook's signature
+    def __call__(self, frame, event, arg):
         if event != "call" or frame.f_back is None:
             return
         callee = _part(frame.f_code.co_filename)
@@ -59,7 +59,7 @@ class CrossingCounter:
         self.files.add(frame.f_code.co_filename)
         self.files.add(frame.f_back.f_code.co_filename)
 
-    def measure(self, fn) -> None:  # noqa: ANN001
+    def measure(self, fn) -> None:
         sys.setprofile(self)
         try:
             fn()
@@ -84,9 +84,13 @@ def main() -> None:
         engine.index([docs], kb="warm")
         engine.answer_query("How do I declare a request body?", kbs=["warm"])
         rows = []
-        for name, job in (("index (demo, no embedding)", lambda: engine.index([docs], kb="demo")),
-                          ("ask (simple question, no model)",
-                           lambda: engine.answer_query("How do I declare a request body?", kbs=["demo"]))):
+        for name, job in (
+            ("index (demo, no embedding)", lambda: engine.index([docs], kb="demo")),
+            (
+                "ask (simple question, no model)",
+                lambda: engine.answer_query("How do I declare a request body?", kbs=["demo"]),
+            ),
+        ):
             counter = CrossingCounter()
             counter.measure(job)
             rows.append((name, counter))

@@ -32,8 +32,7 @@ def _earlier_rule(query: str) -> list[str]:
 def recall_at_5(engine: Engine, questions: list[dict]) -> float:
     scores = []
     for q in questions:
-        hits = engine.search(q["question"], access=AccessFilter.unrestricted(), kbs=["bench"], mode="bm25",
-                             k=20).hits
+        hits = engine.search(q["question"], access=AccessFilter.unrestricted(), kbs=["bench"], mode="bm25", k=20).hits
         docs: list[str] = []
         for hit in hits:
             doc = str(hit.metadata.get("record_id", hit.doc_id.split("#", 1)[-1]))

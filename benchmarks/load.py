@@ -30,15 +30,27 @@ from kb_agent.interfaces.server import create_app
 from kb_agent.llm.scripted import ScriptedLLM
 
 ROOT = Path(__file__).resolve().parents[1]
-QUESTIONS = ["How do I declare a request body?", "How do I return an HTTP error?", "What are path parameters?",
-             "How do background tasks work?", "How do I declare query parameters?"]
+QUESTIONS = [
+    "How do I declare a request body?",
+    "How do I return an HTTP error?",
+    "What are path parameters?",
+    "How do background tasks work?",
+    "How do I declare query parameters?",
+]
 
 
 def _reply(messages):
     system = messages[0]["content"]
     if "You route questions" in system:
-        return json.dumps({"query_type": "conceptual", "complexity": "simple", "sub_questions": [],
-                           "suggested_tools": [], "grep_keywords": []})
+        return json.dumps(
+            {
+                "query_type": "conceptual",
+                "complexity": "simple",
+                "sub_questions": [],
+                "suggested_tools": [],
+                "grep_keywords": [],
+            }
+        )
     return "Declare a Pydantic model and use it as a parameter [1]. FastAPI reads the JSON body into it [1]."
 
 
@@ -46,8 +58,15 @@ def _start(engine: Engine, keys: Path) -> tuple[uvicorn.Server, str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(engine, Authenticator(keys, None)), host="127.0.0.1",
-                                           port=port, log_level="warning", limit_concurrency=1000))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(engine, Authenticator(keys, None)),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            limit_concurrency=1000,
+        )
+    )
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)
@@ -77,8 +96,9 @@ async def _client(url: str, deadline: float, n: int, results: list, errors: list
                     if event != "final":
                         errors.append(f"stream ended with {event!r}")
                         continue
-                results.append((first if first is not None else time.perf_counter() - started,
-                                time.perf_counter() - started))
+                results.append(
+                    (first if first is not None else time.perf_counter() - started, time.perf_counter() - started)
+                )
             except httpx.HTTPError as exc:
                 errors.append(type(exc).__name__)
 
@@ -112,17 +132,32 @@ def main() -> None:
     for clients, seconds in ((1, min(10.0, args.seconds)), (args.clients, args.seconds)):
         results, errors, wall = asyncio.run(_run(url, clients, seconds))
         firsts, totals = [r[0] for r in results], [r[1] for r in results]
-        rows.append((clients, len(results), len(errors), len(results) / wall, _pct(firsts, .5), _pct(firsts, .95),
-                     _pct(totals, .5), _pct(totals, .95), statistics.fmean(totals) * 1000))
+        rows.append(
+            (
+                clients,
+                len(results),
+                len(errors),
+                len(results) / wall,
+                _pct(firsts, 0.5),
+                _pct(firsts, 0.95),
+                _pct(totals, 0.5),
+                _pct(totals, 0.95),
+                statistics.fmean(totals) * 1000,
+            )
+        )
         if errors:
             print(f"errors with {clients} clients: {sorted(set(errors))[:5]}")
     server.should_exit = True
     engine.close()
-    print(f"{'clients':>7} {'answers':>7} {'errors':>6} {'ans/s':>6} {'first p50':>9} {'first p95':>9} "
-          f"{'total p50':>9} {'total p95':>9}  (ms)")
+    print(
+        f"{'clients':>7} {'answers':>7} {'errors':>6} {'ans/s':>6} {'first p50':>9} {'first p95':>9} "
+        f"{'total p50':>9} {'total p95':>9}  (ms)"
+    )
     for row in rows:
-        print(f"{row[0]:>7} {row[1]:>7} {row[2]:>6} {row[3]:>6.1f} {row[4]:>9.0f} {row[5]:>9.0f} {row[6]:>9.0f} "
-              f"{row[7]:>9.0f}")
+        print(
+            f"{row[0]:>7} {row[1]:>7} {row[2]:>6} {row[3]:>6.1f} {row[4]:>9.0f} {row[5]:>9.0f} {row[6]:>9.0f} "
+            f"{row[7]:>9.0f}"
+        )
     base, loaded = rows
     print(f"p50 total latency under load / single client: {loaded[6] / base[6]:.1f}x")
 

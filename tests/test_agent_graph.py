@@ -14,8 +14,14 @@ from kb_agent.llm.scripted import ScriptedLLM
 from kb_agent.tools.base import Tool
 from kb_agent.tools.search_tools import SearchInput
 
-ROLES = {"route": "You route questions", "plan": "You plan searches", "grade": "You grade evidence",
-         "synth": "ONLY the numbered sources", "chitchat": "friendly assistant", "tools": "using tools:"}
+ROLES = {
+    "route": "You route questions",
+    "plan": "You plan searches",
+    "grade": "You grade evidence",
+    "synth": "ONLY the numbered sources",
+    "chitchat": "friendly assistant",
+    "tools": "using tools:",
+}
 
 
 class ByRole:
@@ -39,15 +45,24 @@ class ByRole:
 
 
 def route(kind="conceptual", complexity="simple", sub=()):
-    return json.dumps({"query_type": kind, "complexity": complexity, "sub_questions": list(sub),
-                       "suggested_tools": [], "grep_keywords": []})
+    return json.dumps(
+        {
+            "query_type": kind,
+            "complexity": complexity,
+            "sub_questions": list(sub),
+            "suggested_tools": [],
+            "grep_keywords": [],
+        }
+    )
 
 
 def fit_grades(score):
     """One score per passage in the grading prompt, whatever their number."""
+
     def reply(messages):
         n = max(1, messages[-1]["content"].count("] ("))
         return json.dumps({"scores": [score] * n})
+
     return reply
 
 
@@ -58,8 +73,10 @@ def docs(tmp_path):
     write(root / "errors.md", "# Errors\nRaise HTTPException with status_code 404 when an item is missing.\n")
     write(root / "tasks.md", "# Background tasks\nBackgroundTasks run after the response is sent.\n")
     write(root / "changes.md", "# Changes\nLANG-1234 fixed StringUtils.split in release 3.4.\n")
-    write(root / "contact.md", "# Contact\nWrite to ops-team@example.com or call +1 415-555-0132 about request "
-                               "body limits.\n")
+    write(
+        root / "contact.md",
+        "# Contact\nWrite to ops-team@example.com or call +1 415-555-0132 about request body limits.\n",
+    )
     write(root / "config.md", "# Configuration\nSet KB_AGENT_MAX_ITERATIONS to bound the retry loop.\n")
     return root
 
@@ -77,9 +94,11 @@ def make_engine(settings, docs, script, embed=True, **overrides):
 
 def grade_by_content(rules, default):
     """Score each passage in the grading prompt: the first rule whose text it contains, else default."""
+
     def reply(messages):
         passages = messages[-1]["content"].split("\n\nPassages:\n", 1)[1].split("\n\n[")
         return json.dumps({"scores": [next((v for k, v in rules.items() if k in p), default) for p in passages]})
+
     return reply
 
 
@@ -99,18 +118,24 @@ def test_simple_question_is_two_calls_and_skips_grading(settings, docs):
     answer = engine.answer_query("How do I read the request body?")
     assert script.roles == ["route", "synth"] and answer.llm_calls == 2
     assert "grade_evidence" not in answer.timings
-    assert {"path_type": "simple_skip_grading", "rule_name": "simple_route",
-            "query": "How do I read the request body?"} in answer.fast_paths
+    assert {
+        "path_type": "simple_skip_grading",
+        "rule_name": "simple_route",
+        "query": "How do I read the request body?",
+    } in answer.fast_paths
     assert answer.citations[0].path == "docs/body.md"
     assert answer.answer.endswith(f"[1] docs/body.md:L{answer.citations[0].start_line}-{answer.citations[0].end_line}")
 
 
-@pytest.mark.parametrize("question,rule", [
-    ("What changed in LANG-1234?", "ticket_key"),
-    ("what does `status_code` do", "quoted_identifier"),
-    ("show me docs/errors.md", "file_path"),
-    ("where is KB_AGENT_MAX_ITERATIONS set", "constant_identifier"),
-])
+@pytest.mark.parametrize(
+    "question,rule",
+    [
+        ("What changed in LANG-1234?", "ticket_key"),
+        ("what does `status_code` do", "quoted_identifier"),
+        ("show me docs/errors.md", "file_path"),
+        ("where is KB_AGENT_MAX_ITERATIONS set", "constant_identifier"),
+    ],
+)
 def test_exact_rules_route_without_an_llm_call(settings, docs, question, rule):
     script = ByRole(synth="It is covered here [1].")  # states nothing: the claim check falls back to evidence
     engine, _ = make_engine(settings, docs, script)
@@ -127,10 +152,12 @@ def test_ticket_key_question_cites_the_ticket(settings, docs):
 
 
 def test_complex_first_pass_generate_is_four_calls(settings, docs):
-    script = ByRole(route=route(complexity="complex", sub=["request body", "errors"]),
-                    plan=json.dumps({"queries": ["request body model", "HTTPException 404"], "calls": []}),
-                    grade=fit_grades(0.9), synth="Declare a Pydantic model [1]. Raise HTTPException with "
-                                                 "status_code 404 [2].")
+    script = ByRole(
+        route=route(complexity="complex", sub=["request body", "errors"]),
+        plan=json.dumps({"queries": ["request body model", "HTTPException 404"], "calls": []}),
+        grade=fit_grades(0.9),
+        synth="Declare a Pydantic model [1]. Raise HTTPException with status_code 404 [2].",
+    )
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read a body and report a missing item?")
     assert script.roles == ["route", "plan", "grade", "synth"] and answer.llm_calls == 4
@@ -140,9 +167,12 @@ def test_complex_first_pass_generate_is_four_calls(settings, docs):
 
 
 def test_refine_goes_back_to_plan_keeping_good_evidence(settings, docs):
-    script = ByRole(route=route(complexity="complex"),
-                    plan=[json.dumps({"queries": ["request body"]}), json.dumps({"queries": ["background tasks"]})],
-                    grade=[fit_grades(0.5), fit_grades(0.9)], synth="Answer [1].")
+    script = ByRole(
+        route=route(complexity="complex"),
+        plan=[json.dumps({"queries": ["request body"]}), json.dumps({"queries": ["background tasks"]})],
+        grade=[fit_grades(0.5), fit_grades(0.9)],
+        synth="Answer [1].",
+    )
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do request bodies and background tasks relate?")
     assert script.roles == ["route", "plan", "grade", "plan", "grade", "synth"]
@@ -150,9 +180,12 @@ def test_refine_goes_back_to_plan_keeping_good_evidence(settings, docs):
 
 
 def test_re_retrieve_switches_strategy_through_analyze(settings, docs):
-    script = ByRole(route=route(kind="conceptual", complexity="complex"),
-                    plan=[json.dumps({"queries": ["unrelated words"]}), json.dumps({"queries": ["status_code"]})],
-                    grade=[grade_by_content({"HTTPException": 0.4}, 0.0), fit_grades(0.9)], synth="Answer [1].")
+    script = ByRole(
+        route=route(kind="conceptual", complexity="complex"),
+        plan=[json.dumps({"queries": ["unrelated words"]}), json.dumps({"queries": ["status_code"]})],
+        grade=[grade_by_content({"HTTPException": 0.4}, 0.0), fit_grades(0.9)],
+        synth="Answer [1].",
+    )
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("Which exception reports a missing item?")
     # analyze_and_route runs again without an LLM call, with a different retrieval strategy
@@ -165,8 +198,12 @@ def test_re_retrieve_switches_strategy_through_analyze(settings, docs):
 
 
 def test_iterations_are_capped(settings, docs):
-    script = ByRole(route=route(complexity="complex"), plan=json.dumps({"queries": ["something new"]}),
-                    grade=fit_grades(0.5), synth="Partial answer [1].")
+    script = ByRole(
+        route=route(complexity="complex"),
+        plan=json.dumps({"queries": ["something new"]}),
+        grade=fit_grades(0.5),
+        synth="Partial answer [1].",
+    )
     engine, _ = make_engine(settings, docs, script, max_iterations=3)
     answer = engine.answer_query("Tell me everything about request bodies and errors")
     assert answer.iterations == 3 and script.roles.count("grade") == 3
@@ -174,8 +211,12 @@ def test_iterations_are_capped(settings, docs):
 
 
 def test_malformed_json_falls_back_without_crashing(settings, docs):
-    script = ByRole(route="this is not json", plan=json.dumps({"queries": ["request body"]}), grade=fit_grades(0.9),
-                    synth="Use a Pydantic model [1].")
+    script = ByRole(
+        route="this is not json",
+        plan=json.dumps({"queries": ["request body"]}),
+        grade=fit_grades(0.9),
+        synth="Use a Pydantic model [1].",
+    )
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read the request body?")
     # one repair retry, then the documented fallback: complex
@@ -230,8 +271,9 @@ def test_no_evidence_is_a_refusal_without_a_synthesis_call(settings, docs):
 
 
 def test_rule_auto_approve_few_context_is_audited(settings, docs):
-    script = ByRole(route=route(complexity="complex"), plan=json.dumps({"queries": ["split release"]}),
-                    synth="Release 3.4 [1].")
+    script = ByRole(
+        route=route(complexity="complex"), plan=json.dumps({"queries": ["split release"]}), synth="Release 3.4 [1]."
+    )
     engine, _ = make_engine(settings, docs, script, evidence_top_k=1, query_planner_max_queries=1)
     answer = engine.answer_query("Which release fixed the split bug?")
     assert script.roles == ["route", "plan", "synth"]
@@ -244,8 +286,11 @@ def test_citations_are_bound_to_the_lines_that_state_each_sentence(settings, doc
     """Markers the model gives are only a hint: each sentence is cited to the source lines that state it
     (re-cited when the model pointed elsewhere), a marker to no source and a made-up footer disappear, and
     citations are numbered by first use."""
-    script = ByRole(route=route(), synth="Raise HTTPException with status_code 404 [3], see [42]. "
-                                         "Declare a Pydantic model [3][1].\n\nReferences:\n[3] made up")
+    script = ByRole(
+        route=route(),
+        synth="Raise HTTPException with status_code 404 [3], see [42]. "
+        "Declare a Pydantic model [3][1].\n\nReferences:\n[3] made up",
+    )
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read the request body?")
     assert "[42]" not in answer.answer and "made up" not in answer.answer
@@ -267,8 +312,11 @@ def test_a_model_answer_no_source_states_is_replaced_by_cited_evidence(settings,
 
 
 def test_sentences_no_source_states_are_removed(settings, docs):
-    script = ByRole(route=route(), synth="Declare a Pydantic model to read a JSON request body. "
-                                         "FastAPI also ships a built-in GraphQL server for it.")
+    script = ByRole(
+        route=route(),
+        synth="Declare a Pydantic model to read a JSON request body. "
+        "FastAPI also ships a built-in GraphQL server for it.",
+    )
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read the request body?")
     assert answer.answer.startswith("Declare a Pydantic model to read a JSON request body [1].")
@@ -318,10 +366,16 @@ def test_sources_are_fenced_and_history_reaches_the_prompts(settings, docs):
 
 
 def test_planner_drops_invalid_and_unknown_tool_calls(settings, docs, caplog):
-    plan = json.dumps({"queries": ["request body"], "calls": [
-        {"name": "delete_everything", "args": {}},
-        {"name": "grep_search", "args": {"query": "", "top_k": 500}},
-        {"name": "vector_search", "args": {"query": "pydantic model", "top_k": 3}}]})
+    plan = json.dumps(
+        {
+            "queries": ["request body"],
+            "calls": [
+                {"name": "delete_everything", "args": {}},
+                {"name": "grep_search", "args": {"query": "", "top_k": 500}},
+                {"name": "vector_search", "args": {"query": "pydantic model", "top_k": 3}},
+            ],
+        }
+    )
     script = ByRole(route=route(complexity="complex"), plan=plan, grade=fit_grades(0.9), synth="Answer [1].")
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read the request body?")
@@ -354,9 +408,13 @@ def test_stream_yields_node_events_tokens_and_final(settings, docs):
 
 
 def test_tool_mode_json_protocol(settings, docs):
-    script = ByRole(tools=[json.dumps({"tool": "search_knowledge", "args": {"query": "HTTPException 404"}}),
-                           json.dumps({"tool": "read_knowledge", "args": {"refs": ["R1"]}}),
-                           json.dumps({"answer": "Raise HTTPException [R1]."})])
+    script = ByRole(
+        tools=[
+            json.dumps({"tool": "search_knowledge", "args": {"query": "HTTPException 404"}}),
+            json.dumps({"tool": "read_knowledge", "args": {"refs": ["R1"]}}),
+            json.dumps({"answer": "Raise HTTPException [R1]."}),
+        ]
+    )
     engine, _ = make_engine(settings, docs, script, mode="tools")
     answer = engine.answer_query("How do I report a missing item?")
     assert script.roles == ["tools", "tools", "tools"] and answer.llm_calls == 3

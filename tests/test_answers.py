@@ -32,16 +32,24 @@ The following arguments are supported:
 * `expose_headers` - Indicate any response headers that should be made accessible to the browser. Defaults to `[]`.
 * `max_age` - Sets a maximum time in seconds for browsers to cache CORS responses. Defaults to `600`.
 """
-ERRORS = "\n".join(["# Handling Errors", "There are many situations in which you need to notify an error."] +
-                   [f"Background paragraph {i} about clients, servers and errors in general." for i in range(30)] +
-                   ["When a request contains invalid data, FastAPI internally raises a `RequestValidationError`.",
-                    "It returns a JSON response with the details."]) + "\n"
+ERRORS = (
+    "\n".join(
+        ["# Handling Errors", "There are many situations in which you need to notify an error."]
+        + [f"Background paragraph {i} about clients, servers and errors in general." for i in range(30)]
+        + [
+            "When a request contains invalid data, FastAPI internally raises a `RequestValidationError`.",
+            "It returns a JSON response with the details.",
+        ]
+    )
+    + "\n"
+)
 
 
 def _evidence(text: str, path: str, start: int = 1, title: str = "") -> Evidence:
     lines = text.rstrip("\n").split("\n")
-    return Evidence(source=path, path=path, start_line=start, end_line=start + len(lines) - 1,
-                    text="\n".join(lines), title=title)
+    return Evidence(
+        source=path, path=path, start_line=start, end_line=start + len(lines) - 1, text="\n".join(lines), title=title
+    )
 
 
 @contextmanager
@@ -59,30 +67,37 @@ def _indexed(settings, docs, **engine_args):
 def test_sentences_split_in_zh_and_en_without_breaking_names_or_numbers():
     parts = split_sentences("J.K. Simmons won in 2015 [1]. It cost 3.14 dollars. [2] 它的默认值是 600。[1] 下一句")
     assert [(p.text, p.cited) for p in parts] == [
-        ("J.K. Simmons won in 2015.", [1]), ("It cost 3.14 dollars.", [2]), ("它的默认值是 600。", [1]),
-        ("下一句", [])]
+        ("J.K. Simmons won in 2015.", [1]),
+        ("It cost 3.14 dollars.", [2]),
+        ("它的默认值是 600。", [1]),
+        ("下一句", []),
+    ]
 
 
 def test_the_marker_forms_small_models_write_are_markers_not_sentences():
     parts = split_sentences('Tea is brewed for two minutes. [<source id="1">] It is green [<2>]. Hot [source 3]. [4]')
     assert [(p.text, p.cited) for p in parts] == [
-        ("Tea is brewed for two minutes.", [1]), ("It is green.", [2]), ("Hot.", [3, 4])]
+        ("Tea is brewed for two minutes.", [1]),
+        ("It is green.", [2]),
+        ("Hot.", [3, 4]),
+    ]
 
 
 def test_a_how_long_question_is_answered_by_a_number_in_words():
     sources = [_evidence("# Tea\nGreen tea is brewed at eighty degrees for two minutes.", "tea.md")]
     sentences = extractive_sentences("How long is green tea brewed?", sources)
     assert sentences and "two minutes" in sentences[0].text
-    assert not extractive_sentences("How long is green tea brewed?", [_evidence("# Tea\nGreen tea is brewed.",
-                                                                                  "tea.md")])
+    assert not extractive_sentences(
+        "How long is green tea brewed?", [_evidence("# Tea\nGreen tea is brewed.", "tea.md")]
+    )
 
 
 def test_a_premise_restated_from_the_question_must_be_in_the_cited_evidence():
     """An unanswerable question answered with a real version: the release header never mentions Kafka."""
-    header = _evidence("## 0.70.0 (2021-10-07)\nThis release upgrades Starlette to `0.16.0`.", "release-notes.md",
-                       5726)
-    kafka = _evidence("* Add external link to a blog post about Kafka consumers with FastAPI.", "release-notes.md",
-                      6649)
+    header = _evidence("## 0.70.0 (2021-10-07)\nThis release upgrades Starlette to `0.16.0`.", "release-notes.md", 5726)
+    kafka = _evidence(
+        "* Add external link to a blog post about Kafka consumers with FastAPI.", "release-notes.md", 6649
+    )
     question = "Which version of FastAPI added native Kafka consumer support?"
     claim = split_sentences("The version that added native Kafka consumer support is 0.70.0 [1].")[0]
     assert not ClaimChecker([header, kafka], question).check(claim).supported
@@ -92,13 +107,19 @@ def test_a_premise_restated_from_the_question_must_be_in_the_cited_evidence():
 
 def test_the_question_words_a_sentence_repeats_must_be_near_its_cited_lines():
     """The held-out case: `status_code` is on the cited line, "returns only the values explicitly set" is not."""
-    config = _evidence("## Response Status Code\n\nYou can define the (HTTP) `status_code` to be used in the response "
-                       "of your *path operation*.\n\nYou can pass directly the `int` code, like `404`.",
-                       "path-operation-configuration.md", 11)
-    unset = _evidence("### Use the `response_model_exclude_unset` parameter\n\nYou can set the *path operation "
-                      "decorator* parameter `response_model_exclude_unset=True`:\n\n{* tutorial004_py310.py *}\n\n"
-                      "and those default values won't be included in the response, only the values actually set.",
-                      "response-model.md", 237)
+    config = _evidence(
+        "## Response Status Code\n\nYou can define the (HTTP) `status_code` to be used in the response "
+        "of your *path operation*.\n\nYou can pass directly the `int` code, like `404`.",
+        "path-operation-configuration.md",
+        11,
+    )
+    unset = _evidence(
+        "### Use the `response_model_exclude_unset` parameter\n\nYou can set the *path operation "
+        "decorator* parameter `response_model_exclude_unset=True`:\n\n{* tutorial004_py310.py *}\n\n"
+        "and those default values won't be included in the response, only the values actually set.",
+        "response-model.md",
+        237,
+    )
     question = "Which path operation parameter returns only the values that were explicitly set?"
     wrong = split_sentences("The `status_code` parameter returns only the values that were explicitly set [1].")[0]
     right = split_sentences("The `response_model_exclude_unset` parameter returns only the values that were set [1].")
@@ -109,18 +130,26 @@ def test_the_question_words_a_sentence_repeats_must_be_near_its_cited_lines():
 def test_true_claims_in_their_own_words_are_kept():
     """Seen on a fresh set: a right default phrased "the default X of Y is V", an acronym restated from the
     question (HTML) and the page's own title as the question's words were all removed as unsupported."""
-    gzip = _evidence("## `GZipMiddleware`\n\nThe middleware will handle both standard and streaming responses.\n\n"
-                     "* `minimum_size` - Do not GZip responses that are smaller than this minimum size in bytes. "
-                     "Defaults to `500`.", "advanced/middleware.md", 75)
+    gzip = _evidence(
+        "## `GZipMiddleware`\n\nThe middleware will handle both standard and streaming responses.\n\n"
+        "* `minimum_size` - Do not GZip responses that are smaller than this minimum size in bytes. "
+        "Defaults to `500`.",
+        "advanced/middleware.md",
+        75,
+    )
     claim = split_sentences("The default minimum_size of GZipMiddleware is 500 bytes [1].")[0]
     assert ClaimChecker([gzip], "What is the default minimum_size of GZipMiddleware?").check(claim).supported
     wrong = split_sentences("The default minimum_size of GZipMiddleware is 1000 bytes [1].")[0]
     assert not ClaimChecker([gzip], "What is the default minimum_size of GZipMiddleware?").check(wrong).supported
-    templates = _evidence("## Install dependencies\n\nAdd `jinja2` to your project:", "advanced/templates.md", 9,
-                          title="Templates")
+    templates = _evidence(
+        "## Install dependencies\n\nAdd `jinja2` to your project:", "advanced/templates.md", 9, title="Templates"
+    )
     claim = split_sentences("To render HTML templates, you add the `jinja2` package to your project [1].")[0]
-    assert ClaimChecker([templates], "Which package do I add to my project to render HTML templates?").check(
-        claim).supported
+    assert (
+        ClaimChecker([templates], "Which package do I add to my project to render HTML templates?")
+        .check(claim)
+        .supported
+    )
 
 
 def test_chinese_key_terms_count_a_word_once_and_unanswerable_zh_questions_are_refused():
@@ -139,8 +168,9 @@ def test_checkable_content_is_numbers_identifiers_quotes_and_names():
 def test_a_correct_fact_cited_to_lines_that_do_not_state_it_is_recited_or_removed():
     """The held-out case: '422' cited to a page without 422. With a source that states it, the sentence is
     re-cited there; with none, it is removed."""
-    status = _evidence("# FastAPI status codes\nInvalid data is answered with status 422 Unprocessable Entity.\n",
-                       "status.md")
+    status = _evidence(
+        "# FastAPI status codes\nInvalid data is answered with status 422 Unprocessable Entity.\n", "status.md"
+    )
     other = _evidence("# Additional status codes\nReturn a JSONResponse to set another status code.\n", "extra.md")
     sentence = split_sentences("FastAPI returns 422 Unprocessable Entity [1].")[0]
     recited = ClaimChecker([other, status], "Which status code for invalid request data?").check(sentence)
@@ -148,12 +178,15 @@ def test_a_correct_fact_cited_to_lines_that_do_not_state_it_is_recited_or_remove
     assert not ClaimChecker([other], "Which status code for invalid request data?").check(sentence).supported
 
 
-@pytest.mark.parametrize("sentence", [
-    "max_age defaults to 1800 [1].",  # a number the lines do not state
-    "allow_credentials defaults to True [1].",  # every word is on a line, as a condition: the default is False
-    "FastAPI also ships a built-in GraphQL server [1].",
-    "The middleware was written by Guido van Rossum [1].",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "max_age defaults to 1800 [1].",  # a number the lines do not state
+        "allow_credentials defaults to True [1].",  # every word is on a line, as a condition: the default is False
+        "FastAPI also ships a built-in GraphQL server [1].",
+        "The middleware was written by Guido van Rossum [1].",
+    ],
+)
 def test_false_claims_whose_words_overlap_a_source_are_not_supported(sentence):
     checker = ClaimChecker([_evidence(CORS, "cors.md", 50, "CORS")], "How do I configure CORS?")
     assert not checker.check(split_sentences(sentence)[0]).supported
@@ -162,16 +195,17 @@ def test_false_claims_whose_words_overlap_a_source_are_not_supported(sentence):
 def test_citations_are_line_narrow_and_keep_the_passage_as_context(settings, tmp_path):
     write(tmp_path / "docs" / "errors.md", ERRORS)
     script = ByRole(route=route(), synth="FastAPI raises a RequestValidationError [1].")
-    with _indexed(settings.model_copy(update={"chunk_max_chars": 4000}), tmp_path / "docs",
-                  llm=ScriptedLLM(script)) as engine:
+    with _indexed(
+        settings.model_copy(update={"chunk_max_chars": 4000}), tmp_path / "docs", llm=ScriptedLLM(script)
+    ) as engine:
         answer = engine.answer_query("What does FastAPI raise when a request contains invalid data?")
     (citation,) = answer.citations
     assert (citation.start_line, citation.end_line) == (33, 33)  # the line that states it, not L1-35
     assert citation.context_start_line == 1 and citation.context_end_line >= 33
     assert "RequestValidationError" in citation.snippet
     assert [c.model_dump() for c in answer.claims] == [
-        {"sentence": "FastAPI raises a RequestValidationError.", "supported": True,
-         "citation": "docs/errors.md:L33-33"}]
+        {"sentence": "FastAPI raises a RequestValidationError.", "supported": True, "citation": "docs/errors.md:L33-33"}
+    ]
 
 
 def test_the_claim_check_is_in_the_audit_trail(settings, tmp_path):
@@ -181,9 +215,10 @@ def test_the_claim_check_is_in_the_audit_trail(settings, tmp_path):
         answer = engine.answer_query("What is the default max_age?")
         record = engine.audit.records("answer", trace_id=answer.trace_id)[-1]
     assert "9.9" not in answer.answer and "600 [1]" in answer.answer
-    assert record["claims"] == [{"sentence": "max_age defaults to 600.", "supported": True,
-                                 "citation": "docs/cors.md:L10-10"},
-                                {"sentence": "It was added in release 9.9.", "supported": False, "citation": None}]
+    assert record["claims"] == [
+        {"sentence": "max_age defaults to 600.", "supported": True, "citation": "docs/cors.md:L10-10"},
+        {"sentence": "It was added in release 9.9.", "supported": False, "citation": None},
+    ]
 
 
 # -- extractive answers ------------------------------------------------------------------------------
@@ -208,8 +243,10 @@ def test_without_a_model_the_answer_comes_from_the_evidence_it_holds(settings, t
 
 
 def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
-    rows = [json.dumps({"_id": f"T-{i}", "title": f"t{i}", "text": f"ticket {i} " + ("zebracorn" if i == 7 else "")})
-            for i in range(40)]
+    rows = [
+        json.dumps({"_id": f"T-{i}", "title": f"t{i}", "text": f"ticket {i} " + ("zebracorn" if i == 7 else "")})
+        for i in range(40)
+    ]
     write(tmp_path / "tix" / "t.jsonl", "\n".join(rows) + "\n")
     engine.index([tmp_path / "tix"])
     hits = engine.search("zebracorn", mode="grep").hits
@@ -217,16 +254,33 @@ def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
 
 
 # -- routing by rule ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("question", ["That helped me understand CORS, how do I set max_age?", "How does it work?",
-                                      "Is this helpful for CORS?", "你好，CORS 怎么配置？"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "That helped me understand CORS, how do I set max_age?",
+        "How does it work?",
+        "Is this helpful for CORS?",
+        "你好，CORS 怎么配置？",
+    ],
+)
 def test_questions_that_open_with_small_talk_are_questions(question):
     from kb_agent.agent.rules import is_chitchat
 
     assert not is_chitchat(question)
 
 
-@pytest.mark.parametrize("question", ["Hello! Who are you?", "谢谢你的帮助！", "Good morning, what can you do?",
-                                      "你好，你是谁？", "thanks a lot!", "Thanks a lot, that helped!", "好的谢谢"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Hello! Who are you?",
+        "谢谢你的帮助！",
+        "Good morning, what can you do?",
+        "你好，你是谁？",
+        "thanks a lot!",
+        "Thanks a lot, that helped!",
+        "好的谢谢",
+    ],
+)
 @pytest.mark.parametrize("with_model", [False, True])
 def test_chitchat_takes_no_retrieval_and_at_most_one_call(settings, tmp_path, question, with_model):
     write(tmp_path / "docs" / "a.md", "# A\nWho are you? The docs answer questions about FastAPI.\n")
@@ -247,11 +301,17 @@ def test_an_unanswerable_question_is_refused_without_a_synthesis_call(settings, 
     assert "closest passages found were" in answer.answer
 
 
-@pytest.mark.parametrize(("question", "rule"), [
-    ("What is the phone of Bob's manager's assistant?", None), ("I can't set it, what now?", None),
-    ("What kind of file formats can UploadFile accept?", None), ("what does `status_code` do", "quoted_identifier"),
-    ('What does "root_path" mean?', "quoted_identifier"), ("Which documentation file explains CORS?", "file_discovery"),
-])
+@pytest.mark.parametrize(
+    ("question", "rule"),
+    [
+        ("What is the phone of Bob's manager's assistant?", None),
+        ("I can't set it, what now?", None),
+        ("What kind of file formats can UploadFile accept?", None),
+        ("what does `status_code` do", "quoted_identifier"),
+        ('What does "root_path" mean?', "quoted_identifier"),
+        ("Which documentation file explains CORS?", "file_discovery"),
+    ],
+)
 def test_apostrophes_are_not_quotes_and_content_questions_are_not_file_searches(question, rule):
     ruled = route_by_rules(question)
     assert (ruled[1] if ruled else None) == rule
@@ -259,8 +319,11 @@ def test_apostrophes_are_not_quotes_and_content_questions_are_not_file_searches(
 
 # -- what the model sees and says ------------------------------------------------------------------
 def test_the_model_sees_numbered_lines_around_the_question_terms():
-    long = "\n".join([f"Filler line {i} about other topics entirely." for i in range(60)] +
-                     ["* `max_age` - cache time. Defaults to `600`."] + [f"Tail {i}." for i in range(20)])
+    long = "\n".join(
+        [f"Filler line {i} about other topics entirely." for i in range(60)]
+        + ["* `max_age` - cache time. Defaults to `600`."]
+        + [f"Tail {i}." for i in range(20)]
+    )
     rendered = render_sources([_evidence(long, "cors.md", 100)], 400, "What is the default max_age?")
     assert "160| * `max_age` - cache time. Defaults to `600`." in rendered and "100| Filler line 0" not in rendered
     assert len(rendered) < 700

@@ -137,8 +137,10 @@ def test_concurrent_writers_keep_one_chain(tmp_path):
     import threading
 
     audit = AuditLog(tmp_path / "audit.jsonl", key=KEY)
-    threads = [threading.Thread(target=lambda n=n: [audit.write("node", {"n": n, "i": i}, trace_id=str(n))
-                                                    for i in range(20)]) for n in range(4)]
+    threads = [
+        threading.Thread(target=lambda n=n: [audit.write("node", {"n": n, "i": i}, trace_id=str(n)) for i in range(20)])
+        for n in range(4)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -20,8 +20,15 @@ def _chunks(path: Path, max_chars: int, overlap: int):
     out = []
     for doc in load(path, path.read_bytes()):
         out += chunk_document(
-            doc, kb="t", doc_id="d", source=str(path), path=path.name, acl=[], updated_at=0.0,
-            max_chars=max_chars, overlap_chars=overlap,
+            doc,
+            kb="t",
+            doc_id="d",
+            source=str(path),
+            path=path.name,
+            acl=[],
+            updated_at=0.0,
+            max_chars=max_chars,
+            overlap_chars=overlap,
         )
     return out
 

@@ -43,11 +43,13 @@ def test_search_json_shape_and_acl(cli_env):
     keys = {"source", "path", "start_line", "end_line", "text", "score", "kb", "doc_id", "chunk_id"}
     assert payload["results"] and all(set(r) == keys for r in payload["results"])
     assert {r["path"] for r in payload["results"]} == {"docs/retry.md", "docs/hr/pay.md"}
-    outsider = _json(runner.invoke(app, ["search", "retry", "--kb", "docs", "--mode", "bm25", "--json",
-                                         "--as-group", "eng"]))
+    outsider = _json(
+        runner.invoke(app, ["search", "retry", "--kb", "docs", "--mode", "bm25", "--json", "--as-group", "eng"])
+    )
     assert [r["path"] for r in outsider["results"]] == ["docs/retry.md"]
-    grep = _json(runner.invoke(app, ["search", "retry", "--kb", "docs", "--mode", "grep", "--json",
-                                     "--as-group", "eng"]))
+    grep = _json(
+        runner.invoke(app, ["search", "retry", "--kb", "docs", "--mode", "grep", "--json", "--as-group", "eng"])
+    )
     assert [r["path"] for r in grep["results"]] == ["docs/retry.md"]
 
 
@@ -84,12 +86,23 @@ def test_ask_json_has_exactly_the_documented_keys(cli_env, monkeypatch):
     get_settings.cache_clear()
     runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed"])
     payload = _json(runner.invoke(app, ["ask", "How do I bound the retry loop?", "--kb", "docs", "--json"]))
-    assert set(payload) == {"answer", "citations", "claims", "refused", "route", "llm_calls", "iterations",
-                            "tokens", "fast_paths", "timings"}
+    assert set(payload) == {
+        "answer",
+        "citations",
+        "claims",
+        "refused",
+        "route",
+        "llm_calls",
+        "iterations",
+        "tokens",
+        "fast_paths",
+        "timings",
+    }
     assert payload["claims"] and all(c["supported"] and c["citation"] for c in payload["claims"])
     assert payload["citations"][0]["path"] == "docs/retry.md" and payload["llm_calls"] == 0
-    denied = _json(runner.invoke(app, ["ask", "When is the retry bonus paid?", "--kb", "docs", "--json",
-                                       "--as-group", "eng"]))
+    denied = _json(
+        runner.invoke(app, ["ask", "When is the retry bonus paid?", "--kb", "docs", "--json", "--as-group", "eng"])
+    )
     assert all("hr/" not in c["path"] for c in denied["citations"])
 
 
@@ -102,8 +115,9 @@ def test_chat_session_answers_toggles_mode_and_quits(cli_env, monkeypatch):
     monkeypatch.setenv("KB_AGENT_LLM_PROVIDER", "none")
     get_settings.cache_clear()
     runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed"])
-    result = runner.invoke(app, ["chat", "--kb", "docs"],
-                           input="How do I bound the retry loop?\n/mode\nhello\n/clear\n/quit\n")
+    result = runner.invoke(
+        app, ["chat", "--kb", "docs"], input="How do I bound the retry loop?\n/mode\nhello\n/clear\n/quit\n"
+    )
     assert result.exit_code == 0, result.output
     assert "docs/retry.md:L" in result.output  # KB mode answered with a reference
     assert "mode: chat" in result.output and "needs a generative model" in result.output
@@ -114,21 +128,61 @@ def test_tools_lists_cards_as_json(cli_env):
     names = {c["name"] for c in cards}
     assert {"hybrid_search", "vector_search", "grep_search", "read_file", "local_file_qa"} <= names
     for card in cards:
-        assert set(card) >= {"name", "description", "input_schema", "output_schema", "auth_scope", "freshness",
-                             "timeout_ms", "rate_limit", "citation_policy"}
+        assert set(card) >= {
+            "name",
+            "description",
+            "input_schema",
+            "output_schema",
+            "auth_scope",
+            "freshness",
+            "timeout_ms",
+            "rate_limit",
+            "citation_policy",
+        }
 
 
 def test_tools_run_applies_the_acl_and_reports_status(cli_env):
     runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed"])
-    ok = _json(runner.invoke(app, ["tools", "run", "read_file", "--args", '{"path": "docs/hr/pay.md"}',
-                                   "--kb", "docs", "--json"]))
+    ok = _json(
+        runner.invoke(
+            app, ["tools", "run", "read_file", "--args", '{"path": "docs/hr/pay.md"}', "--kb", "docs", "--json"]
+        )
+    )
     assert ok["status"] == "ok" and ok["evidence"][0]["start_line"] == 1 and "retry bonus" in ok["evidence"][0]["text"]
-    hidden = runner.invoke(app, ["tools", "run", "read_file", "--args", '{"path": "docs/hr/pay.md"}',
-                                 "--kb", "docs", "--as-group", "eng", "--json"])
+    hidden = runner.invoke(
+        app,
+        [
+            "tools",
+            "run",
+            "read_file",
+            "--args",
+            '{"path": "docs/hr/pay.md"}',
+            "--kb",
+            "docs",
+            "--as-group",
+            "eng",
+            "--json",
+        ],
+    )
     assert hidden.exit_code == 1 and json.loads(hidden.stdout)["status"] == "error"
     assert "retry bonus" not in hidden.stdout
-    search = _json(runner.invoke(app, ["tools", "run", "hybrid_search", "--args", '{"query": "retry"}',
-                                       "--kb", "docs", "--as-group", "eng", "--json"]))
+    search = _json(
+        runner.invoke(
+            app,
+            [
+                "tools",
+                "run",
+                "hybrid_search",
+                "--args",
+                '{"query": "retry"}',
+                "--kb",
+                "docs",
+                "--as-group",
+                "eng",
+                "--json",
+            ],
+        )
+    )
     assert [e["path"] for e in search["evidence"]] == ["docs/retry.md"]
     forged = runner.invoke(app, ["tools", "run", "shell", "--args", "{}", "--kb", "docs", "--json"])
     assert forged.exit_code == 3 and json.loads(forged.stdout)["status"] == "denied"

@@ -25,8 +25,9 @@ def test_jira_fetch_renders_fields_links_and_comments(make_engine, server):
 def test_jira_cloud_bodies_and_token_paging(make_engine):
     engine = make_engine(jira_deployment="cloud")
     fetched = engine.run_tool("jira_fetch", {"key": "PROJ-2"})
-    assert fetched.status == "ok" and "Subtask of the payment fix." in fetched.evidence[0].text + \
-        "\n".join(e.text for e in fetched.evidence)
+    assert fetched.status == "ok" and "Subtask of the payment fix." in fetched.evidence[0].text + "\n".join(
+        e.text for e in fetched.evidence
+    )
     found = engine.run_tool("jira_search", {"jql": "project = PROJ", "max_results": 10})
     assert [e.path for e in found.evidence] == ["jira/PROJ-1.md", "jira/PROJ-2.md", "jira/PROJ-3.md"]
 
@@ -38,11 +39,14 @@ def test_jira_server_search_pages_with_start_at(make_engine, server):
     assert server.hits["/rest/api/2/search"] - before == 2  # pages of two
 
 
-@pytest.mark.parametrize(("key", "status", "message"), [
-    ("SECRET-1", "denied", "403 forbidden"),
-    ("NOPE-9", "error", "404 not found: Issue does not exist"),
-    ("SLOW-1", "error", "429 rate limited; retry after 3600s"),
-])
+@pytest.mark.parametrize(
+    ("key", "status", "message"),
+    [
+        ("SECRET-1", "denied", "403 forbidden"),
+        ("NOPE-9", "error", "404 not found: Issue does not exist"),
+        ("SLOW-1", "error", "429 rate limited; retry after 3600s"),
+    ],
+)
 def test_jira_errors_are_clear(make_engine, key, status, message):
     result = make_engine().run_tool("jira_fetch", {"key": key})
     assert result.status == status and message in result.error
@@ -102,8 +106,16 @@ def test_confluence_fetch_by_id_and_title_and_search_paging(make_engine):
     assert [e.path for e in found.evidence] == ["confluence/HR/100.md", "confluence/HR/101.md", "confluence/HR/102.md"]
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:1/x", "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data",
-                                 "http://[::1]/", "http://localhost/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:1/x",
+        "http://10.0.0.1/",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]/",
+        "http://localhost/",
+    ],
+)
 def test_web_fetch_refuses_private_addresses_by_default(make_engine, url):
     result = make_engine().run_tool("web_fetch", {"url": url})
     assert result.status == "denied" and "non-public address" in result.error
@@ -136,15 +148,18 @@ def test_index_command_indexes_a_ticket_tree_with_the_callers_acl(make_engine, t
     assert result.status == "ok" and len(result.evidence) == 3
     member = engine.run_tool("hybrid_search", {"query": "idempotency keys"}, user=payments)
     assert any(e.path.endswith("jira/PROJ-2.md") for e in member.evidence)
-    outsider = engine.run_tool("hybrid_search", {"query": "idempotency keys"},
-                               user=UserContext(user_id="eve", groups=["sales"]))
+    outsider = engine.run_tool(
+        "hybrid_search", {"query": "idempotency keys"}, user=UserContext(user_id="eve", groups=["sales"])
+    )
     assert not any("jira/" in e.path for e in outsider.evidence)
     graph = engine.kb().graph().graph
     assert graph.has_edge("ticket:PROJ-1", "ticket:PROJ-2") and graph.has_edge("ticket:PROJ-1", "ticket:PROJ-3")
     related = engine.run_tool("graph_related", {"entity": "PROJ-1"}, user=payments)
     assert related.status == "ok"
-    assert engine.run_tool("graph_related", {"entity": "PROJ-1"},
-                           user=UserContext(user_id="eve", groups=["sales"])).status == "error"
+    assert (
+        engine.run_tool("graph_related", {"entity": "PROJ-1"}, user=UserContext(user_id="eve", groups=["sales"])).status
+        == "error"
+    )
 
 
 def test_index_command_indexes_a_confluence_tree_with_parents(make_engine):

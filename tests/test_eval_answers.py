@@ -11,20 +11,51 @@ from kb_agent.evaluation.answers import evaluate_answers
 
 DEMO = Path(__file__).resolve().parents[1] / "demo" / "fastapi-docs"
 SET = [
-    {"id": "d1", "split": "tune", "type": "exact", "question": "What does max_age default to in the CORS middleware?",
-     "gold": [{"path": "en/tutorial/cors.md", "start_line": 65, "end_line": 65}], "must_contain": [["600"]],
-     "answerable": True},
-    {"id": "d2", "split": "holdout", "type": "zh", "question": "CORS 中间件的 max_age 默认值是多少？",
-     "gold": [{"path": "zh/tutorial/cors.md", "start_line": 64, "end_line": 64}], "must_contain": [["600"]],
-     "answerable": True},
-    {"id": "d3", "split": "tune", "type": "chitchat", "question": "Hello! Who are you?", "gold": [],
-     "must_contain": [], "answerable": False},
-    {"id": "d4", "split": "holdout", "type": "unanswerable",
-     "question": "How do I configure the built-in Kafka consumer scheduler?", "gold": [], "must_contain": [],
-     "answerable": False},
-    {"id": "d5", "split": "tune", "type": "file_discovery", "question": "Which documentation file explains CORS?",
-     "gold": [{"path": "en/tutorial/cors.md", "start_line": 1, "end_line": 1}], "must_contain": [["cors.md"]],
-     "answerable": True},
+    {
+        "id": "d1",
+        "split": "tune",
+        "type": "exact",
+        "question": "What does max_age default to in the CORS middleware?",
+        "gold": [{"path": "en/tutorial/cors.md", "start_line": 65, "end_line": 65}],
+        "must_contain": [["600"]],
+        "answerable": True,
+    },
+    {
+        "id": "d2",
+        "split": "holdout",
+        "type": "zh",
+        "question": "CORS 中间件的 max_age 默认值是多少？",
+        "gold": [{"path": "zh/tutorial/cors.md", "start_line": 64, "end_line": 64}],
+        "must_contain": [["600"]],
+        "answerable": True,
+    },
+    {
+        "id": "d3",
+        "split": "tune",
+        "type": "chitchat",
+        "question": "Hello! Who are you?",
+        "gold": [],
+        "must_contain": [],
+        "answerable": False,
+    },
+    {
+        "id": "d4",
+        "split": "holdout",
+        "type": "unanswerable",
+        "question": "How do I configure the built-in Kafka consumer scheduler?",
+        "gold": [],
+        "must_contain": [],
+        "answerable": False,
+    },
+    {
+        "id": "d5",
+        "split": "tune",
+        "type": "file_discovery",
+        "question": "Which documentation file explains CORS?",
+        "gold": [{"path": "en/tutorial/cors.md", "start_line": 1, "end_line": 1}],
+        "must_contain": [["cors.md"]],
+        "answerable": True,
+    },
 ]
 
 
@@ -32,8 +63,13 @@ def test_eval_answers_on_the_demo_docs(settings, tmp_path):
     question_set = tmp_path / "set.jsonl"
     question_set.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in SET), encoding="utf-8")
     rows = tmp_path / "rows.jsonl"
-    result = evaluate_answers(DEMO, question_set, settings.model_copy(update={"llm_provider": "none"}), out=rows,
-                              engine_factory=lambda s: Engine(s, embedder=HashEmbedder()))
+    result = evaluate_answers(
+        DEMO,
+        question_set,
+        settings.model_copy(update={"llm_provider": "none"}),
+        out=rows,
+        engine_factory=lambda s: Engine(s, embedder=HashEmbedder()),
+    )
     by_id = {r["id"]: r for r in map(json.loads, rows.read_text().splitlines())}
     assert result["all"]["questions"] == 5 and result["all"]["errors"] == 0
     assert by_id["d1"]["contains_gold"] and by_id["d1"]["cites_gold"] and by_id["d2"]["contains_gold"]

@@ -65,7 +65,8 @@ def governed(settings, corp, tmp_path):
 
 def test_policy_errors_name_their_lines():
     bad = POLICY.replace("    token_budget_per_day: 50", "    token_budget_per_day: lots").replace(
-        "    acl_tags: [payroll]", "    acl_tag: [payroll]")
+        "    acl_tags: [payroll]", "    acl_tag: [payroll]"
+    )
     with pytest.raises(PolicyError) as info:
         parse_policy(bad, "p.yaml")
     problems = "\n".join(info.value.problems)
@@ -100,17 +101,25 @@ def test_knowledge_bases_are_gated(governed):
 
 def test_acl_tags_from_the_policy_extend_access(governed):
     alice, bob = governed.identify("alice"), governed.identify("bob")
-    assert governed.search("salary review", user=alice, mode="bm25").hits[0].path == \
-        "corp/payroll/salaries.md"
+    assert governed.search("salary review", user=alice, mode="bm25").hits[0].path == "corp/payroll/salaries.md"
     assert all("payroll" not in h.path for h in governed.search("salary review", user=bob, mode="bm25").hits)
 
 
 def test_a_forged_tool_call_from_the_model_is_refused_and_audited(governed, settings):
-    script = ByRole(route=route(complexity="complex"),
-                    plan=json.dumps({"queries": ["salary"], "calls": [
-                        {"name": "read_file", "args": {"path": "corp/payroll/salaries.md"}},
-                        {"name": "shell_exec", "args": {"cmd": "cat /etc/shadow"}}]}),
-                    grade=fit_grades(0.9), synth="Nothing [1].")
+    script = ByRole(
+        route=route(complexity="complex"),
+        plan=json.dumps(
+            {
+                "queries": ["salary"],
+                "calls": [
+                    {"name": "read_file", "args": {"path": "corp/payroll/salaries.md"}},
+                    {"name": "shell_exec", "args": {"cmd": "cat /etc/shadow"}},
+                ],
+            }
+        ),
+        grade=fit_grades(0.9),
+        synth="Nothing [1].",
+    )
     engine = Engine(governed.settings, embedder=HashEmbedder(), llm=ScriptedLLM(script))
     try:
         answer = engine.answer_query("When is the salary review?", user=engine.identify("carol"))
@@ -165,13 +174,19 @@ def test_audit_records_tell_one_questions_story(governed):
     assert events[-1] == "answer"
 
 
-@pytest.mark.parametrize(("text", "kind"), [
-    ("call 13812345678 now", "phone"), ("id 11010519491231002X here", "cn_id"),
-    ("pay GB82 WEST 1234 5698 7654 32 today", "iban"), ("card 4111 1111 1111 1111", "card"),
-    ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.abcdefghijk", "jwt"),
-    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "private_key"),
-    ("api_key=abcd1234efgh5678", "secret"), ("mail a.b@corp.com", "email"),
-])
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("call 13812345678 now", "phone"),
+        ("id 11010519491231002X here", "cn_id"),
+        ("pay GB82 WEST 1234 5698 7654 32 today", "iban"),
+        ("card 4111 1111 1111 1111", "card"),
+        ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.abcdefghijk", "jwt"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "private_key"),
+        ("api_key=abcd1234efgh5678", "secret"),
+        ("mail a.b@corp.com", "email"),
+    ],
+)
 def test_masking_kinds(text, kind):
     masked, counts = mask_text(text)
     assert counts.get(kind) == 1, (masked, counts)
@@ -185,11 +200,17 @@ def test_masking_checks_checksums():
 
 
 def test_circuit_breaker_answers_with_what_was_found(settings, corp):
-    script = ByRole(route=route(complexity="complex"), plan=json.dumps({"queries": ["office"]}),
-                    grade=fit_grades(0.5), synth="The office opens at nine [1].")
-    engine = Engine(settings.model_copy(update={"max_answer_seconds": 0.001,
-                                                       "auto_approve_max_items": 0}), embedder=HashEmbedder(),
-                    llm=ScriptedLLM(script))
+    script = ByRole(
+        route=route(complexity="complex"),
+        plan=json.dumps({"queries": ["office"]}),
+        grade=fit_grades(0.5),
+        synth="The office opens at nine [1].",
+    )
+    engine = Engine(
+        settings.model_copy(update={"max_answer_seconds": 0.001, "auto_approve_max_items": 0}),
+        embedder=HashEmbedder(),
+        llm=ScriptedLLM(script),
+    )
     try:
         engine.index([corp])
         answer = engine.answer_query("When does the office open and close?")
@@ -212,12 +233,14 @@ def test_cli_policy_check_and_acl_explain(governed, tmp_path, monkeypatch):
         (tmp_path / "bad.yaml").write_text("groups:\n  x:\n    tools: 5\n")
         bad = runner.invoke(app, ["policy", "check", str(tmp_path / "bad.yaml")])
         assert bad.exit_code == 2 and "bad.yaml:3: groups.x.tools" in bad.stdout
-        explain = json.loads(runner.invoke(app, ["acl", "explain", "corp/payroll/salaries.md", "--as", "bob",
-                                                 "--json"]).stdout)
+        explain = json.loads(
+            runner.invoke(app, ["acl", "explain", "corp/payroll/salaries.md", "--as", "bob", "--json"]).stdout
+        )
         assert explain["decision"] == "deny" and explain["acl"] == ["payroll"]
         assert explain["acl_source"] == ".kbacl file in its folder or a parent"
-        allowed = json.loads(runner.invoke(app, ["acl", "explain", "corp/payroll/salaries.md", "--as", "alice",
-                                                 "--json"]).stdout)
+        allowed = json.loads(
+            runner.invoke(app, ["acl", "explain", "corp/payroll/salaries.md", "--as", "alice", "--json"]).stdout
+        )
         assert allowed["decision"] == "allow" and "payroll" in allowed["reason"]
         verify = runner.invoke(app, ["audit", "verify", "--json"])
         assert verify.exit_code == 0 and json.loads(verify.stdout)["ok"]

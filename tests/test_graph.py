@@ -20,8 +20,15 @@ def wiki(engine, tmp_path):
     write(root / "secret" / ".kbacl", "finance\n")
     write(root / "secret" / "budget.md", "# Budget\nPAY-12 is funded from the reserve; link: [home](../index.md)\n")
     tickets = [
-        {"_id": "PAY-12", "issue_key": "PAY-12", "title": "Budget", "text": "Approve the 2026 budget.",
-         "parent": "PAY-1", "subtasks": ["PAY-13"], "issuelinks": [{"type": "blocks", "key": "OPS-7"}]},
+        {
+            "_id": "PAY-12",
+            "issue_key": "PAY-12",
+            "title": "Budget",
+            "text": "Approve the 2026 budget.",
+            "parent": "PAY-1",
+            "subtasks": ["PAY-13"],
+            "issuelinks": [{"type": "blocks", "key": "OPS-7"}],
+        },
         {"_id": "PAY-13", "issue_key": "PAY-13", "title": "Sub", "text": "Collect quotes. Subtask of PAY-12."},
     ]
     write(root / "tickets.jsonl", "".join(json.dumps(t) + "\n" for t in tickets))

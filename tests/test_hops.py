@@ -9,8 +9,7 @@ from kb_agent.retrieval.hops import TitleTable, normalize_title
 from kb_agent.store.access import AccessFilter
 
 FILM = "# Kiss and Tell\nKiss and Tell is a 1945 comedy film starring Shirley Temple as Corliss Archer.\n"
-ACTRESS = ("# Shirley Temple (actress)\nShe later served as United States Ambassador to Ghana and to "
-           "Czechoslovakia.\n")
+ACTRESS = "# Shirley Temple (actress)\nShe later served as United States Ambassador to Ghana and to Czechoslovakia.\n"
 NOISE = [f"# Film {i}\nA comedy film released in 194{i % 10} with a cast of unknown players.\n" for i in range(12)]
 QUESTION = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
 
@@ -39,8 +38,10 @@ def test_normalize_title_drops_disambiguation():
 
 def test_title_table_finds_mentions_in_order():
     table = TitleTable(0, {"shirley temple": [("a", 1)], "kiss and tell": [("b", 2)]})
-    assert table.mentions("Kiss and Tell starred Shirley Temple; Shirley Temple again") == \
-        ["kiss and tell", "shirley temple"]
+    assert table.mentions("Kiss and Tell starred Shirley Temple; Shirley Temple again") == [
+        "kiss and tell",
+        "shirley temple",
+    ]
 
 
 def test_second_hop_adds_the_named_document(films):
@@ -83,18 +84,26 @@ def test_generic_titles_are_not_links(engine, tmp_path):
     for i in range(25):  # "comedy" is everywhere: not a specific name
         write(root / f"review{i}.md", f"# Review {i}\nAnother comedy review number {i}.\n")
     engine.index([root])
-    hits = engine.search("What job did the star of Kiss and Tell have later?", access=AccessFilter.unrestricted(), k=6,
-                         mode="bm25", hops=2).hits
+    hits = engine.search(
+        "What job did the star of Kiss and Tell have later?",
+        access=AccessFilter.unrestricted(),
+        k=6,
+        mode="bm25",
+        hops=2,
+    ).hits
     linked = {h.path for h in hits if h.scores.get("link")}
     assert "kb/temple.md" in linked and "kb/comedy.md" not in linked
 
 
-@pytest.mark.parametrize(("route", "hops"), [
-    ({"query_type": "conceptual", "decided_by": "llm"}, 2),
-    ({"query_type": "exact", "decided_by": "llm"}, 2),  # a model's "exact" is a soft signal
-    ({"query_type": "exact", "decided_by": "ticket_key", "grep_keywords": ["LANG-1"]}, 1),
-    ({"query_type": "file_discovery", "decided_by": "file_discovery"}, 1),
-])
+@pytest.mark.parametrize(
+    ("route", "hops"),
+    [
+        ({"query_type": "conceptual", "decided_by": "llm"}, 2),
+        ({"query_type": "exact", "decided_by": "llm"}, 2),  # a model's "exact" is a soft signal
+        ({"query_type": "exact", "decided_by": "ticket_key", "grep_keywords": ["LANG-1"]}, 1),
+        ({"query_type": "file_discovery", "decided_by": "file_discovery"}, 1),
+    ],
+)
 def test_the_main_search_takes_two_hops_unless_a_rule_found_an_exact_key(route, hops, settings):
     from kb_agent.agent.plan import _table_calls
     from kb_agent.tools.registry import default_tools

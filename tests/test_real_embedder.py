@@ -31,8 +31,9 @@ def test_dense_search_with_the_real_model(settings, tmp_path):
         engine.index([root])
         stats = engine.embed()
         assert stats["embedded"] == 3 and stats["chunks_per_s"] > 0
-        hits = engine.search("How do I send JSON data to my API?", access=AccessFilter.unrestricted(),
-                             mode="dense", k=3).hits
+        hits = engine.search(
+            "How do I send JSON data to my API?", access=AccessFilter.unrestricted(), mode="dense", k=3
+        ).hits
         assert hits[0].path in ("docs/body.md", "docs/zh.md")
         assert hits[-1].path == "docs/tea.md"
     finally:

@@ -29,10 +29,17 @@ class Route(BaseModel):
 def test_chat_structured_and_stream(local_llm):
     assert local_llm.chat([{"role": "user", "content": "Reply with the single word: yes"}], max_tokens=5).strip()
     value, ok = local_llm.structured(
-        [{"role": "system", "content": "Classify. JSON keys: query_type (exact|conceptual), "
-                                       "complexity (simple|complex)."},
-         {"role": "user", "content": "How does reciprocal rank fusion work?"}], Route,
-        fallback=Route(query_type="x", complexity="x"), max_tokens=60)
+        [
+            {
+                "role": "system",
+                "content": "Classify. JSON keys: query_type (exact|conceptual), complexity (simple|complex).",
+            },
+            {"role": "user", "content": "How does reciprocal rank fusion work?"},
+        ],
+        Route,
+        fallback=Route(query_type="x", complexity="x"),
+        max_tokens=60,
+    )
     assert ok and value.query_type in ("exact", "conceptual")
     pieces = list(local_llm.stream([{"role": "user", "content": "Count from 1 to 3."}], max_tokens=12))
     assert len(pieces) > 1
@@ -44,8 +51,13 @@ def test_answer_with_the_local_model_is_cited(tmp_path):
     root = tmp_path / "docs"
     write(root / "retry.md", "# Retries\nThe agent stops after KB_AGENT_MAX_ITERATIONS rounds; the default is 3.\n")
     write(root / "tea.md", "# Tea\nGreen tea is brewed at eighty degrees for two minutes.\n")
-    settings = Settings(data_folder=tmp_path / "data", local_model_path=model_path(MODELS), llm_threads=2,
-                        llm_context=4096, _env_file=None)
+    settings = Settings(
+        data_folder=tmp_path / "data",
+        local_model_path=model_path(MODELS),
+        llm_threads=2,
+        llm_context=4096,
+        _env_file=None,
+    )
     engine = Engine(settings, embedder=HashEmbedder())
     engine.index([root])
     answer = engine.answer_query("How long is green tea brewed?")

@@ -17,11 +17,25 @@ def test_redteam_cli_reports_no_leaks():
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["cases"] >= 350 and report["leaks"] == 0, report
-    assert set(report["by_category"]) == {"direct_ask", "jailbreak", "indirect_injection", "forged_tool_call",
-                                          "traversal", "acl_edge", "cache_reuse", "vault_secret",
-                                          "ingest_acl_sources", "stale_file", "abac", "stream_masking",
-                                          "planted_tool_calls", "secret_reflection", "transport", "ssrf_ranges",
-                                          "audit_tamper"}
+    assert set(report["by_category"]) == {
+        "direct_ask",
+        "jailbreak",
+        "indirect_injection",
+        "forged_tool_call",
+        "traversal",
+        "acl_edge",
+        "cache_reuse",
+        "vault_secret",
+        "ingest_acl_sources",
+        "stale_file",
+        "abac",
+        "stream_masking",
+        "planted_tool_calls",
+        "secret_reflection",
+        "transport",
+        "ssrf_ranges",
+        "audit_tamper",
+    }
 
 
 def test_the_suite_detects_a_broken_acl(monkeypatch):
@@ -76,8 +90,9 @@ def _any_url(monkeypatch):
     from kb_agent.engine import Engine
 
     original = Engine.tool_context
-    monkeypatch.setattr(Engine, "tool_context",
-                        lambda self, req, kbs=None, allowed_urls=None: original(self, req, kbs, None))
+    monkeypatch.setattr(
+        Engine, "tool_context", lambda self, req, kbs=None, allowed_urls=None: original(self, req, kbs, None)
+    )
 
 
 def _no_scrub(monkeypatch):
@@ -109,9 +124,17 @@ def _unkeyed_audit(monkeypatch):
     monkeypatch.setattr(AuditLog, "_mac", lambda self, key, data: hashlib.sha256(data).hexdigest())
 
 
-CONTROLS = {"ingest_acl_sources": _tolerant_front_matter, "stale_file": _live_reads, "abac": _abac_ignored,
-            "stream_masking": _unmasked_streams, "planted_tool_calls": _any_url, "secret_reflection": _no_scrub,
-            "transport": _no_transport_guard, "ssrf_ranges": _every_address_public, "audit_tamper": _unkeyed_audit}
+CONTROLS = {
+    "ingest_acl_sources": _tolerant_front_matter,
+    "stale_file": _live_reads,
+    "abac": _abac_ignored,
+    "stream_masking": _unmasked_streams,
+    "planted_tool_calls": _any_url,
+    "secret_reflection": _no_scrub,
+    "transport": _no_transport_guard,
+    "ssrf_ranges": _every_address_public,
+    "audit_tamper": _unkeyed_audit,
+}
 
 
 @pytest.mark.slow

@@ -49,8 +49,11 @@ def corp(tmp_path):
 
 def make_engine(settings, tmp_path, corp, *, llm=None, policy=POLICY, **overrides):
     (tmp_path / "policy.yaml").write_text(policy)
-    engine = Engine(settings.model_copy(update={"policy_file": tmp_path / "policy.yaml", **overrides}),
-                    embedder=HashEmbedder(), llm=llm)
+    engine = Engine(
+        settings.model_copy(update={"policy_file": tmp_path / "policy.yaml", **overrides}),
+        embedder=HashEmbedder(),
+        llm=llm,
+    )
     engine.index([corp])
     engine.embed()
     return engine
@@ -103,19 +106,26 @@ def test_streamed_tokens_are_masked_even_when_a_card_is_split(settings, tmp_path
     with TestClient(create_app(engine, Authenticator(None, SECRET))) as client:
         token = jwt.encode({"sub": "bob", "exp": int(time.time()) + 60}, SECRET, algorithm="HS256")
         request = {"messages": [{"role": "user", "content": "What is the corporate card?"}], "stream": True}
-        with client.stream("POST", "/v1/chat/completions", json=request,
-                           headers={"Authorization": f"Bearer {token}"}) as response:
+        with client.stream(
+            "POST", "/v1/chat/completions", json=request, headers={"Authorization": f"Bearer {token}"}
+        ) as response:
             text = "".join(response.iter_text())
         assert CARD not in text and "[CARD]" in text
-        with client.stream("POST", "/v1/query/stream", json={"question": "What is the corporate card?"},
-                           headers={"Authorization": f"Bearer {token}"}) as response:
+        with client.stream(
+            "POST",
+            "/v1/query/stream",
+            json={"question": "What is the corporate card?"},
+            headers={"Authorization": f"Bearer {token}"},
+        ) as response:
             assert CARD not in "".join(response.iter_text())
     engine.close()
 
 
 def test_tools_mode_writes_tool_call_records(settings, tmp_path, corp):
-    replies = [json.dumps({"tool": "search_knowledge", "args": {"query": "office opens"}}),
-               json.dumps({"answer": "The office opens at nine [R1]."})]
+    replies = [
+        json.dumps({"tool": "search_knowledge", "args": {"query": "office opens"}}),
+        json.dumps({"answer": "The office opens at nine [R1]."}),
+    ]
     engine = make_engine(settings, tmp_path, corp, llm=ScriptedLLM(replies), mode="tools")
     answer = engine.answer_query("When does the office open?", user=engine.identify("bob"))
     calls = engine.audit.records("tool_call", trace_id=answer.trace_id)
@@ -136,8 +146,11 @@ def test_chat_mode_is_budgeted_audited_and_masked(settings, tmp_path, corp):
         engine.chat("again", user=bob)
     with TestClient(create_app(engine, Authenticator(None, SECRET))) as client:
         token = jwt.encode({"sub": "bob", "exp": int(time.time()) + 60}, SECRET, algorithm="HS256")
-        refused = client.post("/v1/chat/completions", headers={"Authorization": f"Bearer {token}"},
-                              json={"messages": [{"role": "user", "content": "hi"}], "kb_mode": False})
+        refused = client.post(
+            "/v1/chat/completions",
+            headers={"Authorization": f"Bearer {token}"},
+            json={"messages": [{"role": "user", "content": "hi"}], "kb_mode": False},
+        )
         assert refused.status_code == 429
     engine.close()
 
@@ -164,10 +177,11 @@ def test_a_denial_is_403_on_every_http_path_and_exit_3_on_every_command(governed
     get_settings.cache_clear()
     try:
         runner = CliRunner()
-        for command in (["ask", "x", "--kb", "hr-secret", "--as", "bob"],
-                        ["search", "x", "--kb", "hr-secret", "--as", "bob"],
-                        ["tools", "run", "hybrid_search", "--args", '{"query": "x"}', "--kb", "hr-secret",
-                         "--as", "bob"]):
+        for command in (
+            ["ask", "x", "--kb", "hr-secret", "--as", "bob"],
+            ["search", "x", "--kb", "hr-secret", "--as", "bob"],
+            ["tools", "run", "hybrid_search", "--args", '{"query": "x"}', "--kb", "hr-secret", "--as", "bob"],
+        ):
             result = runner.invoke(cli_app, command)
             assert result.exit_code == 3 and "denied" in result.output, (command, result.output)
         bad = runner.invoke(cli_app, ["ask", "   ", "--as", "bob"])
@@ -197,8 +211,9 @@ def test_without_auth_only_loopback_host_headers_are_answered(settings, corp):
     with TestClient(app) as client:
         rebound = client.post("/v1/search", json={"query": "office"}, headers={"Host": "evil.example:8765"})
         assert rebound.status_code == 403 and "loopback" in rebound.json()["error"]["message"]
-        assert client.post("/v1/search", json={"query": "office"},
-                           headers={"Host": "localhost:8765"}).status_code == 200
+        assert (
+            client.post("/v1/search", json={"query": "office"}, headers={"Host": "localhost:8765"}).status_code == 200
+        )
         assert client.get("/healthz", headers={"Host": "[::1]:8765"}).status_code == 200
     engine.close()
 
@@ -214,8 +229,11 @@ def test_chunked_bodies_count_towards_the_limit(governed):
         yield b'"}'
 
     with TestClient(app) as client:
-        response = client.post("/v1/search", content=chunks(), headers={"Content-Type": "application/json",
-                                                                         "Authorization": f"Bearer {token}"})
+        response = client.post(
+            "/v1/search",
+            content=chunks(),
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+        )
     assert response.status_code == 413 and "larger than" in response.json()["error"]["message"]
 
 
@@ -229,9 +247,16 @@ def test_mcp_over_http_authenticates_every_request_and_runs_as_the_caller(govern
 
     keys = tmp_path / "keys.yaml"
     keys.write_text("keys:\n  - {key: hank-key, user: hank}\n  - {key: alice-key, user: alice}\n")
+
     def app():  # the SDK's session manager starts once per app: one app per server below
-        return http_app(governed, Authenticator(keys, None), None, fallback=governed.identify("bob"),
-                        max_body_bytes=100_000, allowed_hosts=None)
+        return http_app(
+            governed,
+            Authenticator(keys, None),
+            None,
+            fallback=governed.identify("bob"),
+            max_body_bytes=100_000,
+            allowed_hosts=None,
+        )
 
     with TestClient(app()) as client:
         missing = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize"})
@@ -255,6 +280,7 @@ def test_mcp_over_http_authenticates_every_request_and_runs_as_the_caller(govern
         time.sleep(0.05)
     assert server.started
     try:
+
         async def paths_for(key: str) -> set[str]:
             http = create_mcp_http_client(headers={"X-API-Key": key})
             async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as mcp:
@@ -292,8 +318,9 @@ def test_a_denied_turn_does_not_end_a_chat_session(governed, monkeypatch):
     monkeypatch.setenv("KB_AGENT_LLM_PROVIDER", "none")
     get_settings.cache_clear()
     try:
-        result = CliRunner().invoke(cli_app, ["chat", "--kb", "hr-secret", "--as", "bob"],
-                                    input="first question\nsecond question\n/quit\n")
+        result = CliRunner().invoke(
+            cli_app, ["chat", "--kb", "hr-secret", "--as", "bob"], input="first question\nsecond question\n/quit\n"
+        )
     finally:
         get_settings.cache_clear()
     assert result.exit_code == 0 and result.output.count("may not use knowledge base") == 2

@@ -96,7 +96,8 @@ def test_grep_only_reads_the_files_it_is_given(tmp_path):
 
 def test_grep_keywords():
     assert grep_keywords("What is the KB_AGENT_MAX_ITERATIONS of LANG-1234?") == [
-        "KB_AGENT_MAX_ITERATIONS", "LANG-1234"
+        "KB_AGENT_MAX_ITERATIONS",
+        "LANG-1234",
     ]
     assert grep_keywords("如何声明请求体") == ["声明", "请求"]
 
@@ -116,15 +117,22 @@ def test_query_identifiers_are_names_not_years_or_hyphenated_prose():
     from kb_agent.retrieval.exact import identifiers
 
     assert identifiers("Is max_age in BackgroundTasks, LANG-75 or status 418 served on 8080?") == [
-        "max_age", "BackgroundTasks", "LANG-75", "418", "8080"]
+        "max_age",
+        "BackgroundTasks",
+        "LANG-75",
+        "418",
+        "8080",
+    ]
     assert identifiers("Which runner-up of the 1999 championship was a mom-and-pop founder in 2005?") == []
     assert identifiers("Install `python-multipart` and read `2005`") == ["python-multipart", "2005"]
 
 
 def test_passages_holding_a_rare_identifier_come_first(engine, tmp_path):
     root = tmp_path / "docs"
-    write(root / "a.md", "# Typos\nThis release fixes 75 typos across the docs (LANG-85) and many typos in the "
-                         "typos page.\n")
+    write(
+        root / "a.md",
+        "# Typos\nThis release fixes 75 typos across the docs (LANG-85) and many typos in the typos page.\n",
+    )
     write(root / "b.md", "# Change\nLANG-75 adds a null check.\n")
     for i in range(30):
         write(root / f"filler{i}.md", f"# Filler {i}\nUnrelated page number {i} about gardens.\n")

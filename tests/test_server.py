@@ -33,8 +33,9 @@ def client(settings, tmp_path):
     write(root / "hr" / "pay.md", "# Pay\nSalary reviews happen in March.\n")
     (tmp_path / "policy.yaml").write_text(POLICY)
     keys = tmp_path / "keys.yaml"
-    keys.write_text(f"keys:\n  - {{key: '{hash_key('alice-key')}', user: alice, admin: true}}\n"
-                    "  - {key: bob-key, user: bob}\n")
+    keys.write_text(
+        f"keys:\n  - {{key: '{hash_key('alice-key')}', user: alice, admin: true}}\n  - {{key: bob-key, user: bob}}\n"
+    )
     engine = Engine(settings.model_copy(update={"policy_file": tmp_path / "policy.yaml"}), embedder=HashEmbedder())
     engine.index([root])
     app = create_app(engine, Authenticator(keys, SECRET), max_body_bytes=5000)
@@ -54,20 +55,25 @@ def test_auth_is_required_and_errors_are_clear(client):
     assert missing.status_code == 401 and "missing credentials" in missing.json()["error"]["message"]
     wrong = client.post("/v1/query", json={"question": "x"}, headers={"Authorization": "Bearer nope"})
     assert wrong.status_code == 401 and wrong.json()["error"]["message"] == "invalid API key"
-    big = client.post("/v1/query", content=json.dumps({"question": "x" * 6000}), headers={**BOB,
-                      "Content-Type": "application/json"})
+    big = client.post(
+        "/v1/query", content=json.dumps({"question": "x" * 6000}), headers={**BOB, "Content-Type": "application/json"}
+    )
     assert big.status_code == 413
 
 
 def test_jwt_maps_to_the_policy_user(client):
     token = jwt.encode({"sub": "alice", "exp": int(time.time()) + 60}, SECRET, algorithm="HS256")
-    ok = client.post("/v1/search", json={"query": "salary reviews", "mode": "bm25"},
-                     headers={"Authorization": f"Bearer {token}"})
+    ok = client.post(
+        "/v1/search", json={"query": "salary reviews", "mode": "bm25"}, headers={"Authorization": f"Bearer {token}"}
+    )
     assert ok.status_code == 200 and ok.json()["results"][0]["path"] == "corp/hr/pay.md"
     expired = jwt.encode({"sub": "alice", "exp": int(time.time()) - 5}, SECRET, algorithm="HS256")
-    assert client.post("/v1/search", json={"query": "x"},
-                       headers={"Authorization": f"Bearer {expired}"}).json()["error"]["message"] == \
-        "the token has expired"
+    assert (
+        client.post("/v1/search", json={"query": "x"}, headers={"Authorization": f"Bearer {expired}"}).json()["error"][
+            "message"
+        ]
+        == "the token has expired"
+    )
 
 
 def test_answers_and_sources_follow_the_acl(client):
@@ -76,8 +82,12 @@ def test_answers_and_sources_follow_the_acl(client):
     bob = client.post("/v1/query", json={"question": "When are salary reviews?"}, headers=BOB).json()
     assert all(c["path"] != "corp/hr/pay.md" for c in bob["citations"])
     preview = client.get("/v1/sources", params={"path": "corp/handbook.md", "start": 2, "end": 3}, headers=BOB)
-    assert preview.json() == {"path": "corp/handbook.md", "start_line": 2, "end_line": 3,
-                              "text": "The office opens at nine.\nLunch is at noon."}
+    assert preview.json() == {
+        "path": "corp/handbook.md",
+        "start_line": 2,
+        "end_line": 3,
+        "text": "The office opens at nine.\nLunch is at noon.",
+    }
     hidden = client.get("/v1/sources", params={"path": "corp/hr/pay.md"}, headers=BOB)
     assert hidden.status_code == 404 and "Salary" not in hidden.text
     traversal = client.get("/v1/sources", params={"path": "../../etc/passwd"}, headers=BOB)
@@ -91,8 +101,9 @@ def test_policy_denials_are_403(client):
 
 
 def test_stream_sends_node_events_citations_and_final(client):
-    with client.stream("POST", "/v1/query/stream", json={"question": "When does the office open?"},
-                       headers=BOB) as response:
+    with client.stream(
+        "POST", "/v1/query/stream", json={"question": "When does the office open?"}, headers=BOB
+    ) as response:
         assert response.headers["content-type"].startswith("text/event-stream")
         body = "".join(response.iter_text())
     events = [block.split("\n")[0].removeprefix("event: ") for block in body.strip().split("\n\n")]
@@ -118,8 +129,9 @@ def test_openai_python_client_talks_to_it(client):
     from openai import OpenAI
 
     openai_client = OpenAI(base_url="http://testserver/v1", api_key="bob-key", http_client=client)
-    reply = openai_client.chat.completions.create(model="kb-agent",
-                                                  messages=[{"role": "user", "content": "When is lunch?"}])
+    reply = openai_client.chat.completions.create(
+        model="kb-agent", messages=[{"role": "user", "content": "When is lunch?"}]
+    )
     assert "noon" in reply.choices[0].message.content
 
 
@@ -131,8 +143,9 @@ def test_metrics_count_requests(client):
 
 def test_rate_limit_is_429(settings, tmp_path):
     write(tmp_path / "kb" / "a.md", "# A\nThe office opens at nine.\n")
-    (tmp_path / "policy.yaml").write_text("users:\n  bob: {groups: [eng]}\ngroups:\n"
-                                          "  eng: {tools: ['*'], rate_limit_per_min: 2}\n")
+    (tmp_path / "policy.yaml").write_text(
+        "users:\n  bob: {groups: [eng]}\ngroups:\n  eng: {tools: ['*'], rate_limit_per_min: 2}\n"
+    )
     (tmp_path / "keys.yaml").write_text("keys:\n  - {key: bob-key, user: bob}\n")
     engine = Engine(settings.model_copy(update={"policy_file": tmp_path / "policy.yaml"}), embedder=HashEmbedder())
     engine.index([tmp_path / "kb"])

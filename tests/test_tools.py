@@ -152,9 +152,11 @@ def test_runner_denies_unknown_tools_and_reports_bad_args(ctx_for):
     from kb_agent.tools.tasks import TaskRequest, ToolRunner
 
     tools, runner = default_tools(), ToolRunner()
-    forged, bad, good = (TaskRequest(trace_id="t", tool="shell_exec", input={"cmd": "cat /etc/passwd"}),
-                         TaskRequest(trace_id="t", tool="read_file", input={"path": ""}),
-                         TaskRequest(trace_id="t", tool="read_file", input={"path": "docs/guide.md", "end_line": 3}))
+    forged, bad, good = (
+        TaskRequest(trace_id="t", tool="shell_exec", input={"cmd": "cat /etc/passwd"}),
+        TaskRequest(trace_id="t", tool="read_file", input={"path": ""}),
+        TaskRequest(trace_id="t", tool="read_file", input={"path": "docs/guide.md", "end_line": 3}),
+    )
     results = runner.run_many([forged, bad, good], tools, ctx_for())
     assert [r.status for r in results] == ["denied", "error", "ok"]
     assert results[2].evidence[0].text.startswith("# Guide") and results[2].task_id == good.task_id
@@ -171,11 +173,14 @@ def test_runner_enforces_the_rate_limit(ctx_for, monkeypatch):
     assert statuses == ["ok", "ok", "denied"]
 
 
-@pytest.mark.parametrize(("question", "pattern"), [
-    ("Which files mention salary?", "salary"),
-    ("查找关于认证的文件", "认证"),
-    ("What does docs/hr/pay.md say?", "docs/hr/pay.md"),
-])
+@pytest.mark.parametrize(
+    ("question", "pattern"),
+    [
+        ("Which files mention salary?", "salary"),
+        ("查找关于认证的文件", "认证"),
+        ("What does docs/hr/pay.md say?", "docs/hr/pay.md"),
+    ],
+)
 def test_file_questions_plan_a_local_file_qa_call(question, pattern, settings):
     from kb_agent.agent.plan import _file_calls
     from kb_agent.agent.rules import route_by_rules
@@ -211,8 +216,13 @@ def test_runner_times_out_a_slow_tool_and_keeps_the_others(ctx_for, monkeypatch)
     monkeypatch.setattr(LocalFileQA, "run", slow)
     monkeypatch.setattr(LocalFileQA, "timeout_ms", 200)
     started = time.perf_counter()
-    results = ToolRunner().run_many([TaskRequest(trace_id="t", tool="local_file_qa", input={"pattern": "guide"}),
-                                     TaskRequest(trace_id="t", tool="read_file", input={"path": "docs/guide.md"})],
-                                    default_tools(), ctx_for())
+    results = ToolRunner().run_many(
+        [
+            TaskRequest(trace_id="t", tool="local_file_qa", input={"pattern": "guide"}),
+            TaskRequest(trace_id="t", tool="read_file", input={"path": "docs/guide.md"}),
+        ],
+        default_tools(),
+        ctx_for(),
+    )
     assert time.perf_counter() - started < 1.5
     assert results[0].status == "error" and "timed out" in results[0].error and results[1].status == "ok"

@@ -18,8 +18,10 @@ from kb_agent.interfaces.auth import Authenticator
 from kb_agent.interfaces.server import create_app
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Debian chromium/chromium-driver not installed")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Debian chromium/chromium-driver not installed"),
+]
 
 
 @pytest.fixture
@@ -32,8 +34,12 @@ def server(settings, tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(engine, Authenticator(tmp_path / "keys.yaml", None)), host="127.0.0.1",
-                            port=port, log_level="warning")
+    config = uvicorn.Config(
+        create_app(engine, Authenticator(tmp_path / "keys.yaml", None)),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+    )
     instance = uvicorn.Server(config)
     thread = threading.Thread(target=instance.run, daemon=True)
     thread.start()

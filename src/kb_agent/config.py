@@ -79,17 +79,29 @@ class Settings(BaseSettings):
     tool_timeout_s: float = Field(default=20.0, gt=0)
     evidence_top_k: int = Field(default=6, ge=1, le=50, description="Passages each search tool returns.")
     read_file_max_bytes: int = Field(default=5_000_000, ge=1000, description="read_file refuses larger files.")
-    search_hops: int = Field(default=2, ge=1, le=2, description=(
-        "Hops of the agent's main search: 2 also follows documents named in the top passages (no LLM call)."))
+    search_hops: int = Field(
+        default=2,
+        ge=1,
+        le=2,
+        description=(
+            "Hops of the agent's main search: 2 also follows documents named in the top passages (no LLM call)."
+        ),
+    )
     synth_max_sources: int = Field(default=5, ge=1, le=30, description="Sources given to the answer model.")
     source_max_chars: int = Field(default=900, ge=200, description="Characters of each source in the prompt.")
 
     # Governance
     policy_file: Path | None = Field(default=None, description="YAML policy; none = single-user mode.")
-    audit_key: SecretStr | None = Field(default=None, description="Key of the audit log's HMAC chain; keep it "
-                                        "outside the data folder (default: a key file beside the log).")
-    max_answer_seconds: float = Field(default=300.0, gt=0, description="Circuit breaker: answer with what was "
-                                      "found once a question has run this long.")
+    audit_key: SecretStr | None = Field(
+        default=None,
+        description="Key of the audit log's HMAC chain; keep it "
+        "outside the data folder (default: a key file beside the log).",
+    )
+    max_answer_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="Circuit breaker: answer with what was found once a question has run this long.",
+    )
 
     # Server
     api_keys_file: Path | None = Field(default=None, description="YAML list of API keys -> users for `serve`.")
@@ -97,17 +109,21 @@ class Settings(BaseSettings):
     cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Allowed CORS origins.")
     server_max_body_bytes: int = Field(default=1_000_000, ge=1000)
     allowed_hosts: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="Host names an authenticated server answers (empty: any).")
+        default_factory=list, description="Host names an authenticated server answers (empty: any)."
+    )
 
     # Connectors (credentials live in the vault, referenced by name)
     jira_url: str | None = Field(default=None, description="Jira base URL, e.g. https://jira.example.com")
     jira_credential: str = Field(default="jira", description="Vault name of the Jira credential.")
     jira_deployment: Literal["auto", "server", "cloud"] = Field(default="auto")
-    confluence_url: str | None = Field(default=None, description="Confluence base URL (Cloud: https://x.atlassian.net/wiki)")
+    confluence_url: str | None = Field(
+        default=None, description="Confluence base URL (Cloud: https://x.atlassian.net/wiki)"
+    )
     confluence_credential: str = Field(default="confluence")
     connector_cache_ttl_s: float = Field(default=600.0, ge=0, description="Connector response cache lifetime.")
     web_allowlist: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="Hosts or CIDRs web_fetch may reach even if private (comma-separated).")
+        default_factory=list, description="Hosts or CIDRs web_fetch may reach even if private (comma-separated)."
+    )
     web_max_bytes: int = Field(default=2_000_000, ge=1000)
     web_timeout_s: float = Field(default=15.0, gt=0)
 

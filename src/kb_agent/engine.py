@@ -68,16 +68,26 @@ class KBStatus:
 
     def as_dict(self) -> dict:
         return {
-            "kb": self.name, "files": self.files, "chunks": self.chunks, "embedded": self.embedded,
-            "dense_coverage": round(self.coverage, 4), "embedding_model": self.model,
-            "roots": [{"path": r, "acl": a} for r, a in self.roots.items()], "embed_worker_pid": self.worker_pid,
+            "kb": self.name,
+            "files": self.files,
+            "chunks": self.chunks,
+            "embedded": self.embedded,
+            "dense_coverage": round(self.coverage, 4),
+            "embedding_model": self.model,
+            "roots": [{"path": r, "acl": a} for r, a in self.roots.items()],
+            "embed_worker_pid": self.worker_pid,
         }
 
 
 class Engine:
-    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
-                 llm: LLM | tuple[LLM, LLM, LLM] | None = None,
-                 cache_folder: Path | None = None):
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        embedder: Embedder | None = None,
+        llm: LLM | tuple[LLM, LLM, LLM] | None = None,
+        cache_folder: Path | None = None,
+    ):
         self.settings = settings or get_settings()
         self._cache_folder = cache_folder  # None: the data folder's own embedding cache
         self._embedder = embedder  # None: the configured one, loaded on first use
@@ -137,25 +147,42 @@ class Engine:
 
     # -- indexing ----------------------------------------------------------------------------------
     def index(
-        self, paths: list[Path], *, kb: str | None = None, acl: list[str] | None = None,
-        on_progress: ProgressFn | None = None, user: UserContext | None = None,
+        self,
+        paths: list[Path],
+        *,
+        kb: str | None = None,
+        acl: list[str] | None = None,
+        on_progress: ProgressFn | None = None,
+        user: UserContext | None = None,
     ) -> IndexReport:
         """Index as the local operator (`user=None`) or as a remote caller, who must be an admin."""
         name = kb or self.settings.default_kb
         with self.gate.request(user or UserContext.local_owner(), [name], action="index", admin=True) as req:
             report = self._index_paths(paths, name, acl, on_progress)
-            req.audit("index", {"kb": name, "paths": [str(p) for p in paths], "acl": acl,
-                                **{k: v for k, v in report.as_dict().items() if k not in ("skipped", "warnings")},
-                                "skipped": len(report.skipped), "warnings": len(report.warnings)})
+            req.audit(
+                "index",
+                {
+                    "kb": name,
+                    "paths": [str(p) for p in paths],
+                    "acl": acl,
+                    **{k: v for k, v in report.as_dict().items() if k not in ("skipped", "warnings")},
+                    "skipped": len(report.skipped),
+                    "warnings": len(report.warnings),
+                },
+            )
             report.skipped = [(req.outbound.text(p), req.outbound.text(r)) for p, r in report.skipped]
             return report
 
-    def _index_paths(self, paths: list[Path], kb: str, acl: list[str] | None = None,
-                     on_progress: ProgressFn | None = None) -> IndexReport:
+    def _index_paths(
+        self, paths: list[Path], kb: str, acl: list[str] | None = None, on_progress: ProgressFn | None = None
+    ) -> IndexReport:
         return Indexer(self.kb(kb, create=True)).run(paths, acl=acl, on_progress=on_progress)
 
     def embed(
-        self, kb: str | None = None, *, on_progress: Callable[[int, int, float], None] | None = None,
+        self,
+        kb: str | None = None,
+        *,
+        on_progress: Callable[[int, int, float], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
     ) -> dict:
         knowledge_base = self.kb(kb)
@@ -172,7 +199,10 @@ class Engine:
         log = open(knowledge_base.folder / "embed.log", "ab")  # noqa: SIM115 - handed to the child
         proc = subprocess.Popen(
             [sys.executable, "-m", "kb_agent.interfaces.cli", "embed", "--kb", knowledge_base.name, "--quiet"],
-            stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
             env={**os.environ, "KB_AGENT_DATA_FOLDER": str(self.settings.data_folder)},
         )
         return proc.pid
@@ -185,9 +215,13 @@ class Engine:
             progress = knowledge_base.embed_progress()
             out.append(
                 KBStatus(
-                    name=name, files=knowledge_base.catalog.count_files(), chunks=progress.total,
-                    embedded=progress.embedded, model=knowledge_base.model_id,
-                    roots=knowledge_base.catalog.roots(), worker_pid=_live_pid(knowledge_base.folder / "embed.pid"),
+                    name=name,
+                    files=knowledge_base.catalog.count_files(),
+                    chunks=progress.total,
+                    embedded=progress.embedded,
+                    model=knowledge_base.model_id,
+                    roots=knowledge_base.catalog.roots(),
+                    worker_pid=_live_pid(knowledge_base.folder / "embed.pid"),
                 )
             )
         return out
@@ -198,8 +232,15 @@ class Engine:
         return Searcher([self.kb(n) for n in names], self.settings, embedder=self.embedder)
 
     def search(
-        self, query: str, *, access: AccessFilter | None = None, user: UserContext | None = None,
-        kbs: list[str] | None = None, mode: Mode = "hybrid", k: int = 10, hops: int = 1,
+        self,
+        query: str,
+        *,
+        access: AccessFilter | None = None,
+        user: UserContext | None = None,
+        kbs: list[str] | None = None,
+        mode: Mode = "hybrid",
+        k: int = 10,
+        hops: int = 1,
     ) -> SearchResponse:
         """Search as a user (policy decides KBs and ACL groups; snippets pass the outbound filter), or with an
         explicit filter (internal use: evaluation and tests, nothing leaves the process)."""
@@ -213,56 +254,83 @@ class Engine:
             return response.model_copy(update={"hits": hits, "notices": req.outbound.value(response.notices)})
 
     # -- tools ------------------------------------------------------------------------------------
-    def identify(self, user_id: str | None = None, *, groups: list[str] | None = None, key_admin: bool = False,
-                 claims: dict | None = None) -> UserContext:
+    def identify(
+        self,
+        user_id: str | None = None,
+        *,
+        groups: list[str] | None = None,
+        key_admin: bool = False,
+        claims: dict | None = None,
+    ) -> UserContext:
         """A named user as the policy knows them (no policy: the local owner, or the given groups)."""
         if user_id is None:
             return UserContext.local_owner() if groups is None else UserContext(user_id="cli", groups=groups)
         return self.gate.policy.identify(user_id, groups=groups, key_admin=key_admin, claims=claims)
 
-    def tools_for(self, user: UserContext | None = None, *, agent: bool = False,
-                  decision: Decision | None = None) -> dict[str, Tool]:
+    def tools_for(
+        self, user: UserContext | None = None, *, agent: bool = False, decision: Decision | None = None
+    ) -> dict[str, Tool]:
         """The Tool Cards this caller may see: allowed by the policy, connector configured; the agent never
         writes. Anything else a caller (or a model) names is refused by the runner."""
         decision = decision or self.gate.policy.decide(user or UserContext.local_owner())
         configured = self.connectors.configured()
-        return {name: tool for name, tool in self._tools.items()
-                if decision.allows_tool(name) and REQUIRES.get(name, "") in configured | {""}
-                and not (agent and "kb.write" in tool.auth_scope)}
+        return {
+            name: tool
+            for name, tool in self._tools.items()
+            if decision.allows_tool(name)
+            and REQUIRES.get(name, "") in configured | {""}
+            and not (agent and "kb.write" in tool.auth_scope)
+        }
 
     def tool_cards(self, user: UserContext | None = None) -> list:
         with self.gate.request(user or UserContext.local_owner(), [], action="tools_list") as req:
             return [tool.card() for tool in self.tools_for(req.user, decision=req.decision).values()]
 
-    def tool_context(self, req: Request, kbs: list[str] | None = None,
-                     allowed_urls: frozenset[str] | None = None) -> ToolContext:
+    def tool_context(
+        self, req: Request, kbs: list[str] | None = None, allowed_urls: frozenset[str] | None = None
+    ) -> ToolContext:
         # named KBs must exist; the default one may not yet (connector tools and index_command need none)
         names = kbs or [n for n in [self.settings.default_kb] if KnowledgeBase.exists(n, self.settings)]
         knowledge_bases = [self.kb(n) for n in names]
         searcher = Searcher(knowledge_bases, self.settings, embedder=self.embedder) if knowledge_bases else None
-        return ToolContext(self.settings, req.access, knowledge_bases, searcher, user_id=req.user.user_id,
-                           groups=list(req.decision.acl_groups or req.user.groups),
-                           services=ToolServices(self.connectors, self._index_folder), request=req,
-                           allowed_urls=allowed_urls)
+        return ToolContext(
+            self.settings,
+            req.access,
+            knowledge_bases,
+            searcher,
+            user_id=req.user.user_id,
+            groups=list(req.decision.acl_groups or req.user.groups),
+            services=ToolServices(self.connectors, self._index_folder),
+            request=req,
+            allowed_urls=allowed_urls,
+        )
 
     def _index_folder(self, folder: Path, kb: str) -> str:
         """index_command's writer: the tool call itself was authorised and audited by its request."""
         report = self._index_paths([folder], kb)
         return f"{len(report.added)} added, {len(report.updated)} updated, {len(report.deleted)} removed"
 
-    def run_tool(self, name: str, args: dict, *, user: UserContext | None = None,
-                 kbs: list[str] | None = None) -> TaskResult:
+    def run_tool(
+        self, name: str, args: dict, *, user: UserContext | None = None, kbs: list[str] | None = None
+    ) -> TaskResult:
         """One tool call exactly as the agent makes it: same allow-list, validation, ACL, limits, audit; what
         it returns passes the outbound filter."""
         names = kbs or [self.settings.default_kb]
         with self.gate.request(user or UserContext.local_owner(), names, action=f"tool:{name}") as req:
             allowed = self.tools_for(req.user, decision=req.decision)
-            task = TaskRequest(trace_id=req.trace_id, tool=name, input=args,
-                               auth_scope=list(getattr(allowed.get(name), "auth_scope", ())))
+            task = TaskRequest(
+                trace_id=req.trace_id,
+                tool=name,
+                input=args,
+                auth_scope=list(getattr(allowed.get(name), "auth_scope", ())),
+            )
             result = self._runner.run(task, allowed, self.tool_context(req, kbs))
-            return result.model_copy(update={
-                "error": req.outbound.text(result.error) if result.error else None,
-                "evidence": [e.model_copy(update={"text": req.outbound.text(e.text)}) for e in result.evidence]})
+            return result.model_copy(
+                update={
+                    "error": req.outbound.text(result.error) if result.error else None,
+                    "evidence": [e.model_copy(update={"text": req.outbound.text(e.text)}) for e in result.evidence],
+                }
+            )
 
     def explain_acl(self, path: str, *, kb: str | None = None, user: UserContext | None = None) -> dict:
         """Who may read an indexed file, where its ACL comes from, and this user's verdict with the reason."""
@@ -282,8 +350,13 @@ class Engine:
 
     # -- answering ---------------------------------------------------------------------------------
     def answer_query(
-        self, query: str, *, user: UserContext | None = None, history: list[dict] | None = None,
-        on_event: EventFn | None = None, kbs: list[str] | None = None,
+        self,
+        query: str,
+        *,
+        user: UserContext | None = None,
+        history: list[dict] | None = None,
+        on_event: EventFn | None = None,
+        kbs: list[str] | None = None,
     ) -> Answer:
         """Answer from the knowledge base with path:line citations, or refuse. The stable entry point."""
         query = _question(query)
@@ -291,26 +364,40 @@ class Engine:
         with self.gate.request(user or UserContext.local_owner(), names, action="answer") as req:
             return self._answer(req, query, history, on_event, names)
 
-    def stream(self, query: str, *, user: UserContext | None = None, history: list[dict] | None = None,
-               kbs: list[str] | None = None) -> Iterator[dict]:
+    def stream(
+        self,
+        query: str,
+        *,
+        user: UserContext | None = None,
+        history: list[dict] | None = None,
+        kbs: list[str] | None = None,
+    ) -> Iterator[dict]:
         """Progress events (node_start / node_end / tool / token) and finally {"type": "final", "answer": ...}.
 
         The request is opened before this returns: a denial or a limit raises here, not as a stream event."""
         query = _question(query)
         names = kbs or [self.settings.default_kb]
         req = self.gate.begin(user or UserContext.local_owner(), names, action="answer")
-        return req.stream_in_thread(lambda emit: {"type": "final",
-                                             "answer": self._answer(req, query, history, emit, names)})
+        return req.stream_in_thread(
+            lambda emit: {"type": "final", "answer": self._answer(req, query, history, emit, names)}
+        )
 
-    def chat(self, message: str, *, user: UserContext | None = None, history: list[dict] | None = None,
-             on_event: EventFn | None = None) -> str:
+    def chat(
+        self,
+        message: str,
+        *,
+        user: UserContext | None = None,
+        history: list[dict] | None = None,
+        on_event: EventFn | None = None,
+    ) -> str:
         """Plain chat mode (no documents): the model alone, still behind the gate, the budget and the filter."""
         message = _question(message)
         with self.gate.request(user or UserContext.local_owner(), [], action="chat") as req:
             return self._chat(req, message, history, on_event)
 
-    def chat_stream(self, message: str, *, user: UserContext | None = None,
-                    history: list[dict] | None = None) -> Iterator[dict]:
+    def chat_stream(
+        self, message: str, *, user: UserContext | None = None, history: list[dict] | None = None
+    ) -> Iterator[dict]:
         message = _question(message)
         req = self.gate.begin(user or UserContext.local_owner(), [], action="chat")
         return req.stream_in_thread(lambda emit: {"type": "final", "text": self._chat(req, message, history, emit)})
@@ -325,8 +412,11 @@ class Engine:
         if main is None:
             raise Unavailable("chat mode needs a generative model (`kb-agent models install`, or an API)")
         llm = req.meter(MeteredLLM(main))
-        messages = [{"role": "system", "content": CHAT_SYSTEM}, *(history or [])[-10:],
-                    {"role": "user", "content": message}]
+        messages = [
+            {"role": "system", "content": CHAT_SYSTEM},
+            *(history or [])[-10:],
+            {"role": "user", "content": message},
+        ]
         masker, released = req.outbound.stream(), []
         for piece in llm.stream(messages, purpose="chat_mode"):
             if text := masker.feed(piece):
@@ -340,23 +430,35 @@ class Engine:
         req.audit("chat", {"user": req.user.user_id, "chars": sum(map(len, released))})
         return "".join(released)
 
-    def _answer(self, req: Request, query: str, history: list[dict] | None, on_event: EventFn | None,
-                names: list[str]) -> Answer:
+    def _answer(
+        self, req: Request, query: str, history: list[dict] | None, on_event: EventFn | None, names: list[str]
+    ) -> Answer:
         injection = scan(query)
         if injection:  # instructions in the question change nothing structural; recorded for review
             req.audit("injection_query", {"user": req.user.user_id, "patterns": injection})
         tiers = self.llms()
         fast = req.meter(MeteredLLM(tiers.fast)) if tiers.fast is not None else None
-        main = (fast if tiers.main is tiers.fast else req.meter(MeteredLLM(tiers.main))) \
-            if tiers.main is not None else None
+        main = (
+            (fast if tiers.main is tiers.fast else req.meter(MeteredLLM(tiers.main)))
+            if tiers.main is not None
+            else None
+        )
         # escalation only when a distinct, stronger model is configured
-        strong = req.meter(MeteredLLM(tiers.strong)) \
-            if tiers.strong is not None and tiers.strong is not tiers.main else None
+        strong = (
+            req.meter(MeteredLLM(tiers.strong)) if tiers.strong is not None and tiers.strong is not tiers.main else None
+        )
         emit, flush = req.outbound.events(on_event)
         tool_ctx = self.tool_context(req, names, allowed_urls=frozenset(URL_RE.findall(query)))
         ctx = AgentContext(
-            settings=self.settings, tools=self.tools_for(req.user, agent=True, decision=req.decision),
-            tool_ctx=tool_ctx, fast=fast, main=main, strong=strong, request=req, on_event=emit, runner=self._runner,
+            settings=self.settings,
+            tools=self.tools_for(req.user, agent=True, decision=req.decision),
+            tool_ctx=tool_ctx,
+            fast=fast,
+            main=main,
+            strong=strong,
+            request=req,
+            on_event=emit,
+            runner=self._runner,
             trace_id=req.trace_id,
             embed=self._similarity if any(len(kb.vectors.ids()) for kb in tool_ctx.kbs) else None,
             term_weights=lambda terms: _term_weights(tool_ctx.kbs, terms),
@@ -368,9 +470,17 @@ class Engine:
             final = build_graph().invoke(state, config={"configurable": {"ctx": ctx}, "recursion_limit": 60})
         flush()
         answer = to_answer(final, req.trace_id, [fast, main, strong], tiers.notice)
-        req.finish("answer", {"user": req.user.user_id, "refused": answer.refused, "llm_calls": answer.llm_calls,
-                              "citations": len(answer.citations), "route": answer.route,
-                              "claims": [c.model_dump() for c in answer.claims]})
+        req.finish(
+            "answer",
+            {
+                "user": req.user.user_id,
+                "refused": answer.refused,
+                "llm_calls": answer.llm_calls,
+                "citations": len(answer.citations),
+                "route": answer.route,
+                "claims": [c.model_dump() for c in answer.claims],
+            },
+        )
         if req.warning:
             answer.notices.append(f"budget: {req.warning}")
         return answer.filtered(req.outbound)

@@ -49,10 +49,17 @@ def analyze_and_route(state: AgentState, config) -> dict:
         route = dict(state["route"])
         query_type, tools = _STRATEGIES[min(strategy, len(_STRATEGIES) - 1)]  # type: ignore[misc]
         if query_type == route.get("query_type"):
-            query_type, tools = ("conceptual", ["vector_search", "hybrid_search"]) if query_type == "exact" else \
-                ("exact", ["grep_search", "hybrid_search"])
-        route.update(query_type=query_type, suggested_tools=tools, complexity="complex",
-                     decided_by=f"re_retrieve_strategy_{strategy}")
+            query_type, tools = (
+                ("conceptual", ["vector_search", "hybrid_search"])
+                if query_type == "exact"
+                else ("exact", ["grep_search", "hybrid_search"])
+            )
+        route.update(
+            query_type=query_type,
+            suggested_tools=tools,
+            complexity="complex",
+            decided_by=f"re_retrieve_strategy_{strategy}",
+        )
         return {"route": route, "timings": timed("analyze_and_route", started)}
 
     ruled = route_by_rules(query)
@@ -63,9 +70,14 @@ def analyze_and_route(state: AgentState, config) -> dict:
         decided_by = rule_name
     elif ctx.fast is not None:
         ctx.emit({"type": "step", "label": "🧭 Understanding the question"})
-        messages = [{"role": "system", "content": PROMPT}, *recent_history(state, 4), {"role": "user", "content": query}]
-        route, from_model = ctx.fast.structured(messages, Route, fallback=Route(), purpose="analyze_and_route",
-                                                max_tokens=300)
+        messages = [
+            {"role": "system", "content": PROMPT},
+            *recent_history(state, 4),
+            {"role": "user", "content": query},
+        ]
+        route, from_model = ctx.fast.structured(
+            messages, Route, fallback=Route(), purpose="analyze_and_route", max_tokens=300
+        )
         decided_by = "llm" if from_model else "fallback"
         if not from_model:
             update["notices"] = ["routing reply was not valid JSON; treated the question as complex"]
@@ -74,4 +86,3 @@ def analyze_and_route(state: AgentState, config) -> dict:
     update["route"] = {**route.model_dump(), "decided_by": decided_by}
     update["timings"] = timed("analyze_and_route", started)
     return update
-

@@ -51,19 +51,34 @@ class Answer(BaseModel):
     notices: list[str] = Field(default_factory=list)
     trace_id: str = ""
 
-    CLI_KEYS: ClassVar[tuple[str, ...]] = ("answer", "citations", "claims", "refused", "route", "llm_calls", "iterations",
-                                           "tokens", "fast_paths", "timings")
+    CLI_KEYS: ClassVar[tuple[str, ...]] = (
+        "answer",
+        "citations",
+        "claims",
+        "refused",
+        "route",
+        "llm_calls",
+        "iterations",
+        "tokens",
+        "fast_paths",
+        "timings",
+    )
 
     def cli_dict(self) -> dict:
         return self.model_dump(include=set(self.CLI_KEYS))
 
     def filtered(self, outbound: Outbound) -> Answer:
         """A copy in which every text a caller sees has passed the request's outbound filter."""
-        return self.model_copy(update={
-            "answer": outbound.text(self.answer), "notices": outbound.value(self.notices),
-            "citations": [c.model_copy(update={"snippet": outbound.text(c.snippet)}) for c in self.citations],
-            "claims": [c.model_copy(update={"sentence": outbound.text(c.sentence)}) for c in self.claims],
-            "planned_queries": outbound.value(self.planned_queries), "tool_calls": outbound.value(self.tool_calls)})
+        return self.model_copy(
+            update={
+                "answer": outbound.text(self.answer),
+                "notices": outbound.value(self.notices),
+                "citations": [c.model_copy(update={"snippet": outbound.text(c.snippet)}) for c in self.citations],
+                "claims": [c.model_copy(update={"sentence": outbound.text(c.sentence)}) for c in self.claims],
+                "planned_queries": outbound.value(self.planned_queries),
+                "tool_calls": outbound.value(self.tool_calls),
+            }
+        )
 
 
 def to_answer(final: dict, trace_id: str, llms: list, notice: str | None) -> Answer:
@@ -76,17 +91,35 @@ def to_answer(final: dict, trace_id: str, llms: list, notice: str | None) -> Ans
     route = final.get("route", {})
     notices = ([notice] if notice else []) + list(dict.fromkeys(final.get("notices", [])))
     return Answer(
-        answer=final.get("answer", ""), citations=final.get("citations", []), claims=final.get("claims", []),
+        answer=final.get("answer", ""),
+        citations=final.get("citations", []),
+        claims=final.get("claims", []),
         refused=final.get("refused", False),
         route={k: route.get(k) for k in ("query_type", "complexity", "decided_by")},
-        iterations=final.get("iteration", 0), llm_calls=sum(u["calls"] for u in usage),
-        tokens={"prompt": sum(u["prompt_tokens"] for u in usage),
-                "completion": sum(u["completion_tokens"] for u in usage)},
-        fast_paths=final.get("fast_paths", []), timings=timings,
-        planned_queries=final.get("planned_queries", []), planner_fallback=final.get("planner_fallback"),
+        iterations=final.get("iteration", 0),
+        llm_calls=sum(u["calls"] for u in usage),
+        tokens={
+            "prompt": sum(u["prompt_tokens"] for u in usage),
+            "completion": sum(u["completion_tokens"] for u in usage),
+        },
+        fast_paths=final.get("fast_paths", []),
+        timings=timings,
+        planned_queries=final.get("planned_queries", []),
+        planner_fallback=final.get("planner_fallback"),
         tool_calls=final.get("tool_history", []),
-        evidence=[{"id": e.id, "path": e.path, "start_line": e.start_line, "end_line": e.end_line,
-                   "doc_id": e.doc_id, "tool": e.tool, "score": e.score, "scores": e.scores}
-                  for e in final.get("evidence", [])],
-        notices=notices, trace_id=trace_id,
+        evidence=[
+            {
+                "id": e.id,
+                "path": e.path,
+                "start_line": e.start_line,
+                "end_line": e.end_line,
+                "doc_id": e.doc_id,
+                "tool": e.tool,
+                "score": e.score,
+                "scores": e.scores,
+            }
+            for e in final.get("evidence", [])
+        ],
+        notices=notices,
+        trace_id=trace_id,
     )

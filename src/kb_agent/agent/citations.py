@@ -10,8 +10,9 @@ from kb_agent.agent.claims import Claim, ClaimChecker, Sentence, split_sentences
 from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence, cite
 
-_FOOTER = re.compile(r"\n+(?:\*\*)?(?:references|sources|参考(?:资料|文献)?|来源)(?:\*\*)?\s*[:：]?\s*\n.*\Z",
-                     re.I | re.S)
+_FOOTER = re.compile(
+    r"\n+(?:\*\*)?(?:references|sources|参考(?:资料|文献)?|来源)(?:\*\*)?\s*[:：]?\s*\n.*\Z", re.I | re.S
+)
 REFUSAL_RE = re.compile(
     r"(?:cannot|can't|could not|couldn't|unable to) (?:find|answer|determine)|(?:do|does) not (?:contain|mention|provide)|"
     r"no (?:information|relevant)|not (?:mentioned|found|covered)|无法(?:回答|找到|确定)|没有(?:找到|相关|提到)|未(?:找到|提及)",
@@ -59,10 +60,15 @@ class CheckedAnswer:
         """A file-discovery answer line: the file's path and title, cited to its first lines. The index itself
         states that the file exists and what it is called; no sentence needs checking."""
         e = self.sources[index]
-        end = min(e.end_line, e.start_line + 1) if len(e.text.split("\n")) == e.end_line - e.start_line + 1 \
+        end = (
+            min(e.end_line, e.start_line + 1)
+            if len(e.text.split("\n")) == e.end_line - e.start_line + 1
             else e.start_line
+        )
         sentence = f"`{e.path}`" + (f" — {e.title}" if e.title else "")
-        self.claims.append(Claim(sentence, True, [(index, e.start_line, end)], [cite(e.path, e.start_line, end, e.page)]))
+        self.claims.append(
+            Claim(sentence, True, [(index, e.start_line, end)], [cite(e.path, e.start_line, end, e.page)])
+        )
         shown = f"- {sentence} [{self._number((index, e.start_line, end))}]"
         self._parts.append(("\n" if self._parts else "") + shown)
         return ("\n" if len(self._parts) > 1 else "") + shown
@@ -72,10 +78,19 @@ class CheckedAnswer:
             index, start, end = span
             e = self.sources[index]
             self._numbers[span] = len(self._numbers) + 1
-            self.citations.append({
-                "n": self._numbers[span], "source": e.source, "path": e.path, "start_line": start, "end_line": end,
-                "page": e.page, "snippet": " ".join(_span_text(e, start, end).split())[:300],
-                "context_start_line": e.start_line, "context_end_line": e.end_line})
+            self.citations.append(
+                {
+                    "n": self._numbers[span],
+                    "source": e.source,
+                    "path": e.path,
+                    "start_line": start,
+                    "end_line": end,
+                    "page": e.page,
+                    "snippet": " ".join(_span_text(e, start, end).split())[:300],
+                    "context_start_line": e.start_line,
+                    "context_end_line": e.end_line,
+                }
+            )
         return self._numbers[span]
 
     @property

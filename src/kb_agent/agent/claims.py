@@ -23,29 +23,42 @@ TERM_FLOOR = 0.5  # share of a sentence's new content words its evidence item mu
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*")
 _CODE = re.compile(r"`([^`\n]{1,80})`")
 _QUOTED = re.compile(r"[\"“「『]([^\"”」』\n]{2,60})[\"”」』]")
-_IDENT = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*(?:[._:/-][A-Za-z0-9_]+)+|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
-                    r"|[A-Za-z]+\d+\w*)\b|(?<![\w/])/[a-z](?:[\w/.-]*[\w/])?")
+_IDENT = re.compile(
+    r"\b(?:[A-Za-z_][A-Za-z0-9_]*(?:[._:/-][A-Za-z0-9_]+)+|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
+    r"|[A-Za-z]+\d+\w*)\b|(?<![\w/])/[a-z](?:[\w/.-]*[\w/])?"
+)
 _WORD = re.compile(r"\b[A-Z][a-z]+\b")
 # [2], [1, 3], and what small models write for them: [<2>], [source 2], [<source id="2">], 【2】
-_MARK = (r"[\[【]\s*<?\s*(?:source(?:\s+id)?\s*=?\s*[\"']?)?(\d{1,3}(?:\s*[,，]\s*\d{1,3})*)[\"']?\s*/?>?\s*"
-         r"[\]】]")
+_MARK = (
+    r"[\[【]\s*<?\s*(?:source(?:\s+id)?\s*=?\s*[\"']?)?(\d{1,3}(?:\s*[,，]\s*\d{1,3})*)[\"']?\s*/?>?\s*"
+    r"[\]】]"
+)
 _MARKERS = re.compile(r"\s*" + _MARK, re.I)
 # words that start sentences or carry no claim of their own when capitalised
-_COMMON_CAPS = frozenset("""I A An The This That These Those It Its You Your Yes No Not In On At To For With By Of
+_COMMON_CAPS = frozenset(
+    """I A An The This That These Those It Its You Your Yes No Not In On At To For With By Of
 And Or But If When Then So As From Here There What Which Who How Why Where Also Use Using Set Sets Note
 Default Defaults Example For First Second Then Finally After Before Each Every Both Only Just Can May
-Must Should Will Would Could Some Any All Most More Less One Two Three""".split())
-_DEFAULT_CLAIM = re.compile(r"(default(?:s| value)?(?: is| to| of [\w.]+ is)?|默认(?:值)?(?:是|为)?)\s*:?\s*"
-                            r"([\w.\[\]'\"-]+)")
+Must Should Will Would Could Some Any All Most More Less One Two Three""".split()
+)
+_DEFAULT_CLAIM = re.compile(
+    r"(default(?:s| value)?(?: is| to| of [\w.]+ is)?|默认(?:值)?(?:是|为)?)\s*:?\s*"
+    r"([\w.\[\]'\"-]+)"
+)
 # "the default minimum_size of GZipMiddleware is 500": the value follows "is", not "default"
-_DEFAULT_OF = re.compile(r"default(?: value)?(?: of)?(?: the)? [\w.]+(?: (?:of|for|in) [\w.]+)? (?:is|=)\s*:?\s*"
-                         r"([\w.\[\]'\"-]+)")
-_DEFAULT_STATED = re.compile(r"defaults? (?:to|is|value is)\s*:?\s*([\w.\[\]'\"-]+)|默认(?:值)?(?:是|为)\s*([\w.\[\]'\"-]+)")
+_DEFAULT_OF = re.compile(
+    r"default(?: value)?(?: of)?(?: the)? [\w.]+(?: (?:of|for|in) [\w.]+)? (?:is|=)\s*:?\s*"
+    r"([\w.\[\]'\"-]+)"
+)
+_DEFAULT_STATED = re.compile(
+    r"defaults? (?:to|is|value is)\s*:?\s*([\w.\[\]'\"-]+)|默认(?:值)?(?:是|为)\s*([\w.\[\]'\"-]+)"
+)
 _END = ".!?。！？:：;；"
 _SUBJECT = re.compile(r"`([^`\s]{2,60})`|\b([A-Za-z]\w*_\w+|[A-Za-z]*[a-z][A-Z]\w*)\b")  # what a default is of
 _ABBREVIATIONS = frozenset("e.g i.e etc vs mr mrs ms dr st no fig eq approx cf al inc ltd jr sr".split())
-_GENERIC_TERMS = frozenset([*tokenize(" ".join(QUESTION_WORDS)), "default", "use", "set", "valu", "paramet", "can",
-                            "need", "mean"])
+_GENERIC_TERMS = frozenset(
+    [*tokenize(" ".join(QUESTION_WORDS)), "default", "use", "set", "valu", "paramet", "can", "need", "mean"]
+)
 
 
 def normalise(text: str) -> str:
@@ -87,8 +100,11 @@ def is_value(item: str) -> bool:
 
 
 def content_terms(text: str) -> set[str]:
-    return {t for t in tokenize(text) if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and t not in _GENERIC_TERMS
-            and len(t) > 1}
+    return {
+        t
+        for t in tokenize(text)
+        if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and t not in _GENERIC_TERMS and len(t) > 1
+    }
 
 
 @dataclass
@@ -143,7 +159,7 @@ class SentenceStream:
         ends = sentence_ends(self._buffer)
         if not ends:
             return []
-        done, self._buffer = self._buffer[: ends[-1]], self._buffer[ends[-1]:]
+        done, self._buffer = self._buffer[: ends[-1]], self._buffer[ends[-1] :]
         return split_sentences(done)
 
     def close(self) -> list[Sentence]:
@@ -155,13 +171,17 @@ def _ends_sentence(buffer: str, rest: str) -> bool:
     if rest[:1] and not rest[:1].isspace() and not rest.startswith("["):
         return False  # 3.14, v1.2, example.com, e.g.x
     word = re.search(r"([A-Za-z.]+)\.$", buffer)  # e.g. / J.K. / U.S. do not end a sentence
-    return not (word and (word.group(1).lower().rstrip(".") in _ABBREVIATIONS
-                          or re.fullmatch(r"(?:[A-Za-z]\.)*[A-Za-z]", word.group(1))))
+    return not (
+        word
+        and (
+            word.group(1).lower().rstrip(".") in _ABBREVIATIONS
+            or re.fullmatch(r"(?:[A-Za-z]\.)*[A-Za-z]", word.group(1))
+        )
+    )
 
 
 def _push(out: list[Sentence], raw: str) -> None:
-    cited = [int(n) for group in re.findall(_MARK, raw, re.I)
-             for n in re.split(r"\s*[,，]\s*", group)]
+    cited = [int(n) for group in re.findall(_MARK, raw, re.I) for n in re.split(r"\s*[,，]\s*", group)]
     text = _MARKERS.sub("", raw)
     stripped = text.strip()
     if re.search(r"\w", stripped):  # a stray bracket or full stop is no sentence
@@ -176,8 +196,11 @@ class Claim:
     citations: list[str] = field(default_factory=list)  # path:Lx-Ly of each span
 
     def public(self) -> dict:
-        return {"sentence": self.sentence, "supported": self.supported,
-                "citation": "; ".join(self.citations) if self.citations else None}
+        return {
+            "sentence": self.sentence,
+            "supported": self.supported,
+            "citation": "; ".join(self.citations) if self.citations else None,
+        }
 
 
 @dataclass
@@ -210,9 +233,15 @@ class ClaimChecker:
         else:  # a record: all of it is one cited line
             numbers = [e.start_line] * len(raw)
         whole = normalise(" ".join([e.title, e.path, *raw]))
-        return _Lines(numbers, [normalise(line) for line in raw], whole, content_terms(" ".join([e.title, e.text])),
-                      [content_terms(line) for line in raw], has_cjk(e.text),
-                      content_terms(f"{e.title} {e.path.replace('/', ' ').replace('-', ' ')}"))
+        return _Lines(
+            numbers,
+            [normalise(line) for line in raw],
+            whole,
+            content_terms(" ".join([e.title, e.text])),
+            [content_terms(line) for line in raw],
+            has_cjk(e.text),
+            content_terms(f"{e.title} {e.path.replace('/', ' ').replace('-', ' ')}"),
+        )
 
     def check(self, sentence: Sentence) -> Claim:
         cited = [n - 1 for n in sentence.cited if 1 <= n <= len(self.sources)]
@@ -263,8 +292,11 @@ class ClaimChecker:
             for index in usable:
                 if self._lines[index].zh != zh:
                     continue  # cross-lingual sentences must carry a checkable item
-                windows = [(covered, -(end - start), start, end) for start, end, _, covered, _ in
-                           self._windows(index, set(), terms) if covered]
+                windows = [
+                    (covered, -(end - start), start, end)
+                    for start, end, _, covered, _ in self._windows(index, set(), terms)
+                    if covered
+                ]
                 if windows:
                     _, _, start, end = max(windows)
                     chosen = [(index, start, end)]
@@ -303,7 +335,9 @@ class ClaimChecker:
                 continue
             first = lines.numbers.index(start)
             last = len(lines.numbers) - 1 - lines.numbers[::-1].index(end)
-            near = near.union(lines.page_terms, *lines.line_terms[max(0, first - PREMISE_LINES) : last + 1 + PREMISE_LINES])
+            near = near.union(
+                lines.page_terms, *lines.line_terms[max(0, first - PREMISE_LINES) : last + 1 + PREMISE_LINES]
+            )
         if not words or not near:
             return True  # nothing restated, or only other-language evidence: words cannot be compared
         return len(words & near) / len(words) >= TERM_FLOOR
@@ -322,7 +356,7 @@ class ClaimChecker:
         return []
 
     def _contradicts_a_default(self, sentence: str, indexes: list[int]) -> bool:
-        """"X defaults to V" where a cited source states X's default as something else (the lines can hold
+        """ "X defaults to V" where a cited source states X's default as something else (the lines can hold
         every word of a wrong claim: `allow_credentials ... True` appears in the docs, as a condition)."""
         said = normalise(sentence)
         of = _DEFAULT_OF.search(said)
@@ -358,5 +392,10 @@ class ClaimChecker:
                 covered = len(terms & set().union(*lines.line_terms[start : start + size])) if terms else 0
                 if not inside and not covered:
                     continue  # a window must state something of the sentence itself
-                yield (lines.numbers[start], lines.numbers[start + size - 1], inside | names, covered + len(inside),
-                       not lines.texts[start].lstrip().startswith("#"))
+                yield (
+                    lines.numbers[start],
+                    lines.numbers[start + size - 1],
+                    inside | names,
+                    covered + len(inside),
+                    not lines.texts[start].lstrip().startswith("#"),
+                )

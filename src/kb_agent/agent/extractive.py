@@ -40,23 +40,41 @@ class Unit:
 
 
 # words that shape a question without saying what it is about
-_FRAME = ("mean means meaning purpose must need needs should would could might way ways used go goes get gets make "
-          "happen happens work works put 意思 含义 用途 需要 应该")
+_FRAME = (
+    "mean means meaning purpose must need needs should would could might way ways used go goes get gets make "
+    "happen happens work works put 意思 含义 用途 需要 应该"
+)
 _QUESTION_TERMS = frozenset(tokenize(" ".join(QUESTION_WORDS) + " " + _FRAME))
-_ASKS_FOR_A_NAME = re.compile(r"\b(?:which|what)\b.{0,40}\b(?:class|package|parameter|argument|function|method|header|"
-                              r"exception|module|constant|setting|option|command|library|type|url|field|name)\b"
-                              r"|哪个(?:类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段)|什么(?:类|包|参数|命令)", re.I)
-_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
-                     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
-                     r"dozen|half)\b|[一二两三四五六七八九十百千万]", re.I)
+_ASKS_FOR_A_NAME = re.compile(
+    r"\b(?:which|what)\b.{0,40}\b(?:class|package|parameter|argument|function|method|header|"
+    r"exception|module|constant|setting|option|command|library|type|url|field|name)\b"
+    r"|哪个(?:类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段)|什么(?:类|包|参数|命令)",
+    re.I,
+)
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
+    r"dozen|half)\b|[一二两三四五六七八九十百千万]",
+    re.I,
+)
 # what kind of answer a question asks for, and what a quoted line must then contain
 _ANSWER_TYPES = [
-    (re.compile(r"\b(?:which|what) (?:\w+ )?version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本", re.I),
-     re.compile(r"\b\d+\.\d+(?:\.\d+)?\b")),
-    (re.compile(r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:number|size|length|value)\b"
-                r"|\bwhich port\b|多少|几个|几秒", re.I), _NUMBER),
-    (re.compile(r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path)\b|哪个地址|什么地址|哪个网址", re.I),
-     re.compile(r"https?://|(?<![\w])/[\w.-]+")),
+    (
+        re.compile(r"\b(?:which|what) (?:\w+ )?version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本", re.I),
+        re.compile(r"\b\d+\.\d+(?:\.\d+)?\b"),
+    ),
+    (
+        re.compile(
+            r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:number|size|length|value)\b"
+            r"|\bwhich port\b|多少|几个|几秒",
+            re.I,
+        ),
+        _NUMBER,
+    ),
+    (
+        re.compile(r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path)\b|哪个地址|什么地址|哪个网址", re.I),
+        re.compile(r"https?://|(?<![\w])/[\w.-]+"),
+    ),
 ]
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
 _CODE = re.compile(r"`[^`]+`|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b")
@@ -147,8 +165,9 @@ def _weights(asked: set[str], units: list[Unit], weights: Weights | None) -> dic
     return {t: math.log(1 + count / (1 + sum(1 for u in units if t in u.terms))) for t in asked}
 
 
-def rank(question: str, sources: list[Evidence], embed: Embed | None = None,
-         weights: Weights | None = None) -> list[Unit]:
+def rank(
+    question: str, sources: list[Evidence], embed: Embed | None = None, weights: Weights | None = None
+) -> list[Unit]:
     """Units holding at least COVERAGE of the question's key terms, weighted by rarity (terms only in the
     unit's passage, title or path count half; the unit itself must hold a third), best first. A unit in the
     other language than the question is judged on the terms it could share with it (identifiers, numbers)."""
@@ -223,8 +242,13 @@ def covers(question: str, sources: list[Evidence], weights: Weights | None = Non
     return sum(weight[t] * c for t, c in union.items()) / total >= COVERAGE and best >= 1 / 3
 
 
-def extractive_sentences(question: str, sources: list[Evidence], embed: Embed | None = None,
-                         max_sentences: int = 3, weights: Weights | None = None) -> list[Sentence]:
+def extractive_sentences(
+    question: str,
+    sources: list[Evidence],
+    embed: Embed | None = None,
+    max_sentences: int = 3,
+    weights: Weights | None = None,
+) -> list[Sentence]:
     """The best 1-3 units, without near-duplicates, each citing its source; [] when none covers the question."""
     ranked = rank(question, sources, embed, weights)
     chosen: list[Unit] = []

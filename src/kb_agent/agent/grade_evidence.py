@@ -44,10 +44,13 @@ def grade_evidence(state: AgentState, config) -> dict:
         ctx.emit({"type": "step", "label": "⚖️  Evaluating the evidence"})
         graded = evidence[:_MAX_GRADED]
         passages = "\n\n".join(f"[{i}] ({e.path}) {e.text[:_PASSAGE_CHARS]}" for i, e in enumerate(graded, start=1))
-        messages = [{"role": "system", "content": PROMPT},
-                    {"role": "user", "content": f"Question: {state['query']}\n\nPassages:\n{passages}"}]
-        grades, from_model = ctx.fast.structured(messages, Grades, fallback=Grades(), purpose="grade_evidence",
-                                                 max_tokens=200)
+        messages = [
+            {"role": "system", "content": PROMPT},
+            {"role": "user", "content": f"Question: {state['query']}\n\nPassages:\n{passages}"},
+        ]
+        grades, from_model = ctx.fast.structured(
+            messages, Grades, fallback=Grades(), purpose="grade_evidence", max_tokens=200
+        )
         if not from_model or len(grades.scores) != len(graded):
             # unusable grading: keep everything and answer (logged), rather than loop on noise
             update["grade"] = {"action": "GENERATE", "decided_by": "fallback", "scores": [], "avg": None}
@@ -55,8 +58,11 @@ def grade_evidence(state: AgentState, config) -> dict:
         else:
             scores = [min(1.0, max(0.0, float(s))) for s in grades.scores]
             avg = sum(scores) / len(scores)
-            kept = [e.model_copy(update={"scores": {**e.scores, "grade": s}})
-                    for e, s in zip(graded, scores, strict=True) if s >= DROP_BELOW]
+            kept = [
+                e.model_copy(update={"scores": {**e.scores, "grade": s}})
+                for e, s in zip(graded, scores, strict=True)
+                if s >= DROP_BELOW
+            ]
             kept.sort(key=lambda e: -e.scores["grade"])
             action = "GENERATE" if avg >= GENERATE_AT else "REFINE" if avg >= DROP_BELOW else "RE_RETRIEVE"
             update["evidence"] = kept
@@ -64,13 +70,17 @@ def grade_evidence(state: AgentState, config) -> dict:
             update["grade"] = {"action": action, "decided_by": "llm", "scores": scores, "avg": round(avg, 3)}
     if update["grade"]["action"] != "GENERATE" and not last_round and ctx.out_of_time():
         update["grade"] = {**update["grade"], "action": "GENERATE", "capped": True}
-        update["notices"] = [*update.get("notices", []),
-                             f"stopped after KB_AGENT_MAX_ANSWER_SECONDS={ctx.settings.max_answer_seconds:g}s: the "
-                             "answer uses only the evidence found so far and may miss parts of the question"]
+        update["notices"] = [
+            *update.get("notices", []),
+            f"stopped after KB_AGENT_MAX_ANSWER_SECONDS={ctx.settings.max_answer_seconds:g}s: the "
+            "answer uses only the evidence found so far and may miss parts of the question",
+        ]
     if last_round and update["grade"]["action"] != "GENERATE":
         update["grade"] = {**update["grade"], "action": "GENERATE", "capped": True}
-        update["notices"] = [*update.get("notices", []),
-                             f"stopped after KB_AGENT_MAX_ITERATIONS={ctx.settings.max_iterations} rounds"]
+        update["notices"] = [
+            *update.get("notices", []),
+            f"stopped after KB_AGENT_MAX_ITERATIONS={ctx.settings.max_iterations} rounds",
+        ]
     if update["grade"]["action"] == "RE_RETRIEVE":
         update["strategy"] = state.get("strategy", 0) + 1
     update["timings"] = timed("grade_evidence", started)
@@ -87,7 +97,10 @@ def _rule(ctx: AgentContext, state: AgentState, evidence: list) -> str | None:
     if 0 < len(evidence) <= ctx.settings.auto_approve_max_items:
         return "few_context"
     dense = [e.scores.get("dense") for e in evidence]
-    if evidence and all(e.tool == "vector_search" for e in evidence) and \
-            all(s is not None and s >= ctx.settings.vector_score_threshold for s in dense):
+    if (
+        evidence
+        and all(e.tool == "vector_search" for e in evidence)
+        and all(s is not None and s >= ctx.settings.vector_score_threshold for s in dense)
+    ):
         return "high_vector_score"
     return None

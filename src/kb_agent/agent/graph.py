@@ -56,8 +56,14 @@ def _observed(name: str, node):
 @lru_cache(maxsize=1)
 def build_graph():
     graph = StateGraph(AgentState)
-    for name, node in (("analyze_and_route", analyze_and_route), ("plan", plan), ("tool_exec", tool_exec),
-                       ("grade_evidence", grade_evidence), ("synthesize", synthesize), ("masking", masking)):
+    for name, node in (
+        ("analyze_and_route", analyze_and_route),
+        ("plan", plan),
+        ("tool_exec", tool_exec),
+        ("grade_evidence", grade_evidence),
+        ("synthesize", synthesize),
+        ("masking", masking),
+    ):
         graph.add_node(name, _observed(name, node))
     graph.add_edge(START, "analyze_and_route")
     graph.add_conditional_edges("analyze_and_route", route_after_analyze, ["plan", "synthesize"])

@@ -14,5 +14,8 @@ def masking(state: AgentState, config) -> dict:
     started = time.perf_counter()
     outbound = ctx.outbound
     citations = [{**c, "snippet": outbound.text(c.get("snippet", ""))} for c in state.get("citations", [])]
-    return {"answer": outbound.text(state.get("answer", "")), "citations": citations,
-            "timings": timed("masking", started)}
+    return {
+        "answer": outbound.text(state.get("answer", "")),
+        "citations": citations,
+        "timings": timed("masking", started),
+    }

@@ -62,8 +62,9 @@ def plan(state: AgentState, config) -> dict:
     if ctx.fast is not None and route.get("complexity") == "complex":
         ctx.emit({"type": "step", "label": "🧠 Planning"})
         messages = _messages(ctx, state, refining, tried, max_queries)
-        decision, from_model = ctx.fast.structured(messages, PlanDecision, fallback=PlanDecision(),
-                                                   purpose="plan", max_tokens=300)
+        decision, from_model = ctx.fast.structured(
+            messages, PlanDecision, fallback=PlanDecision(), purpose="plan", max_tokens=300
+        )
         if not from_model:
             fallback_reason = "planner reply invalid; used the routing table"
     elif route.get("complexity") != "complex":
@@ -94,15 +95,24 @@ def plan(state: AgentState, config) -> dict:
             unique.setdefault(_key(call), call)
     pending = list(unique.values())
     if not pending:  # everything planned was already run: widen to semantic search of the question
-        pending = [{"name": "vector_search", "args": {"query": query, "top_k": ctx.settings.evidence_top_k}}] \
-            if "vector_search" in ctx.tools else []
-    return {"pending_calls": pending, "planned_queries": queries, "planner_fallback": fallback_reason,
-            "timings": timed("plan", started)}
+        pending = (
+            [{"name": "vector_search", "args": {"query": query, "top_k": ctx.settings.evidence_top_k}}]
+            if "vector_search" in ctx.tools
+            else []
+        )
+    return {
+        "pending_calls": pending,
+        "planned_queries": queries,
+        "planner_fallback": fallback_reason,
+        "timings": timed("plan", started),
+    }
 
 
 def _messages(ctx: AgentContext, state: AgentState, refining: bool, tried: list[str], max_queries: int) -> list[dict]:
-    tools = "\n".join(f"- {c.name}: {c.description} args={list(c.input_schema.get('properties', {}))}"
-                      for c in (t.card() for t in ctx.tools.values()))
+    tools = "\n".join(
+        f"- {c.name}: {c.description} args={list(c.input_schema.get('properties', {}))}"
+        for c in (t.card() for t in ctx.tools.values())
+    )
     system = PROMPT.format(max_queries=max_queries, tools=tools)
     user = f"Question: {state['query']}"
     sub = state["route"].get("sub_questions")
@@ -144,8 +154,9 @@ def _table_calls(ctx: AgentContext, route: dict, queries: list[str], question: s
     preferred = [t for t in (route.get("suggested_tools") or []) if t in ctx.tools]
     preferred += [t for t in ROUTING_TABLE.get(route.get("query_type", "conceptual"), []) if t in ctx.tools]
     search_tools = [t for t in dict.fromkeys(preferred) if t in ("hybrid_search", "vector_search", "grep_search")]
-    primary = next((t for t in search_tools if t != "grep_search"), None) or \
-        ("hybrid_search" if "hybrid_search" in ctx.tools else None)
+    primary = next((t for t in search_tools if t != "grep_search"), None) or (
+        "hybrid_search" if "hybrid_search" in ctx.tools else None
+    )
     k = ctx.settings.evidence_top_k
     calls = [{"name": primary, "args": {"query": q, "top_k": k}} for q in queries] if primary else []
     # the first query (usually the question) also follows documents its top passages name - except when a
@@ -164,11 +175,53 @@ def _table_calls(ctx: AgentContext, route: dict, queries: list[str], question: s
     return calls
 
 
-_NOT_A_NAME = EN_STOPWORDS | QUESTION_WORDS | {
-    "file", "files", "document", "documents", "doc", "docs", "documentation", "page", "pages", "named", "called",
-    "containing", "mention", "mentions", "explain", "explains", "describe", "describes",
-    "cover", "covers", "introduce", "introduces", "me", "all", "文件", "文档", "页面", "查找", "寻找", "找到", "列出",
-    "哪些", "哪个", "哪一个", "关于", "有关", "包含", "介绍", "介绍了", "说明", "讲"}
+_NOT_A_NAME = (
+    EN_STOPWORDS
+    | QUESTION_WORDS
+    | {
+        "file",
+        "files",
+        "document",
+        "documents",
+        "doc",
+        "docs",
+        "documentation",
+        "page",
+        "pages",
+        "named",
+        "called",
+        "containing",
+        "mention",
+        "mentions",
+        "explain",
+        "explains",
+        "describe",
+        "describes",
+        "cover",
+        "covers",
+        "introduce",
+        "introduces",
+        "me",
+        "all",
+        "文件",
+        "文档",
+        "页面",
+        "查找",
+        "寻找",
+        "找到",
+        "列出",
+        "哪些",
+        "哪个",
+        "哪一个",
+        "关于",
+        "有关",
+        "包含",
+        "介绍",
+        "介绍了",
+        "说明",
+        "讲",
+    }
+)
 
 
 def _file_calls(ctx: AgentContext, route: dict, question: str) -> list[dict]:
@@ -194,8 +247,9 @@ def _graph_calls(ctx: AgentContext, route: dict, question: str) -> list[dict]:
     tickets = list(dict.fromkeys(TICKET_RE.findall(question)))[:2]
     calls = []
     if "graph_related" in ctx.tools:
-        entities = tickets or ([k for k in route.get("grep_keywords") or [] if k][:1]
-                               if route.get("query_type") == "relational" else [])
+        entities = tickets or (
+            [k for k in route.get("grep_keywords") or [] if k][:1] if route.get("query_type") == "relational" else []
+        )
         calls += [{"name": "graph_related", "args": {"entity": e, "depth": 1}} for e in entities]
     if "jira_fetch" in ctx.tools:  # the live ticket too, when Jira is connected
         calls += [{"name": "jira_fetch", "args": {"key": key}} for key in tickets]

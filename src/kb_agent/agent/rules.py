@@ -16,12 +16,14 @@ _EN_PHRASE = (
     r"(?:that|this|it|you)(?: really)? (?:helped|helps|worked|works)(?: a lot)?|"
     r"(?:that|this|it)(?:'s| is| was) (?:very |really |so )?(?:helpful|great|useful|perfect)|"
     r"(?:very |really )?helpful|you'?re (?:great|helpful|awesome))"
-    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|me))*")
+    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|me))*"
+)
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
 _ZH_PHRASE = (
     r"(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|再见|拜拜|你是谁|您是谁|你能做什么|"
     r"你可以做什么|你会做什么|你好吗|好的|收到|明白了|辛苦了|太好了|不错|有帮助|很有帮助|帮大忙了)"
-    r"(?:你|您)?(?:的帮助)?(?:啦|呀|啊|呢|吧)?")
+    r"(?:你|您)?(?:的帮助)?(?:啦|呀|啊|呢|吧)?"
+)
 _CHITCHAT_ZH = re.compile(rf"(?:{_ZH_PHRASE})+")
 
 
@@ -62,14 +64,24 @@ def route_by_rules(query: str) -> tuple[Route, str] | None:
     """(route, rule name) when a rule decides, else None."""
     if is_chitchat(query):
         return Route(query_type="chitchat", complexity="chitchat"), "greeting_or_thanks"
-    for rule, pattern in (("ticket_key", TICKET_RE), ("url", URL_RE), ("file_path", _PATH_RE),
-                          ("quoted_identifier", _QUOTED_RE), ("constant_identifier", _CONSTANT_RE)):
+    for rule, pattern in (
+        ("ticket_key", TICKET_RE),
+        ("url", URL_RE),
+        ("file_path", _PATH_RE),
+        ("quoted_identifier", _QUOTED_RE),
+        ("constant_identifier", _CONSTANT_RE),
+    ):
         found = [f if isinstance(f, str) else next((g for g in f if g), "") for f in pattern.findall(query)]
         if found:
             keywords = list(dict.fromkeys(f.strip() for f in found if f.strip()))[:10]
-            return Route(query_type="exact", complexity="simple", grep_keywords=keywords,
-                         suggested_tools=["grep_search", "hybrid_search"]), rule
+            return Route(
+                query_type="exact",
+                complexity="simple",
+                grep_keywords=keywords,
+                suggested_tools=["grep_search", "hybrid_search"],
+            ), rule
     if _FILE_DISCOVERY_RE.search(query):
-        return Route(query_type="file_discovery", complexity="simple",
-                     suggested_tools=["grep_search", "hybrid_search"]), "file_discovery"
+        return Route(
+            query_type="file_discovery", complexity="simple", suggested_tools=["grep_search", "hybrid_search"]
+        ), "file_discovery"
     return None

@@ -42,8 +42,10 @@ def render_sources(sources: list[Evidence], max_chars: int, question: str = "") 
     terms = content_terms(question)
     blocks = []
     for n, e in enumerate(sources, start=1):
-        blocks.append(f'<source id="{n}" path="{e.path}" lines="{e.start_line}-{e.end_line}">\n'
-                      f"{_focused(e, max_chars, terms)}\n</source>")
+        blocks.append(
+            f'<source id="{n}" path="{e.path}" lines="{e.start_line}-{e.end_line}">\n'
+            f"{_focused(e, max_chars, terms)}\n</source>"
+        )
     return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
 
 
@@ -81,8 +83,13 @@ def synthesize(state: AgentState, config) -> dict:
 
     if state.get("route", {}).get("complexity") == "chitchat":
         answer = _chitchat(ctx, state, zh)
-        return {"answer": answer, "citations": [], "claims": [], "refused": False,
-                "timings": timed("synthesize", started)}
+        return {
+            "answer": answer,
+            "citations": [],
+            "claims": [],
+            "refused": False,
+            "timings": timed("synthesize", started),
+        }
 
     sources = _select(state.get("evidence", []), ctx.settings.synth_max_sources)
     notices: list[str] = []
@@ -97,13 +104,20 @@ def synthesize(state: AgentState, config) -> dict:
     said: str | None = None
     if ctx.main is not None:
         ctx.emit({"type": "step", "label": "✨ Writing the answer"})
-        messages = [{"role": "system", "content": SYSTEM}, *recent_history(state, 4),
-                    {"role": "user", "content": f"{render_sources(sources, ctx.settings.source_max_chars, query)}\n\n"
-                                                f"Question: {query}" + ("\n请用中文回答。" if zh else "")}]
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            *recent_history(state, 4),
+            {
+                "role": "user",
+                "content": f"{render_sources(sources, ctx.settings.source_max_chars, query)}\n\n"
+                f"Question: {query}" + ("\n请用中文回答。" if zh else ""),
+            },
+        ]
         said = _generate(ctx, ctx.main, messages, checked, notices)
         if not checked.kept and ctx.strong is not None and not _refused_by_model(said):
-            notices.append(f"escalated the answer to {ctx.strong.model}: no sentence of the first answer was "
-                           "stated by the sources")
+            notices.append(
+                f"escalated the answer to {ctx.strong.model}: no sentence of the first answer was stated by the sources"
+            )
             ctx.emit({"type": "escalate", "model": ctx.strong.model})
             checked = CheckedAnswer(sources, query)
             said = _generate(ctx, ctx.strong, messages, checked, notices)
@@ -126,8 +140,13 @@ def synthesize(state: AgentState, config) -> dict:
                 ctx.emit({"type": "token", "text": text})
     if not checked.kept:
         return _refused(ctx, checked, zh, sources, notices, started)
-    update = {"answer": with_references(checked.body, checked.citations), "citations": checked.citations,
-              "claims": checked.public_claims(), "refused": False, "timings": timed("synthesize", started)}
+    update = {
+        "answer": with_references(checked.body, checked.citations),
+        "citations": checked.citations,
+        "claims": checked.public_claims(),
+        "refused": False,
+        "timings": timed("synthesize", started),
+    }
     if notices:
         update["notices"] = notices
     return update
@@ -178,16 +197,27 @@ def _files(ctx: AgentContext, checked: CheckedAnswer, sources: list[Evidence], z
         seen.add(sources[index].path)
         ctx.emit({"type": "token", "text": checked.add_file(index)})
     body = ("相关文件：\n" if zh else "Files:\n") + checked.body
-    return {"answer": with_references(body, checked.citations), "citations": checked.citations,
-            "claims": checked.public_claims(), "refused": False, "timings": timed("synthesize", started)}
+    return {
+        "answer": with_references(body, checked.citations),
+        "citations": checked.citations,
+        "claims": checked.public_claims(),
+        "refused": False,
+        "timings": timed("synthesize", started),
+    }
 
 
-def _refused(ctx: AgentContext, checked: CheckedAnswer, zh: bool, sources: list[Evidence], notices: list[str],
-             started: float) -> dict:
+def _refused(
+    ctx: AgentContext, checked: CheckedAnswer, zh: bool, sources: list[Evidence], notices: list[str], started: float
+) -> dict:
     answer = refusal(zh, sources)
     ctx.emit({"type": "token", "text": answer})
-    update = {"answer": answer, "citations": [], "claims": checked.public_claims(), "refused": True,
-              "timings": timed("synthesize", started)}
+    update = {
+        "answer": answer,
+        "citations": [],
+        "claims": checked.public_claims(),
+        "refused": True,
+        "timings": timed("synthesize", started),
+    }
     if notices:
         update["notices"] = notices
     return update
@@ -202,13 +232,18 @@ def _select(evidence: list[Evidence], limit: int) -> list[Evidence]:
 
 def _chitchat(ctx: AgentContext, state: AgentState, zh: bool) -> str:
     if ctx.main is None:
-        answer = ("你好！我是 kb-agent，可以根据已索引的文档回答问题并给出引用。" if zh else
-                  "Hello! I'm kb-agent: ask me about the indexed documents and I'll answer with citations.")
+        answer = (
+            "你好！我是 kb-agent，可以根据已索引的文档回答问题并给出引用。"
+            if zh
+            else "Hello! I'm kb-agent: ask me about the indexed documents and I'll answer with citations."
+        )
         ctx.emit({"type": "token", "text": answer})
         return answer
-    messages = [{"role": "system", "content": CHITCHAT_SYSTEM},
-                *recent_history(state, 6),
-                {"role": "user", "content": state["query"]}]
+    messages = [
+        {"role": "system", "content": CHITCHAT_SYSTEM},
+        *recent_history(state, 6),
+        {"role": "user", "content": state["query"]},
+    ]
     answer = ""
     try:
         for piece in ctx.main.stream(messages, purpose="chitchat", max_tokens=120):

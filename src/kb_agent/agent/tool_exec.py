@@ -13,10 +13,16 @@ def tool_exec(state: AgentState, config) -> dict:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
     calls = state.get("pending_calls", [])
-    requests = [TaskRequest(trace_id=ctx.trace_id, parent_task_id=f"node:tool_exec:{state.get('iteration', 0)}",
-                            tool=call["name"], input=call.get("args", {}),
-                            auth_scope=list(getattr(ctx.tools.get(call["name"]), "auth_scope", ())))
-                for call in calls]
+    requests = [
+        TaskRequest(
+            trace_id=ctx.trace_id,
+            parent_task_id=f"node:tool_exec:{state.get('iteration', 0)}",
+            tool=call["name"],
+            input=call.get("args", {}),
+            auth_scope=list(getattr(ctx.tools.get(call["name"]), "auth_scope", ())),
+        )
+        for call in calls
+    ]
     ctx.emit({"type": "step", "label": "🔍 Searching"})
     results = ctx.runner.run_many(requests, ctx.tools, ctx.tool_ctx)
 
@@ -27,8 +33,13 @@ def tool_exec(state: AgentState, config) -> dict:
     history = []
     quarantined: list[dict] = []
     for call, result in zip(calls, results, strict=True):
-        record = {"name": call["name"], "args": call.get("args", {}), "status": result.status, "count": 0,
-                  "task_id": result.task_id}
+        record = {
+            "name": call["name"],
+            "args": call.get("args", {}),
+            "status": result.status,
+            "count": 0,
+            "task_id": result.task_id,
+        }
         if result.status == "ok":
             record["latency_ms"] = result.metrics.get("latency_ms")
             for item in result.evidence:
@@ -46,17 +57,31 @@ def tool_exec(state: AgentState, config) -> dict:
         else:
             record["error"] = result.error
         history.append(record)  # (the runner wrote the tool_call audit record)
-        ctx.emit({"type": "tool", "name": call["name"], "args": call.get("args", {}), "status": record["status"],
-                  "count": record["count"], "error": record.get("error")})
-    update: dict = {"evidence": existing, "new_evidence_ids": new_ids, "tool_history": history,
-                    "round_tools": [c["name"] for c in calls],
-                    "pending_calls": [], "timings": timed("tool_exec", started)}
+        ctx.emit(
+            {
+                "type": "tool",
+                "name": call["name"],
+                "args": call.get("args", {}),
+                "status": record["status"],
+                "count": record["count"],
+                "error": record.get("error"),
+            }
+        )
+    update: dict = {
+        "evidence": existing,
+        "new_evidence_ids": new_ids,
+        "tool_history": history,
+        "round_tools": [c["name"] for c in calls],
+        "pending_calls": [],
+        "timings": timed("tool_exec", started),
+    }
     notices = list(dict.fromkeys(ctx.tool_ctx.notices))
     ctx.tool_ctx.notices.clear()
     if quarantined:
         where = ", ".join(f"{q['path']}:L{q['lines']}" for q in quarantined[:3])
-        notices.append(f"{len(quarantined)} passage(s) quarantined: they contain instructions aimed at the "
-                       f"assistant ({where})")
+        notices.append(
+            f"{len(quarantined)} passage(s) quarantined: they contain instructions aimed at the assistant ({where})"
+        )
     if notices:
         update["notices"] = notices
     if state["route"].get("complexity") == "simple":

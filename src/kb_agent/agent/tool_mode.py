@@ -30,13 +30,30 @@ JSON_PROTOCOL = """Reply with exactly one JSON object per turn:
 {"tool": "read_knowledge", "args": {"refs": ["R1", "R2"]}} or
 {"answer": "your answer with [R1] citations"}"""
 TOOL_SPECS = [
-    {"type": "function", "function": {"name": "search_knowledge", "description": "Search the knowledge base.",
-     "parameters": {"type": "object", "properties": {"query": {"type": "string"},
-                                                     "top_k": {"type": "integer", "minimum": 1, "maximum": 10}},
-                    "required": ["query"]}}},
-    {"type": "function", "function": {"name": "read_knowledge", "description": "Read passages by ref.",
-     "parameters": {"type": "object", "properties": {"refs": {"type": "array", "items": {"type": "string"}}},
-                    "required": ["refs"]}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "search_knowledge",
+            "description": "Search the knowledge base.",
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}, "top_k": {"type": "integer", "minimum": 1, "maximum": 10}},
+                "required": ["query"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "read_knowledge",
+            "description": "Read passages by ref.",
+            "parameters": {
+                "type": "object",
+                "properties": {"refs": {"type": "array", "items": {"type": "string"}}},
+                "required": ["refs"],
+            },
+        },
+    },
 ]
 _REF = re.compile(r"\[R(\d+)\]")
 
@@ -55,8 +72,10 @@ def run_tool_mode(state: dict, ctx: AgentContext) -> dict:
     query = state["query"]
     llm = ctx.main
     native = llm.supports_tools
-    messages: list[dict] = [{"role": "system", "content": SYSTEM.format(protocol="" if native else JSON_PROTOCOL)},
-                            {"role": "user", "content": query}]
+    messages: list[dict] = [
+        {"role": "system", "content": SYSTEM.format(protocol="" if native else JSON_PROTOCOL)},
+        {"role": "user", "content": query},
+    ]
     evidence: dict[int, Evidence] = {}
     history: list[dict] = []
     answer_text = ""
@@ -68,10 +87,20 @@ def run_tool_mode(state: dict, ctx: AgentContext) -> dict:
                 if not calls:
                     answer_text = completion.text
                     break
-                messages.append({"role": "assistant", "content": completion.text or "",
-                                 "tool_calls": [{"id": c["id"], "type": "function",
-                                                 "function": {"name": c["name"], "arguments": c["arguments"]}}
-                                                for c in completion.tool_calls]})
+                messages.append(
+                    {
+                        "role": "assistant",
+                        "content": completion.text or "",
+                        "tool_calls": [
+                            {
+                                "id": c["id"],
+                                "type": "function",
+                                "function": {"name": c["name"], "arguments": c["arguments"]},
+                            }
+                            for c in completion.tool_calls
+                        ],
+                    }
+                )
             else:
                 reply = llm.chat(messages, purpose="tool_mode", json_schema={"type": "object"})
                 try:
@@ -88,8 +117,16 @@ def run_tool_mode(state: dict, ctx: AgentContext) -> dict:
             break
         for index, (name, args) in enumerate(calls):
             result = _run(name, args, ctx, evidence, history)
-            ctx.emit({"type": "tool", "name": name, "args": args, "status": history[-1]["status"],
-                      "count": history[-1]["count"], "error": history[-1].get("error")})
+            ctx.emit(
+                {
+                    "type": "tool",
+                    "name": name,
+                    "args": args,
+                    "status": history[-1]["status"],
+                    "count": history[-1]["count"],
+                    "error": history[-1].get("error"),
+                }
+            )
             if native:
                 messages.append({"role": "tool", "tool_call_id": completion.tool_calls[index]["id"], "content": result})
             else:
@@ -104,11 +141,18 @@ def run_tool_mode(state: dict, ctx: AgentContext) -> dict:
         body = refusal(has_cjk(query), sources)
     ctx.emit({"type": "token", "text": body})
     final = {
-        **state, "answer": with_references(body, checked.citations) if not refused else body,
-        "citations": checked.citations if not refused else [], "claims": checked.public_claims(), "refused": refused,
+        **state,
+        "answer": with_references(body, checked.citations) if not refused else body,
+        "citations": checked.citations if not refused else [],
+        "claims": checked.public_claims(),
+        "refused": refused,
         "route": {"query_type": "tools_mode", "complexity": "tools", "decided_by": "tools_mode"},
-        "evidence": sources, "tool_history": history, "iteration": len(history),
-        "timings": [*timed("tool_mode", started)], "fast_paths": [], "notices": [],
+        "evidence": sources,
+        "tool_history": history,
+        "iteration": len(history),
+        "timings": [*timed("tool_mode", started)],
+        "fast_paths": [],
+        "notices": [],
     }
     masked = masking(final, {"configurable": {"ctx": ctx}})
     final.update(answer=masked["answer"], citations=masked["citations"])
@@ -123,9 +167,13 @@ def _run(name: str, args: dict, ctx: AgentContext, evidence: dict[int, Evidence]
         if name == "search_knowledge":
             parsed = SearchArgs.model_validate(args)
             # through the runner: the caller's allow-list, limits and timeout apply as in graph mode
-            result = ctx.runner.run(TaskRequest(trace_id=ctx.trace_id, tool="hybrid_search",
-                                                input={"query": parsed.query, "top_k": parsed.top_k}),
-                                    ctx.tools, ctx.tool_ctx)
+            result = ctx.runner.run(
+                TaskRequest(
+                    trace_id=ctx.trace_id, tool="hybrid_search", input={"query": parsed.query, "top_k": parsed.top_k}
+                ),
+                ctx.tools,
+                ctx.tool_ctx,
+            )
             if result.status != "ok":
                 raise ToolArgsError(result.error or result.status)
             items = [item for item in result.evidence if ctx.quarantine(item, "search_knowledge") is None]

@@ -32,8 +32,9 @@ class ConfluenceClient:
         return self._parse(self.rest.get_json(f"/rest/api/content/{page_id}", {"expand": EXPAND}))
 
     def page_by_title(self, title: str, space: str | None = None) -> ConfluencePage:
-        data = self.rest.get_json("/rest/api/content", {"title": title, "spaceKey": space, "expand": EXPAND,
-                                                         "type": "page"})
+        data = self.rest.get_json(
+            "/rest/api/content", {"title": title, "spaceKey": space, "expand": EXPAND, "type": "page"}
+        )
         results = data.get("results") or []
         if not results:
             raise ConnectorError(f"confluence: no page titled {title!r}" + (f" in space {space}" if space else ""), 404)
@@ -43,8 +44,10 @@ class ConfluenceClient:
         pages: list[ConfluencePage] = []
         start = 0
         while len(pages) < limit:
-            data = self.rest.get_json("/rest/api/content/search", {
-                "cql": cql, "limit": min(50, limit - len(pages)), "start": start, "expand": EXPAND})
+            data = self.rest.get_json(
+                "/rest/api/content/search",
+                {"cql": cql, "limit": min(50, limit - len(pages)), "start": start, "expand": EXPAND},
+            )
             batch = data.get("results") or []
             pages += [self._parse(r) for r in batch]
             start += len(batch)
@@ -71,6 +74,11 @@ class ConfluenceClient:
         ancestors = data.get("ancestors") or []
         webui = (data.get("_links") or {}).get("webui", f"/pages/viewpage.action?pageId={data['id']}")
         return ConfluencePage(
-            id=str(data["id"]), title=data.get("title", ""), space=(data.get("space") or {}).get("key", ""),
-            url=f"{self.rest.base_url}{webui}", version=int((data.get("version") or {}).get("number", 0)),
-            parent_id=str(ancestors[-1]["id"]) if ancestors else None, markdown=html_to_markdown(html))
+            id=str(data["id"]),
+            title=data.get("title", ""),
+            space=(data.get("space") or {}).get("key", ""),
+            url=f"{self.rest.base_url}{webui}",
+            version=int((data.get("version") or {}).get("number", 0)),
+            parent_id=str(ancestors[-1]["id"]) if ancestors else None,
+            markdown=html_to_markdown(html),
+        )

@@ -35,8 +35,15 @@ def is_public(address: IPAddress) -> bool:
     return address.is_global
 
 
-def public_address(host: str, port: int, *, allow_hosts: set[str] = frozenset(),
-                   allow_nets: list = (), what: str = "web_fetch", resolver=None) -> str:
+def public_address(
+    host: str,
+    port: int,
+    *,
+    allow_hosts: set[str] = frozenset(),
+    allow_nets: list = (),
+    what: str = "web_fetch",
+    resolver=None,
+) -> str:
     """The one address to connect to for `host`; FetchDenied if any address it resolves to is not public
     (unless the host or that address's network is allow-listed). `resolver` defaults to getaddrinfo."""
     try:
@@ -49,6 +56,8 @@ def public_address(host: str, port: int, *, allow_hosts: set[str] = frozenset(),
     if host.lower() not in allow_hosts:
         for address in addresses:
             if not is_public(address) and not any(address in net for net in allow_nets):
-                raise FetchDenied(f"{what}: {host} resolves to a non-public address ({address}); "
-                                  "add it to KB_AGENT_WEB_ALLOWLIST to allow it")
+                raise FetchDenied(
+                    f"{what}: {host} resolves to a non-public address ({address}); "
+                    "add it to KB_AGENT_WEB_ALLOWLIST to allow it"
+                )
     return str(addresses[0])

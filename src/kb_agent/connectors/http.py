@@ -49,8 +49,9 @@ class TTLCache:
         if self.ttl_s <= 0:
             return
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO cache VALUES (?, ?, ?)",
-                             (key, json.dumps(value), time.time() + self.ttl_s))
+            self._db.execute(
+                "INSERT OR REPLACE INTO cache VALUES (?, ?, ?)", (key, json.dumps(value), time.time() + self.ttl_s)
+            )
 
     def close(self) -> None:
         self._db.close()
@@ -96,9 +97,19 @@ def _scrub(value, forms: list[str]):
 
 
 class RestClient:
-    def __init__(self, base_url: str, *, name: str, credential: str | None,
-                 secret: Callable[[], Secret | None], cache: TTLCache | None = None, timeout_s: float = 20.0,
-                 max_retries: int = 3, max_wait_s: float = 30.0, transport: httpx.BaseTransport | None = None):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        name: str,
+        credential: str | None,
+        secret: Callable[[], Secret | None],
+        cache: TTLCache | None = None,
+        timeout_s: float = 20.0,
+        max_retries: int = 3,
+        max_wait_s: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+    ):
         self.base_url = base_url.rstrip("/")
         self.name, self.credential = name, credential
         self._secret, self._cache = secret, cache
@@ -139,8 +150,9 @@ class RestClient:
                         raise ConnectorError(f"{self.name}: no answer within {self.timeout_s:.0f}s") from None
                 except httpx.HTTPError as exc:
                     if last:
-                        raise ConnectorError(f"{self.name}: cannot reach {self.base_url} ({type(exc).__name__})") \
-                            from None
+                        raise ConnectorError(
+                            f"{self.name}: cannot reach {self.base_url} ({type(exc).__name__})"
+                        ) from None
                 else:
                     if response.status_code not in (429, 502, 503, 504) or last:
                         break
@@ -163,8 +175,11 @@ class RestClient:
                 return response
             target = response.url.join(response.headers.get("Location", ""))
             if (target.scheme, target.host, target.port) != (origin.scheme, origin.host, origin.port):
-                raise ConnectorError(f"{self.name}: refused a redirect to {target.scheme}://{target.host} (only "
-                                     f"{origin.host} is configured)", 502)
+                raise ConnectorError(
+                    f"{self.name}: refused a redirect to {target.scheme}://{target.host} (only "
+                    f"{origin.host} is configured)",
+                    502,
+                )
             response = client.get(target, headers=headers)
         raise ConnectorError(f"{self.name}: more than {max_hops} redirects", 502)
 
@@ -173,11 +188,13 @@ class RestClient:
         detail = _scrub(_error_detail(response), secret_forms) if status >= 400 else ""
         suffix = f": {detail}" if detail else ""
         if status == 401:
-            raise ConnectorError(f"{self.name}: 401 unauthorized - credential {self.credential!r} was rejected"
-                                 f"{suffix}", 401)
+            raise ConnectorError(
+                f"{self.name}: 401 unauthorized - credential {self.credential!r} was rejected{suffix}", 401
+            )
         if status == 403:
-            raise ConnectorError(f"{self.name}: 403 forbidden - credential {self.credential!r} may not read this"
-                                 f"{suffix}", 403)
+            raise ConnectorError(
+                f"{self.name}: 403 forbidden - credential {self.credential!r} may not read this{suffix}", 403
+            )
         if status == 404:
             raise ConnectorError(f"{self.name}: 404 not found{suffix}", 404)
         if status == 429:

@@ -8,8 +8,10 @@ from typing import Literal
 
 from kb_agent.connectors.http import ConnectorError, RestClient
 
-FIELDS = ("summary,description,status,issuetype,priority,assignee,reporter,created,updated,parent,subtasks,"
-          "issuelinks,comment,labels,fixVersions,resolution")
+FIELDS = (
+    "summary,description,status,issuetype,priority,assignee,reporter,created,updated,parent,subtasks,"
+    "issuelinks,comment,labels,fixVersions,resolution"
+)
 
 
 @dataclass
@@ -35,11 +37,14 @@ class JiraIssue:
 
     def render(self) -> str:
         """Markdown: what the agent reads and what index_command stores (citations point at these lines)."""
-        lines = [f"# {self.key}: {self.summary}", "",
-                 f"Status: {self.status} · Type: {self.issue_type} · Priority: {self.priority or '-'}"
-                 f" · Resolution: {self.resolution or 'Unresolved'}",
-                 f"Assignee: {self.assignee or '-'} · Reporter: {self.reporter or '-'}"
-                 f" · Created: {self.created} · Updated: {self.updated}"]
+        lines = [
+            f"# {self.key}: {self.summary}",
+            "",
+            f"Status: {self.status} · Type: {self.issue_type} · Priority: {self.priority or '-'}"
+            f" · Resolution: {self.resolution or 'Unresolved'}",
+            f"Assignee: {self.assignee or '-'} · Reporter: {self.reporter or '-'}"
+            f" · Created: {self.created} · Updated: {self.updated}",
+        ]
         if self.fix_versions:
             lines.append(f"Fix versions: {', '.join(self.fix_versions)}")
         if self.parent:
@@ -98,9 +103,15 @@ class JiraClient:
         if self.deployment == "cloud":
             token = None
             while len(issues) < max_results:
-                page = self.rest.get_json(f"{self.api}/search/jql", {
-                    "jql": jql, "fields": FIELDS, "maxResults": min(100, max_results - len(issues)),
-                    "nextPageToken": token})
+                page = self.rest.get_json(
+                    f"{self.api}/search/jql",
+                    {
+                        "jql": jql,
+                        "fields": FIELDS,
+                        "maxResults": min(100, max_results - len(issues)),
+                        "nextPageToken": token,
+                    },
+                )
                 issues += [self._parse(i) for i in page.get("issues", [])]
                 token = page.get("nextPageToken")
                 if not token or page.get("isLast") or not page.get("issues"):
@@ -108,8 +119,10 @@ class JiraClient:
         else:
             start = 0
             while len(issues) < max_results:
-                page = self.rest.get_json(f"{self.api}/search", {
-                    "jql": jql, "fields": FIELDS, "startAt": start, "maxResults": min(100, max_results - len(issues))})
+                page = self.rest.get_json(
+                    f"{self.api}/search",
+                    {"jql": jql, "fields": FIELDS, "startAt": start, "maxResults": min(100, max_results - len(issues))},
+                )
                 batch = page.get("issues", [])
                 issues += [self._parse(i) for i in batch]
                 start += len(batch)
@@ -126,20 +139,34 @@ class JiraClient:
         for link in f.get("issuelinks") or []:
             kind = link.get("type") or {}
             if link.get("outwardIssue"):
-                links.append({"type": (kind.get("outward") or kind.get("name") or "relates"),
-                              "key": link["outwardIssue"]["key"]})
+                links.append(
+                    {"type": (kind.get("outward") or kind.get("name") or "relates"), "key": link["outwardIssue"]["key"]}
+                )
             elif link.get("inwardIssue"):
-                links.append({"type": (kind.get("inward") or kind.get("name") or "relates"),
-                              "key": link["inwardIssue"]["key"]})
-        comments = [{"author": _name(c.get("author")), "created": c.get("created", ""),
-                     "body": text(c.get("body")).strip()}
-                    for c in ((f.get("comment") or {}).get("comments") or [])]
+                links.append(
+                    {"type": (kind.get("inward") or kind.get("name") or "relates"), "key": link["inwardIssue"]["key"]}
+                )
+        comments = [
+            {"author": _name(c.get("author")), "created": c.get("created", ""), "body": text(c.get("body")).strip()}
+            for c in ((f.get("comment") or {}).get("comments") or [])
+        ]
         return JiraIssue(
-            key=data["key"], url=f"{self.rest.base_url}/browse/{data['key']}", summary=f.get("summary") or "",
-            status=(f.get("status") or {}).get("name", ""), issue_type=(f.get("issuetype") or {}).get("name", ""),
-            priority=(f.get("priority") or {}).get("name", ""), assignee=_name(f.get("assignee")),
-            reporter=_name(f.get("reporter")), created=f.get("created") or "", updated=f.get("updated") or "",
-            resolution=(f.get("resolution") or {}).get("name", ""), description=text(f.get("description")).strip(),
-            parent=(f.get("parent") or {}).get("key"), subtasks=[s["key"] for s in f.get("subtasks") or []],
-            links=links, labels=list(f.get("labels") or []),
-            fix_versions=[v.get("name", "") for v in f.get("fixVersions") or []], comments=comments)
+            key=data["key"],
+            url=f"{self.rest.base_url}/browse/{data['key']}",
+            summary=f.get("summary") or "",
+            status=(f.get("status") or {}).get("name", ""),
+            issue_type=(f.get("issuetype") or {}).get("name", ""),
+            priority=(f.get("priority") or {}).get("name", ""),
+            assignee=_name(f.get("assignee")),
+            reporter=_name(f.get("reporter")),
+            created=f.get("created") or "",
+            updated=f.get("updated") or "",
+            resolution=(f.get("resolution") or {}).get("name", ""),
+            description=text(f.get("description")).strip(),
+            parent=(f.get("parent") or {}).get("key"),
+            subtasks=[s["key"] for s in f.get("subtasks") or []],
+            links=links,
+            labels=list(f.get("labels") or []),
+            fix_versions=[v.get("name", "") for v in f.get("fixVersions") or []],
+            comments=comments,
+        )

@@ -33,8 +33,15 @@ class Connectors:
         return load
 
     def _rest(self, url: str, name: str, credential: str) -> RestClient:
-        return RestClient(url, name=name, credential=credential, secret=self._secret(credential), cache=self.cache,
-                          timeout_s=self.settings.tool_timeout_s, transport=self._transport)
+        return RestClient(
+            url,
+            name=name,
+            credential=credential,
+            secret=self._secret(credential),
+            cache=self.cache,
+            timeout_s=self.settings.tool_timeout_s,
+            transport=self._transport,
+        )
 
     def jira(self) -> JiraClient:
         url = self.settings.jira_url
@@ -53,9 +60,17 @@ class Connectors:
 
     def web(self) -> WebFetcher:
         s = self.settings
-        return WebFetcher(allowlist=s.web_allowlist, max_bytes=s.web_max_bytes, timeout_s=s.web_timeout_s,
-                          transport=self._transport, resolver=self._resolver)
+        return WebFetcher(
+            allowlist=s.web_allowlist,
+            max_bytes=s.web_max_bytes,
+            timeout_s=s.web_timeout_s,
+            transport=self._transport,
+            resolver=self._resolver,
+        )
 
     def configured(self) -> set[str]:
-        return {name for name, url in (("jira", self.settings.jira_url), ("confluence", self.settings.confluence_url))
-                if url}
+        return {
+            name
+            for name, url in (("jira", self.settings.jira_url), ("confluence", self.settings.confluence_url))
+            if url
+        }

@@ -51,8 +51,16 @@ class WebPage:
 
 
 class WebFetcher:
-    def __init__(self, *, allowlist: list[str], max_bytes: int, timeout_s: float, max_redirects: int = 5,
-                 transport: httpx.BaseTransport | None = None, resolver=None):
+    def __init__(
+        self,
+        *,
+        allowlist: list[str],
+        max_bytes: int,
+        timeout_s: float,
+        max_redirects: int = 5,
+        transport: httpx.BaseTransport | None = None,
+        resolver=None,
+    ):
         self.allow_hosts = {a.lower() for a in allowlist if "/" not in a}
         self.allow_nets = [ipaddress.ip_network(a, strict=False) for a in allowlist if "/" in a]
         self.max_bytes, self.timeout_s, self.max_redirects = max_bytes, timeout_s, max_redirects
@@ -67,8 +75,9 @@ class WebFetcher:
             port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
             raise FetchDenied(f"web_fetch: invalid port in {url[:80]!r}") from None
-        address = public_address(parts.hostname, port, allow_hosts=self.allow_hosts, allow_nets=self.allow_nets,
-                                 resolver=self._resolver)
+        address = public_address(
+            parts.hostname, port, allow_hosts=self.allow_hosts, allow_nets=self.allow_nets, resolver=self._resolver
+        )
         return httpx.URL(url).copy_with(host=address)
 
     def fetch(self, url: str) -> WebPage:
@@ -79,16 +88,20 @@ class WebFetcher:
                 pinned = self.check(current)
                 host = httpx.URL(current)
                 request = client.build_request(
-                    "GET", pinned, headers={"User-Agent": "kb-agent", "Host": host.netloc.decode("ascii")},
-                    extensions={"sni_hostname": host.host})  # TLS is verified against the name, not the address
+                    "GET",
+                    pinned,
+                    headers={"User-Agent": "kb-agent", "Host": host.netloc.decode("ascii")},
+                    extensions={"sni_hostname": host.host},
+                )  # TLS is verified against the name, not the address
                 try:
                     with contextlib.closing(client.send(request, stream=True)) as response:
                         if response.is_redirect:
                             current = urljoin(current, response.headers.get("Location", ""))
                             continue
                         if response.status_code >= 400:
-                            raise ConnectorError(f"web_fetch: HTTP {response.status_code} for {current}",
-                                                 response.status_code)
+                            raise ConnectorError(
+                                f"web_fetch: HTTP {response.status_code} for {current}", response.status_code
+                            )
                         kind = response.headers.get("Content-Type", "text/html").split(";")[0].strip().lower()
                         if kind not in ("text/html", "application/xhtml+xml", "text/plain", "text/markdown"):
                             raise ConnectorError(f"web_fetch: unsupported content type {kind!r}")

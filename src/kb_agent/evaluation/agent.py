@@ -51,8 +51,12 @@ def _record(doc_id: str) -> str:
 
 
 def evaluate_agent(
-    dataset_dir: Path, settings: Settings, *, limit: int | None = None,
-    on_progress: Callable[[int, int, str], None] | None = None, engine_factory=None,
+    dataset_dir: Path,
+    settings: Settings,
+    *,
+    limit: int | None = None,
+    on_progress: Callable[[int, int, str], None] | None = None,
+    engine_factory=None,
 ) -> dict:
 
     dataset_dir = Path(dataset_dir)
@@ -79,39 +83,54 @@ def evaluate_agent(
                     docs.append(doc)
             cited = []
             for citation in answer.citations:
-                match = next((e for e in answer.evidence if e["path"] == citation.path  # the cited lines' passage
-                              and e["start_line"] <= citation.start_line <= e["end_line"]), None)
+                match = next(
+                    (
+                        e
+                        for e in answer.evidence
+                        if e["path"] == citation.path  # the cited lines' passage
+                        and e["start_line"] <= citation.start_line <= e["end_line"]
+                    ),
+                    None,
+                )
                 if match:
                     cited.append(_record(match["doc_id"]))
-            baseline = engine.search(item["question"], access=AccessFilter.unrestricted(), kbs=["eval"],
-                                     mode="bm25", k=20).hits
+            baseline = engine.search(
+                item["question"], access=AccessFilter.unrestricted(), kbs=["eval"], mode="bm25", k=20
+            ).hits
             base_docs: list[str] = []
             for hit in baseline:
                 doc = str(hit.metadata.get("record_id", _record(hit.doc_id)))
                 if doc not in base_docs:
                     base_docs.append(doc)
             body = answer_body(answer.answer)
-            rows.append({
-                "recall5": len(gold & set(docs[:5])) / len(gold) if gold else 0.0,
-                "both5": float(gold <= set(docs[:5])) if gold else 0.0,
-                "bm25_recall5": len(gold & set(base_docs[:5])) / len(gold) if gold else 0.0,
-                "em": float(normalize_answer(body) == normalize_answer(item["answer"])),
-                "contains": float(normalize_answer(item["answer"]) in normalize_answer(body)),
-                "f1": f1_score(body, item["answer"]),
-                "citation_precision": (sum(c in gold for c in cited) / len(cited)) if cited else None,
-                "refused": answer.refused, "llm_calls": answer.llm_calls, "seconds": seconds,
-                "complexity": answer.route.get("complexity"),
-            })
+            rows.append(
+                {
+                    "recall5": len(gold & set(docs[:5])) / len(gold) if gold else 0.0,
+                    "both5": float(gold <= set(docs[:5])) if gold else 0.0,
+                    "bm25_recall5": len(gold & set(base_docs[:5])) / len(gold) if gold else 0.0,
+                    "em": float(normalize_answer(body) == normalize_answer(item["answer"])),
+                    "contains": float(normalize_answer(item["answer"]) in normalize_answer(body)),
+                    "f1": f1_score(body, item["answer"]),
+                    "citation_precision": (sum(c in gold for c in cited) / len(cited)) if cited else None,
+                    "refused": answer.refused,
+                    "llm_calls": answer.llm_calls,
+                    "seconds": seconds,
+                    "complexity": answer.route.get("complexity"),
+                }
+            )
     precisions = [r["citation_precision"] for r in rows if r["citation_precision"] is not None]
     by_route: dict[str, dict] = {}
     for complexity in sorted({r["complexity"] for r in rows}, key=str):
         group = [r for r in rows if r["complexity"] == complexity]
-        by_route[str(complexity)] = {"questions": len(group),
-                                     "llm_calls": round(statistics.fmean(r["llm_calls"] for r in group), 2),
-                                     "seconds": round(statistics.fmean(r["seconds"] for r in group), 2)}
+        by_route[str(complexity)] = {
+            "questions": len(group),
+            "llm_calls": round(statistics.fmean(r["llm_calls"] for r in group), 2),
+            "seconds": round(statistics.fmean(r["seconds"] for r in group), 2),
+        }
     llm = engine.llms().main
     return {
-        "dataset": str(dataset_dir), "questions": len(rows),
+        "dataset": str(dataset_dir),
+        "questions": len(rows),
         "llm": llm.model if llm is not None else "none (extractive)",
         "evidence_recall@5": round(statistics.fmean(r["recall5"] for r in rows), 4),
         "both_gold@5": round(statistics.fmean(r["both5"] for r in rows), 4),

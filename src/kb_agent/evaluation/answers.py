@@ -95,13 +95,21 @@ def score(item: dict, answer, seconds: float, cited: CitedLines | None = None) -
     """One question's row: what the answer got right, by the set's gold."""
     body = answer.answer.split("\n\nReferences:\n", 1)[0]
     kind = item.get("type", "")
-    row = {"id": item["id"], "type": kind, "split": item.get("split"), "question": item["question"],
-           "answer": answer.answer, "refused": answer.refused, "llm_calls": answer.llm_calls,
-           "seconds": round(seconds, 2), "route": answer.route.get("complexity"),
-           "citations": [f"{c.path}:L{c.start_line}-{c.end_line}" for c in answer.citations],
-           "claims_kept": sum(1 for c in answer.claims if c.supported),
-           "claims_removed": sum(1 for c in answer.claims if not c.supported),
-           "claims": [c.model_dump() for c in answer.claims]}
+    row = {
+        "id": item["id"],
+        "type": kind,
+        "split": item.get("split"),
+        "question": item["question"],
+        "answer": answer.answer,
+        "refused": answer.refused,
+        "llm_calls": answer.llm_calls,
+        "seconds": round(seconds, 2),
+        "route": answer.route.get("complexity"),
+        "citations": [f"{c.path}:L{c.start_line}-{c.end_line}" for c in answer.citations],
+        "claims_kept": sum(1 for c in answer.claims if c.supported),
+        "claims_removed": sum(1 for c in answer.claims if not c.supported),
+        "claims": [c.model_dump() for c in answer.claims],
+    }
     if kind == "chitchat":
         row["chitchat_ok"] = not answer.citations and not answer.tool_calls and not answer.refused
     elif not item.get("answerable", True):
@@ -109,12 +117,14 @@ def score(item: dict, answer, seconds: float, cited: CitedLines | None = None) -
     else:
         groups = item.get("must_contain", [])
         row["contains_gold"] = not answer.refused and all(any(_norm(a) in _norm(body) for a in g) for g in groups)
-        row["cites_gold"] = any(_cites(c, g, file_only=kind == "file_discovery")
-                                for c in answer.citations for g in item.get("gold", []))
+        row["cites_gold"] = any(
+            _cites(c, g, file_only=kind == "file_discovery") for c in answer.citations for g in item.get("gold", [])
+        )
         if cited is not None and kind != "file_discovery":
             spans = [_norm(cited.text(f"{c.path}:L{c.start_line}-{c.end_line}") or "") for c in answer.citations]
             row["cites_gold_text"] = not answer.refused and all(
-                any(_norm(a) in span for a in g for span in spans) for g in groups)
+                any(_norm(a) in span for a in g for span in spans) for g in groups
+            )
     if cited is not None:
         row["unsupported_kept"] = unsupported_kept(answer.claims, cited)
     return row
@@ -140,30 +150,46 @@ def summarise(rows: list[dict]) -> dict:
         return round(sum(values) / len(values), 3) if values else None
 
     def block(subset: list[dict]) -> dict:
-        return {"questions": len(subset), "contains_gold": rate("contains_gold", subset),
-                "cites_gold": rate("cites_gold", subset), "cites_gold_text": rate("cites_gold_text", subset),
-                "unanswerable_refused": rate("refused_ok", subset),
-                "chitchat_ok": rate("chitchat_ok", subset),
-                "errors": sum(1 for r in subset if "error" in r),
-                "claims_kept": sum(r["claims_kept"] for r in subset),
-                "claims_removed": sum(r["claims_removed"] for r in subset),
-                "unsupported_kept": sum(len(r.get("unsupported_kept", [])) for r in subset),
-                "llm_calls": round(statistics.mean(r["llm_calls"] for r in subset), 2) if subset else 0,
-                "seconds_p50": round(statistics.median(r["seconds"] for r in subset), 2) if subset else 0,
-                "seconds_mean": round(statistics.mean(r["seconds"] for r in subset), 2) if subset else 0}
+        return {
+            "questions": len(subset),
+            "contains_gold": rate("contains_gold", subset),
+            "cites_gold": rate("cites_gold", subset),
+            "cites_gold_text": rate("cites_gold_text", subset),
+            "unanswerable_refused": rate("refused_ok", subset),
+            "chitchat_ok": rate("chitchat_ok", subset),
+            "errors": sum(1 for r in subset if "error" in r),
+            "claims_kept": sum(r["claims_kept"] for r in subset),
+            "claims_removed": sum(r["claims_removed"] for r in subset),
+            "unsupported_kept": sum(len(r.get("unsupported_kept", [])) for r in subset),
+            "llm_calls": round(statistics.mean(r["llm_calls"] for r in subset), 2) if subset else 0,
+            "seconds_p50": round(statistics.median(r["seconds"] for r in subset), 2) if subset else 0,
+            "seconds_mean": round(statistics.mean(r["seconds"] for r in subset), 2) if subset else 0,
+        }
 
     by_type: dict[str, list[dict]] = defaultdict(list)
     by_split: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_type[r["type"]].append(r)
         by_split[r.get("split") or "all"].append(r)
-    return {"all": block(rows), "by_split": {k: block(v) for k, v in sorted(by_split.items())},
-            "by_type": {k: block(v) for k, v in sorted(by_type.items())}}
+    return {
+        "all": block(rows),
+        "by_split": {k: block(v) for k, v in sorted(by_split.items())},
+        "by_type": {k: block(v) for k, v in sorted(by_type.items())},
+    }
 
 
-def evaluate_answers(docs: Path, question_set: Path, settings: Settings, *, split: str | None = None,
-                     limit: int | None = None, out: Path | None = None, kb: str = "eval",
-                     on_progress: Callable[[int, int, str], None] | None = None, engine_factory=None) -> dict:
+def evaluate_answers(
+    docs: Path,
+    question_set: Path,
+    settings: Settings,
+    *,
+    split: str | None = None,
+    limit: int | None = None,
+    out: Path | None = None,
+    kb: str = "eval",
+    on_progress: Callable[[int, int, str], None] | None = None,
+    engine_factory=None,
+) -> dict:
     docs = Path(docs)
     if not docs.is_dir():
         raise DatasetError(f"{docs} is not a folder of documents")
@@ -180,14 +206,29 @@ def evaluate_answers(docs: Path, question_set: Path, settings: Settings, *, spli
             try:
                 answer = engine.answer_query(item["question"], kbs=[kb])
             except Exception as exc:  # one failing question is a row, not the end of the run
-                rows.append({"id": item["id"], "type": item.get("type", ""), "split": item.get("split"),
-                             "question": item["question"], "error": f"{type(exc).__name__}: {exc}"[:300],
-                             "seconds": round(time.perf_counter() - started, 2), "llm_calls": 0, "claims_kept": 0,
-                             "claims_removed": 0, **_failed(item)})
+                rows.append(
+                    {
+                        "id": item["id"],
+                        "type": item.get("type", ""),
+                        "split": item.get("split"),
+                        "question": item["question"],
+                        "error": f"{type(exc).__name__}: {exc}"[:300],
+                        "seconds": round(time.perf_counter() - started, 2),
+                        "llm_calls": 0,
+                        "claims_kept": 0,
+                        "claims_removed": 0,
+                        **_failed(item),
+                    }
+                )
             else:
                 rows.append(score(item, answer, time.perf_counter() - started, cited))
             if out is not None:
                 with open(out, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps(rows[-1], ensure_ascii=False) + "\n")
-    return {"set": str(question_set), "docs": str(docs), "split": split or "all",
-            "backend": engine.model_name(), **summarise(rows)}
+    return {
+        "set": str(question_set),
+        "docs": str(docs),
+        "split": split or "all",
+        "backend": engine.model_name(),
+        **summarise(rows),
+    }

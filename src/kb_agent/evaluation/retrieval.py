@@ -135,9 +135,16 @@ class _QueryMemo:
 
 
 def evaluate_retrieval(
-    dataset_dir: Path, settings: Settings, *, split: str = "test", modes: tuple[str, ...] = ("bm25", "dense", "hybrid"),
-    limit: int | None = None, depth: int = 100, embed: bool = True,
-    on_stage: Callable[[str], None] | None = None, on_embed: Callable[[int, int, float], None] | None = None,
+    dataset_dir: Path,
+    settings: Settings,
+    *,
+    split: str = "test",
+    modes: tuple[str, ...] = ("bm25", "dense", "hybrid"),
+    limit: int | None = None,
+    depth: int = 100,
+    embed: bool = True,
+    on_stage: Callable[[str], None] | None = None,
+    on_embed: Callable[[int, int, float], None] | None = None,
     embedder: Embedder | None = None,
 ) -> dict:
     data = load_beir(dataset_dir, split)
@@ -151,9 +158,14 @@ def evaluate_retrieval(
             on_stage(f"indexing {data.corpus}")
         report = Indexer(kb).run([data.corpus])
         result: dict = {
-            "dataset": str(dataset_dir), "split": split, "queries": len(query_ids),
-            "indexing": {"chunks": report.chunks_added, "seconds": round(report.seconds, 2),
-                         "chunks_per_s": round(report.chunks_per_s, 1)},
+            "dataset": str(dataset_dir),
+            "split": split,
+            "queries": len(query_ids),
+            "indexing": {
+                "chunks": report.chunks_added,
+                "seconds": round(report.seconds, 2),
+                "chunks_per_s": round(report.chunks_per_s, 1),
+            },
         }
         memo = None
         if any(m in modes for m in ("dense", "hybrid", "hybrid2")):
@@ -172,8 +184,9 @@ def evaluate_retrieval(
             scores = ModeScores()
             base, hops = ("hybrid", 2) if mode == "hybrid2" else (mode, 1)  # hybrid2: with the second hop
             for qid in query_ids:
-                response = searcher.search(data.queries[qid], access=access, mode=base, k=depth * 3, pool=depth * 3,
-                                           hops=hops)
+                response = searcher.search(
+                    data.queries[qid], access=access, mode=base, k=depth * 3, pool=depth * 3, hops=hops
+                )
                 ranked: list[str] = []
                 for hit in response.hits:
                     doc = str(hit.metadata.get("record_id", hit.doc_id))
@@ -184,8 +197,10 @@ def evaluate_retrieval(
             result[mode] = scores.summary()
         if memo is not None and memo.times_ms:
             lat = sorted(memo.times_ms)
-            result["query_embedding_ms"] = {"p50": round(lat[len(lat) // 2], 2),
-                                            "p95": round(lat[int(len(lat) * 0.95)], 2)}
+            result["query_embedding_ms"] = {
+                "p50": round(lat[len(lat) // 2], 2),
+                "p95": round(lat[int(len(lat) * 0.95)], 2),
+            }
         return result
     finally:
         kb.close()

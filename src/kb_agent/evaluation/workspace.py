@@ -19,10 +19,12 @@ def throwaway_engine(settings: Settings, prefix: str, engine_factory: Callable |
 
     workdir = Path(tempfile.mkdtemp(prefix=prefix))
     local_model = settings.local_model_path or model_path(settings.models_folder)
-    eval_settings = settings.model_copy(update={
-        "data_folder": workdir, "local_model_path": local_model if local_model.is_file() else None})
-    engine = engine_factory(eval_settings) if engine_factory else Engine(eval_settings,
-                                                                         cache_folder=settings.cache_folder)
+    eval_settings = settings.model_copy(
+        update={"data_folder": workdir, "local_model_path": local_model if local_model.is_file() else None}
+    )
+    engine = (
+        engine_factory(eval_settings) if engine_factory else Engine(eval_settings, cache_folder=settings.cache_folder)
+    )
     try:
         yield engine
     finally:

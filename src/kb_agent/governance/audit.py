@@ -28,8 +28,9 @@ _FIELD_CHARS = 2000
 
 
 def _canonical(record: dict) -> bytes:
-    return json.dumps({k: v for k, v in record.items() if k != "hash"}, sort_keys=True, ensure_ascii=False,
-                      default=str).encode()
+    return json.dumps(
+        {k: v for k, v in record.items() if k != "hash"}, sort_keys=True, ensure_ascii=False, default=str
+    ).encode()
 
 
 def _masked(value):
@@ -44,6 +45,7 @@ def _masked(value):
 
 def _bounded(payload: dict) -> dict:
     """Long strings are cut (with a note) until the record fits MAX_RECORD_BYTES."""
+
     def cut(value, limit: int):
         if isinstance(value, str) and len(value) > limit:
             return value[:limit] + f"…[{len(value) - limit} chars cut]"
@@ -112,16 +114,24 @@ class AuditLog:
         return head if isinstance(head, dict) else None
 
     # -- writing ------------------------------------------------------------------------------------
-    def write(self, event: str, payload: dict, *, trace_id: str, task_id: str | None = None,
-              parent_task_id: str | None = None) -> None:
+    def write(
+        self, event: str, payload: dict, *, trace_id: str, task_id: str | None = None, parent_task_id: str | None = None
+    ) -> None:
         with self._lock, open(self.path, "a+b") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 key = self._secret(create=True)
                 count, last = self._tail(handle)
-                record = {"seq": count + 1, "ts": time.time(), "event": event, "trace_id": trace_id,
-                          "task_id": task_id, "parent_task_id": parent_task_id,
-                          **_bounded(_masked(payload)), "prev": last}
+                record = {
+                    "seq": count + 1,
+                    "ts": time.time(),
+                    "event": event,
+                    "trace_id": trace_id,
+                    "task_id": task_id,
+                    "parent_task_id": parent_task_id,
+                    **_bounded(_masked(payload)),
+                    "prev": last,
+                }
                 record["hash"] = self._mac(key, _canonical(record))
                 handle.write((json.dumps(record, ensure_ascii=False, default=str) + "\n").encode())
                 handle.flush()
@@ -161,8 +171,9 @@ class AuditLog:
                 record = json.loads(line)
             except ValueError:
                 continue
-            if (event is None or record.get("event") == event) and (trace_id is None or
-                                                                     record.get("trace_id") == trace_id):
+            if (event is None or record.get("event") == event) and (
+                trace_id is None or record.get("trace_id") == trace_id
+            ):
                 out.append(record)
         return out
 
@@ -172,8 +183,14 @@ class AuditLog:
         lines = self.path.read_text(encoding="utf-8").splitlines() if self.path.exists() else []
         if key is None:
             if lines or head:
-                return VerifyReport(len(lines), False, ["no audit key: set KB_AGENT_AUDIT_KEY (or restore "
-                                                        f"{self.key_path.name}) to verify the signatures"])
+                return VerifyReport(
+                    len(lines),
+                    False,
+                    [
+                        "no audit key: set KB_AGENT_AUDIT_KEY (or restore "
+                        f"{self.key_path.name}) to verify the signatures"
+                    ],
+                )
             return VerifyReport(0, True, [])
         problems, notes = self._verify_lines(key, lines)
         signed = [json.loads(line) for line in lines if _is_signed(line)]
@@ -185,13 +202,17 @@ class AuditLog:
         elif not signed and head.get("count", 0) > 0:
             problems.append(f"the log was deleted or emptied: the signed head records {head['count']} records")
         elif signed and head.get("count") != signed[-1].get("seq"):
-            problems.append(f"the log ends at record {signed[-1].get('seq')} but the signed head says "
-                            f"{head.get('count')} (the tail was truncated, or records were added without the key)")
+            problems.append(
+                f"the log ends at record {signed[-1].get('seq')} but the signed head says "
+                f"{head.get('count')} (the tail was truncated, or records were added without the key)"
+            )
         elif signed and head.get("last") != signed[-1].get("hash"):
             problems.append("the last record is not the one the signed head was written with")
         if not self.key_in_env:
-            notes.append(f"the audit key is in {self.key_path} beside the log; set KB_AGENT_AUDIT_KEY to keep it "
-                         "elsewhere (whoever can write both can re-sign the log)")
+            notes.append(
+                f"the audit key is in {self.key_path} beside the log; set KB_AGENT_AUDIT_KEY to keep it "
+                "elsewhere (whoever can write both can re-sign the log)"
+            )
         return VerifyReport(len(lines), not problems, problems, notes)
 
     def _verify_lines(self, key: bytes, lines: list[str]) -> tuple[list[str], list[str]]:
@@ -213,11 +234,13 @@ class AuditLog:
                 problems.append(f"line {number}: has no sequence number or signature (inserted)")
                 continue
             if record.get("hash") != self._mac(key, _canonical(record)):
-                problems.append(f"line {number}: content does not match its hash (edited, or signed without "
-                                "the audit key)")
+                problems.append(
+                    f"line {number}: content does not match its hash (edited, or signed without the audit key)"
+                )
             if (previous is not None and record.get("prev") != previous) or record.get("seq") != expected_seq:
-                problems.append(f"line {number}: does not follow line {number - 1} (a record was deleted, "
-                                "inserted or reordered)")
+                problems.append(
+                    f"line {number}: does not follow line {number - 1} (a record was deleted, inserted or reordered)"
+                )
             previous = record.get("hash")
             expected_seq = (record.get("seq") if isinstance(record.get("seq"), int) else expected_seq) + 1
         if legacy:

@@ -48,8 +48,9 @@ class Budgets:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS usage (user TEXT, day TEXT, tokens INTEGER, "
-                         "PRIMARY KEY (user, day))")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS usage (user TEXT, day TEXT, tokens INTEGER, PRIMARY KEY (user, day))"
+        )
         self._lock = threading.Lock()
         self._requests = RateLimiter()
 
@@ -61,13 +62,16 @@ class Budgets:
         """Raise when a hard limit is reached; return a warning past the soft limit."""
         wait = self._requests.wait_s(user_id, rate_per_min)
         if wait:
-            raise LimitExceeded(f"rate limit reached: {rate_per_min} requests per minute for {user_id!r}; "
-                                f"try again in {wait:.0f}s")
+            raise LimitExceeded(
+                f"rate limit reached: {rate_per_min} requests per minute for {user_id!r}; try again in {wait:.0f}s"
+            )
         if budget:
             used = self.used_today(user_id)
             if used >= budget:
-                raise LimitExceeded(f"daily token budget reached: {used:,} of {budget:,} tokens used by "
-                                    f"{user_id!r} today; it resets at 00:00 UTC")
+                raise LimitExceeded(
+                    f"daily token budget reached: {used:,} of {budget:,} tokens used by "
+                    f"{user_id!r} today; it resets at 00:00 UTC"
+                )
             if used >= SOFT_LIMIT * budget:
                 return f"{used:,} of today's {budget:,}-token budget used ({used / budget:.0%})"
         return None
@@ -76,8 +80,11 @@ class Budgets:
         if tokens <= 0:
             return
         with self._lock:
-            self._db.execute("INSERT INTO usage VALUES (?, ?, ?) ON CONFLICT(user, day) "
-                             "DO UPDATE SET tokens = tokens + excluded.tokens", (user_id, _today(), tokens))
+            self._db.execute(
+                "INSERT INTO usage VALUES (?, ?, ?) ON CONFLICT(user, day) "
+                "DO UPDATE SET tokens = tokens + excluded.tokens",
+                (user_id, _today(), tokens),
+            )
 
     def close(self) -> None:
         self._db.close()

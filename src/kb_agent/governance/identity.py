@@ -14,8 +14,11 @@ class UserContext(BaseModel):
     tenant: str | None = None
     attributes: dict[str, str] = Field(default_factory=dict)
     unrestricted: bool = Field(default=False, description="single-user owner mode: sees every document")
-    admin: bool = Field(default=False, description="may run admin actions (remote indexing); set from the keys "
-                        "file or the policy only, never from a token claim the policy does not trust")
+    admin: bool = Field(
+        default=False,
+        description="may run admin actions (remote indexing); set from the keys "
+        "file or the policy only, never from a token claim the policy does not trust",
+    )
 
     @classmethod
     def local_owner(cls) -> UserContext:

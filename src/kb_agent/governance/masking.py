@@ -17,12 +17,15 @@ _SECRETS = re.compile(
 )
 # a key that names a secret (DB_PASSWORD, aws_secret_access_key, client_secret, db.password, api-key, 密码) and
 # its value, in env/INI (`K=v`, `K = v`), YAML (`k: v`), JSON (`"k": "v"`) or prose (`Password: `v``) style
-_SECRET_NAME = (r"(?:[A-Za-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|client[_-]?secret|"
-                r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|(?:access|auth|refresh|session|api|bearer)"
-                r"[_-]?token)")
+_SECRET_NAME = (
+    r"(?:[A-Za-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|client[_-]?secret|"
+    r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|(?:access|auth|refresh|session|api|bearer)"
+    r"[_-]?token)"
+)
 _ASSIGNED_SECRET = re.compile(
     r"(?i)(\b" + _SECRET_NAME + r"[\"'`]?\s*(?::=|[:=])\s*|(?:密码|口令|密钥|秘钥|访问令牌|令牌)\s*[：:=]\s*)"
-    r"(\"[^\"\n]{4,200}\"|'[^'\n]{4,200}'|`[^`\n]{4,200}`|[^\s\"'`,;]{4,200})")
+    r"(\"[^\"\n]{4,200}\"|'[^'\n]{4,200}'|`[^`\n]{4,200}`|[^\s\"'`,;]{4,200})"
+)
 _NOT_A_SECRET_VALUE = re.compile(
     r"(?i)^(?:str|string|bytes|int|bool|none|null|nil|true|false|required|optional|secretstr|hidden|redacted|"
     r"changeme|example|\*+|x+|\.\.\.|…)$"  # type names and placeholders
@@ -34,8 +37,10 @@ _MIN_SECRET_CHARS = 6
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
 _CN_ID = re.compile(r"(?<![\dA-Za-z])\d{17}[\dXx](?![\dA-Za-z])")
-_CARD = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"
-                   r"|(?<![\d.])\d{4}\.\d{4,6}\.\d{4,5}(?:\.\d{1,4}){0,2}(?![\d.])")  # also 4111.1111.1111.1111
+_CARD = re.compile(
+    r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"
+    r"|(?<![\d.])\d{4}\.\d{4,6}\.\d{4,5}(?:\.\d{1,4}){0,2}(?![\d.])"
+)  # also 4111.1111.1111.1111
 _PHONE = re.compile(
     r"(?<![\w+])(?:\+\d{1,3}[\s-]?)?(?:\(\d{2,4}\)[\s-]?|\d{3}[\s.-])\d{3,4}[\s.-]\d{4}(?!\w)"  # intl / US
     r"|(?<!\d)(?:\+?86[\s-]?)?1[3-9]\d{9}(?!\d)"  # Chinese mobile
@@ -81,27 +86,34 @@ def mask_text(text: str, exempt: Iterable[str] = ()) -> tuple[str, dict[str, int
                 return value
             counts[kind] = counts.get(kind, 0) + 1
             return f"[{kind.upper()}]"
+
         return repl
 
     text = _PRIVATE_KEY.sub(label("private_key"), text)
     text = _JWT.sub(label("jwt"), text)
     text = _SECRETS.sub(label("secret"), text)
     if "secret" not in skip:
+
         def assigned(match: re.Match) -> str:
             value = match.group(2)
             quote = value[0] if value[0] in "\"'`" else ""
             inner = value[1:-1] if quote else value
-            if (len(inner) < _MIN_SECRET_CHARS or _NOT_A_SECRET_VALUE.search(inner.strip())
-                    or (not quote and _VARIABLE.match(inner))):
+            if (
+                len(inner) < _MIN_SECRET_CHARS
+                or _NOT_A_SECRET_VALUE.search(inner.strip())
+                or (not quote and _VARIABLE.match(inner))
+            ):
                 return match.group(0)
             counts["secret"] = counts.get("secret", 0) + 1
             return f"{match.group(1)}{quote}[SECRET]{quote}"
+
         text = _ASSIGNED_SECRET.sub(assigned, text)
     text = _EMAIL.sub(label("email"), text)
     text = _IBAN.sub(label("iban", iban_ok), text)
     text = _CN_ID.sub(label("cn_id", cn_id_ok), text)
-    text = _CARD.sub(label("card", lambda v: 13 <= len(re.sub(r"\D", "", v)) <= 19 and luhn_ok(re.sub(r"\D", "", v))),
-                     text)
+    text = _CARD.sub(
+        label("card", lambda v: 13 <= len(re.sub(r"\D", "", v)) <= 19 and luhn_ok(re.sub(r"\D", "", v))), text
+    )
     text = _PHONE.sub(label("phone"), text)
     return text, counts
 

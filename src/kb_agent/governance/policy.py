@@ -114,12 +114,14 @@ class Policy:
     def single_user(self) -> bool:
         return self.data is None
 
-    def identify(self, user_id: str, *, groups: list[str] | None = None, key_admin: bool = False,
-                 claims: dict | None = None) -> UserContext:
+    def identify(
+        self, user_id: str, *, groups: list[str] | None = None, key_admin: bool = False, claims: dict | None = None
+    ) -> UserContext:
         """The UserContext of a named user (interfaces call this with an authenticated id). Admin rights come
         from the keys file (`key_admin`) or the policy; a token's `admin` claim only if the policy trusts claims."""
-        claim_admin = bool((claims or {}).get("admin") is True and self.data is not None
-                           and self.data.trust_token_claims)
+        claim_admin = bool(
+            (claims or {}).get("admin") is True and self.data is not None and self.data.trust_token_claims
+        )
         if self.data is None:  # single-user mode: an authenticated caller acts as the owner, but is no admin
             if groups is None:
                 return UserContext(user_id=user_id, unrestricted=True, admin=key_admin)
@@ -127,13 +129,24 @@ class Policy:
         entry = self.data.users.get(user_id)
         if entry is None:
             return UserContext(user_id=user_id, groups=list(self.data.default_groups), admin=key_admin or claim_admin)
-        return UserContext(user_id=user_id, groups=entry.groups, tenant=entry.tenant, attributes=entry.attributes,
-                           admin=key_admin or entry.admin or claim_admin)
+        return UserContext(
+            user_id=user_id,
+            groups=entry.groups,
+            tenant=entry.tenant,
+            attributes=entry.attributes,
+            admin=key_admin or entry.admin or claim_admin,
+        )
 
     def decide(self, user: UserContext) -> Decision:
         if self.data is None:
-            return Decision(user, None, None, None if user.unrestricted else list(user.groups),
-                            rules=["single-user mode"], admin=user.admin)
+            return Decision(
+                user,
+                None,
+                None,
+                None if user.unrestricted else list(user.groups),
+                rules=["single-user mode"],
+                admin=user.admin,
+            )
         if user.unrestricted:  # a policy exists: nobody is implicitly unrestricted
             user = user.model_copy(update={"unrestricted": False})
         tools: set[str] = set()
@@ -157,9 +170,17 @@ class Policy:
         # the most generous group wins for grants; unlimited only if every applying group says so
         budget = None if not budgets or None in budgets else max(budgets)
         limit = None if not limits or None in limits else max(limits)
-        return Decision(user, None if "*" in tools else tools, None if "*" in kbs else kbs,
-                        sorted(set(tags)), budget, limit, exempt or set(), rules or ["no rule applies"],
-                        admin=user.admin)
+        return Decision(
+            user,
+            None if "*" in tools else tools,
+            None if "*" in kbs else kbs,
+            sorted(set(tags)),
+            budget,
+            limit,
+            exempt or set(),
+            rules or ["no rule applies"],
+            admin=user.admin,
+        )
 
 
 def _conditions_hold(when: dict, user: UserContext) -> bool:
@@ -187,15 +208,19 @@ def parse_policy(text: str, source: str = "policy") -> PolicyFile:
     try:
         policy = PolicyFile.model_validate(data)
     except ValidationError as exc:
-        problems = [f"{source}:{_line(root, err['loc'])}: {'.'.join(map(str, err['loc']))}: {err['msg']}"
-                    for err in exc.errors()]
+        problems = [
+            f"{source}:{_line(root, err['loc'])}: {'.'.join(map(str, err['loc']))}: {err['msg']}"
+            for err in exc.errors()
+        ]
         raise PolicyError(problems) from None
     problems = []
     for name, user in policy.users.items():
         for group in user.groups:
             if group not in policy.groups:
-                problems.append(f"{source}:{_line(root, ('users', name, 'groups'))}: users.{name}: group "
-                                f"{group!r} has no rule in groups (members would get no tools)")
+                problems.append(
+                    f"{source}:{_line(root, ('users', name, 'groups'))}: users.{name}: group "
+                    f"{group!r} has no rule in groups (members would get no tools)"
+                )
     if problems:
         raise PolicyError(problems)
     return policy

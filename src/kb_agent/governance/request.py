@@ -34,8 +34,18 @@ class Metered(Protocol):
 
 
 class Request:
-    def __init__(self, *, user: UserContext, decision: Decision, action: str, kbs: list[str], trace_id: str,
-                 audit: AuditLog, budgets: Budgets, warning: str | None = None):
+    def __init__(
+        self,
+        *,
+        user: UserContext,
+        decision: Decision,
+        action: str,
+        kbs: list[str],
+        trace_id: str,
+        audit: AuditLog,
+        budgets: Budgets,
+        warning: str | None = None,
+    ):
         self.user, self.decision, self.action, self.kbs = user, decision, action, kbs
         self.trace_id, self.warning = trace_id, warning
         self.outbound = Outbound(decision.mask_exempt)
@@ -50,8 +60,9 @@ class Request:
         groups = self.decision.acl_groups
         return AccessFilter.unrestricted() if groups is None else AccessFilter.for_groups(groups)
 
-    def audit(self, event: str, payload: dict, *, task_id: str | None = None,
-              parent_task_id: str | None = None) -> None:
+    def audit(
+        self, event: str, payload: dict, *, task_id: str | None = None, parent_task_id: str | None = None
+    ) -> None:
         self._audit.write(event, payload, trace_id=self.trace_id, task_id=task_id, parent_task_id=parent_task_id)
 
     def meter(self, llm):
@@ -81,8 +92,15 @@ class Request:
             except Exception as exc:
                 self.close(exc)
                 failure = classify(exc)
-                events.put({"type": "error", "error": failure.message, "status": failure.status,
-                            "kind": failure.kind, "exit_code": failure.exit_code})
+                events.put(
+                    {
+                        "type": "error",
+                        "error": failure.message,
+                        "status": failure.status,
+                        "kind": failure.kind,
+                        "exit_code": failure.exit_code,
+                    }
+                )
             finally:
                 events.put(done)
 
@@ -101,10 +119,17 @@ class Request:
         self._closed = True
         for llm in self._meters:
             for call in list(llm.calls):
-                self.audit("llm_call", {"model": call.model, "purpose": call.purpose, "ok": call.ok,
-                                        "prompt_tokens": call.prompt_tokens,
-                                        "completion_tokens": call.completion_tokens,
-                                        "latency_ms": round(call.latency_ms, 1)})
+                self.audit(
+                    "llm_call",
+                    {
+                        "model": call.model,
+                        "purpose": call.purpose,
+                        "ok": call.ok,
+                        "prompt_tokens": call.prompt_tokens,
+                        "completion_tokens": call.completion_tokens,
+                        "latency_ms": round(call.latency_ms, 1),
+                    },
+                )
         self._budgets.add(self.user.user_id, self.tokens())
         if self.outbound.counts:
             self.audit("masked", {"counts": dict(self.outbound.counts)})
@@ -112,5 +137,13 @@ class Request:
             self.audit(*self._outcome)
         if error is not None:
             failure = classify(error)
-            self.audit("request_failed", {"action": self.action, "user": self.user.user_id, "kind": failure.kind,
-                                          "status": failure.status, "message": failure.message})
+            self.audit(
+                "request_failed",
+                {
+                    "action": self.action,
+                    "user": self.user.user_id,
+                    "kind": failure.kind,
+                    "status": failure.status,
+                    "message": failure.message,
+                },
+            )

@@ -69,8 +69,10 @@ def groups_from_value(value, where: str) -> frozenset[str]:
             raise AclError(f"{where}: acl has an empty group name; list the groups that may read the file")
         groups.append(check_group(name, where))
     if not groups:
-        raise AclError(f"{where}: acl is empty; list the groups that may read the file (a file ACL can only "
-                       "narrow its folder's ACL)")
+        raise AclError(
+            f"{where}: acl is empty; list the groups that may read the file (a file ACL can only "
+            "narrow its folder's ACL)"
+        )
     return frozenset(groups)
 
 
@@ -129,8 +131,11 @@ class AclResolver:
         return list(sources.values())
 
     def _root_sources(self, path: Path) -> list[AclSource]:
-        return [AclSource("--acl", str(root), groups) for root, groups in self.roots.items()
-                if path == root or path.is_relative_to(root)]
+        return [
+            AclSource("--acl", str(root), groups)
+            for root, groups in self.roots.items()
+            if path == root or path.is_relative_to(root)
+        ]
 
     def _chain(self, folder: Path) -> tuple[AclSource, ...]:
         cached = self._chains.get(folder)

@@ -115,4 +115,3 @@ def chunk_document(
                 )
             )
     return chunks
-

@@ -36,11 +36,16 @@ class IndexReport:
 
     def as_dict(self) -> dict:
         return {
-            "added": len(self.added), "updated": len(self.updated), "deleted": len(self.deleted),
-            "unchanged": self.unchanged, "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+            "added": len(self.added),
+            "updated": len(self.updated),
+            "deleted": len(self.deleted),
+            "unchanged": self.unchanged,
+            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
             "warnings": [{"path": p, "message": m} for p, m in self.warnings],
-            "chunks_added": self.chunks_added, "chunks_removed": self.chunks_removed,
-            "seconds": round(self.seconds, 3), "chunks_per_s": round(self.chunks_per_s, 1),
+            "chunks_added": self.chunks_added,
+            "chunks_removed": self.chunks_removed,
+            "seconds": round(self.seconds, 3),
+            "chunks_per_s": round(self.chunks_per_s, 1),
         }
 
 
@@ -78,8 +83,9 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _index_root(self, root: Path, resolver: AclResolver, all_roots: list[Path], report: IndexReport,
-                    on_progress) -> None:
+    def _index_root(
+        self, root: Path, resolver: AclResolver, all_roots: list[Path], report: IndexReport, on_progress
+    ) -> None:
         catalog = self.kb.catalog
         previous = catalog.files_within(str(root))
         found = list(scan(root, all_roots))
@@ -123,14 +129,19 @@ class Indexer:
             reason += "; its indexed version was removed"
         report.skipped.append((display, reason))
 
-    def _index_file(self, item: FoundFile, root: Path, resolver: AclResolver, stat, old: FileRecord | None,
-                    report: IndexReport) -> None:
+    def _index_file(
+        self, item: FoundFile, root: Path, resolver: AclResolver, stat, old: FileRecord | None, report: IndexReport
+    ) -> None:
         twin = self.kb.catalog.other_file_at(item.display, str(item.path))
         if twin is not None:
             if os.path.lexists(twin.source):
-                self._skip(item.display, f"its citation path is already used by {twin.source} (an indexed folder "
-                                         "of the same name); index this folder into another knowledge base (--kb)",
-                           old, report)
+                self._skip(
+                    item.display,
+                    f"its citation path is already used by {twin.source} (an indexed folder "
+                    "of the same name); index this folder into another knowledge base (--kb)",
+                    old,
+                    report,
+                )
                 return
             self._remove(twin, report)  # that file is gone (its folder moved): this one takes its place
         try:
@@ -173,19 +184,33 @@ class Indexer:
             if doc.error:
                 report.skipped.append((doc_id, doc.error))
                 continue
-            doc_sources = sources if doc.acl is None else [*sources, AclSource(
-                "record" if doc.key else "front matter", doc_id, frozenset(doc.acl))]
+            doc_sources = (
+                sources
+                if doc.acl is None
+                else [*sources, AclSource("record" if doc.key else "front matter", doc_id, frozenset(doc.acl))]
+            )
             doc_acl = combine(doc_sources)
             if doc.acl is not None and doc_acl == [NOBODY] and all(s.groups for s in doc_sources):
-                report.warnings.append((doc_id, "no group is named by every ACL source (a file ACL can only "
-                                                "narrow its folder's): readable by no one until that is fixed"))
+                report.warnings.append(
+                    (
+                        doc_id,
+                        "no group is named by every ACL source (a file ACL can only "
+                        "narrow its folder's): readable by no one until that is fixed",
+                    )
+                )
             if doc.acl is not None and not doc.key:
                 derivation.append(doc_sources[-1].as_dict())
             doc_acls.append(doc_acl)
             chunks.extend(
                 chunk_document(
-                    doc, kb=self.kb.name, doc_id=doc_id, source=str(item.path), path=item.display,
-                    acl=doc_acl, updated_at=stat.st_mtime, max_chars=self.settings.chunk_max_chars,
+                    doc,
+                    kb=self.kb.name,
+                    doc_id=doc_id,
+                    source=str(item.path),
+                    path=item.display,
+                    acl=doc_acl,
+                    updated_at=stat.st_mtime,
+                    max_chars=self.settings.chunk_max_chars,
                     overlap_chars=self.settings.chunk_overlap_chars,
                 )
             )
@@ -193,9 +218,17 @@ class Indexer:
             self._skip(item.display, "no text content", old, report)
             return
         record = FileRecord(
-            source=str(item.path), root=str(root), path=item.display, size=stat.st_size,
-            mtime=stat.st_mtime, file_hash=file_hash, acl=_file_acl(doc_acls), n_chunks=len(chunks),
-            inherited_acl=inherited, real_path=real_path, acl_sources=derivation,
+            source=str(item.path),
+            root=str(root),
+            path=item.display,
+            size=stat.st_size,
+            mtime=stat.st_mtime,
+            file_hash=file_hash,
+            acl=_file_acl(doc_acls),
+            n_chunks=len(chunks),
+            inherited_acl=inherited,
+            real_path=real_path,
+            acl_sources=derivation,
         )
         keys = [self.kb.embed_key_for(chunk) for chunk in chunks]
         removed, added = self.kb.catalog.replace_file(record, chunks, keys, time.time())

@@ -8,8 +8,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 IGNORED_DIRS = {
-    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache",
-    ".pytest_cache", ".ruff_cache", ".idea", ".vscode", ".kb-agent",
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".idea",
+    ".vscode",
+    ".kb-agent",
 }
 
 

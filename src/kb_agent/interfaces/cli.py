@@ -42,6 +42,7 @@ class GovernedTyper(typer.Typer):
                 raise
             except Exception as exc:
                 raise report_failure(exc) from None
+
         return run
 
     def command(self, *args, **kwargs):
@@ -53,8 +54,11 @@ class GovernedTyper(typer.Typer):
         return lambda fn: register(self._guard(fn))
 
 
-app = GovernedTyper(add_completion=False, invoke_without_command=True,
-                    help="kb-agent: index a knowledge base, search it, ask it. Without a command: the TUI.")
+app = GovernedTyper(
+    add_completion=False,
+    invoke_without_command=True,
+    help="kb-agent: index a knowledge base, search it, ask it. Without a command: the TUI.",
+)
 eval_app = GovernedTyper(no_args_is_help=True, help="Measure retrieval (and later answer) quality.")
 app.add_typer(eval_app, name="eval")
 
@@ -96,8 +100,12 @@ def _engine():
 
 
 @app.callback()
-def _root(ctx: typer.Context, verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="Show kb-agent's log lines (fallbacks, retries) on stderr.")] = False) -> None:
+def _root(
+    ctx: typer.Context,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Show kb-agent's log lines (fallbacks, retries) on stderr.")
+    ] = False,
+) -> None:
     """kb-agent: index a knowledge base, search it, ask it. Without a command: the TUI."""
     _logging(verbose)
     if ctx.invoked_subcommand is None:
@@ -130,8 +138,13 @@ def _fail(message: str, code: int = 1) -> None:
 
 def _progress() -> Progress:
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        TextColumn("{task.fields[note]}"), console=err, transient=True,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[note]}"),
+        console=err,
+        transient=True,
     )
 
 
@@ -210,8 +223,7 @@ def _run_embed(engine, kb: str | None, quiet: bool) -> dict:
         signal.signal(signal.SIGINT, previous)
     if not quiet:
         err.print(
-            f"embedded {stats['embedded']} chunks at {stats['chunks_per_s']:.2f} chunks/s; "
-            f"{stats['pending']} pending"
+            f"embedded {stats['embedded']} chunks at {stats['chunks_per_s']:.2f} chunks/s; {stats['pending']} pending"
         )
     return {k: round(v, 3) if isinstance(v, float) else v for k, v in stats.items()}
 
@@ -240,8 +252,13 @@ def status(kb: KbOpt = None, as_json: JsonOpt = False) -> None:
     for row in rows:
         roots = "\n".join(f"{r['path']} ({', '.join(r['acl']) or 'public'})" for r in row["roots"])
         table.add_row(
-            row["kb"], str(row["files"]), str(row["chunks"]), str(row["embedded"]),
-            f"{row['dense_coverage']:.0%}", str(row["embed_worker_pid"] or "-"), roots,
+            row["kb"],
+            str(row["files"]),
+            str(row["chunks"]),
+            str(row["embedded"]),
+            f"{row['dense_coverage']:.0%}",
+            str(row["embed_worker_pid"] or "-"),
+            roots,
         )
     out.print(table)
 
@@ -252,8 +269,9 @@ def search(
     kb: Annotated[list[str] | None, typer.Option("--kb", help="Knowledge base(s) to search (repeatable).")] = None,
     mode: Annotated[str, typer.Option("--mode", help="hybrid | bm25 | dense | grep")] = "hybrid",
     k: Annotated[int, typer.Option("--k", min=1, max=1000, help="Number of results.")] = 10,
-    hops: Annotated[int, typer.Option("--hops", min=1, max=2,
-                                      help="2 = also follow documents named in the top passages.")] = 1,
+    hops: Annotated[
+        int, typer.Option("--hops", min=1, max=2, help="2 = also follow documents named in the top passages.")
+    ] = 1,
     as_group: Annotated[
         list[str] | None, typer.Option("--as-group", help="Search as a member of these groups (repeatable).")
     ] = None,
@@ -271,8 +289,10 @@ def search(
         err.print(f"[yellow]note:[/yellow] {notice}")
     if as_json:
         payload = {
-            "results": [h.public_dict() for h in response.hits], "mode": response.mode,
-            "dense_coverage": response.dense_coverage, "timings_ms": response.timings_ms,
+            "results": [h.public_dict() for h in response.hits],
+            "mode": response.mode,
+            "dense_coverage": response.dense_coverage,
+            "timings_ms": response.timings_ms,
             "notices": response.notices,
         }
         print(json.dumps(payload, ensure_ascii=False))
@@ -291,7 +311,8 @@ def eval_retrieval(
     dataset: Annotated[Path, typer.Option("--dataset", help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/")],
     split: Annotated[str, typer.Option("--split")] = "test",
     modes: Annotated[str, typer.Option("--modes", help="Comma-separated: bm25,dense,hybrid,hybrid2 (two hops)")] = (
-        "bm25,dense,hybrid"),
+        "bm25,dense,hybrid"
+    ),
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N queries.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -307,24 +328,43 @@ def eval_retrieval(
             task = progress.add_task("embedding", total=None, note="", visible=False)
 
             def on_embed(done: int, total: int, elapsed: float) -> None:
-                progress.update(task, completed=done, total=total, visible=True,
-                                note=f"{done / max(elapsed, 1e-9):.1f} chunks/s")
+                progress.update(
+                    task, completed=done, total=total, visible=True, note=f"{done / max(elapsed, 1e-9):.1f} chunks/s"
+                )
 
             result = evaluate_retrieval(
-                dataset, get_settings(), split=split, modes=wanted, limit=limit,
-                on_stage=lambda s: err.print(f"[dim]{s}[/dim]"), on_embed=on_embed,
+                dataset,
+                get_settings(),
+                split=split,
+                modes=wanted,
+                limit=limit,
+                on_stage=lambda s: err.print(f"[dim]{s}[/dim]"),
+                on_embed=on_embed,
             )
     except DatasetError as exc:
         _fail(str(exc), 2)
     if as_json:
         print(json.dumps(result))
         return
-    table = Table("mode", "nDCG@10", "R@5", "R@10", "R@100", "MRR@10", "p50 ms", "p95 ms",
-                  title=f"{dataset} ({result['queries']} queries)")
+    table = Table(
+        "mode",
+        "nDCG@10",
+        "R@5",
+        "R@10",
+        "R@100",
+        "MRR@10",
+        "p50 ms",
+        "p95 ms",
+        title=f"{dataset} ({result['queries']} queries)",
+    )
     for mode in wanted:
         r = result[mode]
-        table.add_row(mode, *(f"{r[key]:.4f}" for key in ("ndcg@10", "recall@5", "recall@10", "recall@100", "mrr@10")),
-                      f"{r['p50_ms']:.1f}", f"{r['p95_ms']:.1f}")
+        table.add_row(
+            mode,
+            *(f"{r[key]:.4f}" for key in ("ndcg@10", "recall@5", "recall@10", "recall@100", "mrr@10")),
+            f"{r['p50_ms']:.1f}",
+            f"{r['p95_ms']:.1f}",
+        )
     out.print(table)
     out.print(f"indexing: {result['indexing']}")
     for key in ("embedding", "dense_coverage", "query_embedding_ms"):

@@ -29,6 +29,7 @@ from kb_agent.interfaces.cli import (
 models_app = GovernedTyper(no_args_is_help=True, help="The local generative model.")
 app.add_typer(models_app, name="models")
 
+
 def _ask_once(engine, question: str, *, kb, user, history, as_json: bool):
     """Steps as they really run, the checked answer streamed once (sentence by sentence), then references."""
     answer = None
@@ -40,8 +41,9 @@ def _ask_once(engine, question: str, *, kb, user, history, as_json: bool):
         elif kind == "tool" and not as_json:
             status = f"{event['count']} passages" if event["status"] == "ok" else event.get("error")
             args = json.dumps(event["args"], ensure_ascii=False)[:80]
-            err.print(f"[dim]   {escape(event['name'])}({escape(args)}) → {escape(str(status))}[/dim]",
-                      highlight=False)  # escaped: a question or an error could hold [markup]
+            err.print(
+                f"[dim]   {escape(event['name'])}({escape(args)}) → {escape(str(status))}[/dim]", highlight=False
+            )  # escaped: a question or an error could hold [markup]
         elif kind == "token" and not as_json:
             streamed = True
             print(event["text"], end="", flush=True)
@@ -63,16 +65,21 @@ def _ask_once(engine, question: str, *, kb, user, history, as_json: bool):
         out.print("\nReferences:\n" + references, markup=False, highlight=False)
     for notice in answer.notices:
         err.print(f"[yellow]note:[/yellow] {escape(notice)}", highlight=False)
-    err.print(f"[dim]route={answer.route.get('query_type')}/{answer.route.get('complexity')} "
-              f"llm_calls={answer.llm_calls} iterations={answer.iterations} "
-              f"total={sum(answer.timings.values()) / 1000:.1f}s trace={answer.trace_id}[/dim]")
+    err.print(
+        f"[dim]route={answer.route.get('query_type')}/{answer.route.get('complexity')} "
+        f"llm_calls={answer.llm_calls} iterations={answer.iterations} "
+        f"total={sum(answer.timings.values()) / 1000:.1f}s trace={answer.trace_id}[/dim]"
+    )
     return answer
 
 
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="Your question.")],
-    kb: KbsOpt = None, as_group: GroupOpt = None, as_user: AsOpt = None, as_json: JsonOpt = False,
+    kb: KbsOpt = None,
+    as_group: GroupOpt = None,
+    as_user: AsOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Answer a question from the knowledge base, with path:line references (or a clear refusal)."""
     engine = _engine()
@@ -133,8 +140,7 @@ def _chat_reply(engine, line: str, history: list[dict], user) -> str:
     from kb_agent.governance.errors import Unavailable
 
     try:
-        reply = engine.chat(line, user=user, history=history,
-                            on_event=lambda e: print(e["text"], end="", flush=True))
+        reply = engine.chat(line, user=user, history=history, on_event=lambda e: print(e["text"], end="", flush=True))
     except Unavailable as exc:
         err.print(f"[yellow]{exc}[/yellow]")
         return ""
@@ -152,8 +158,9 @@ def models_install() -> None:
     if is_installed(settings.models_folder):
         out.print(f"{DEFAULT_MODEL.filename} is installed and verified in {settings.models_folder}")
         return
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                  console=err) as progress:
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), console=err
+    ) as progress:
         task = progress.add_task(DEFAULT_MODEL.name, total=DEFAULT_MODEL.size)
 
         def on_progress(done: int, total: int, step: str) -> None:
@@ -173,10 +180,14 @@ def models_status(as_json: JsonOpt = False) -> None:
     from kb_agent.llm.model_install import DEFAULT_MODEL, is_installed, model_path
 
     settings = get_settings()
-    info = {"provider": settings.llm_provider, "api": settings.llm_base_url, "model": settings.llm_model,
-            "local_model": str(settings.local_model_path or model_path(settings.models_folder)),
-            "local_model_installed": bool(settings.local_model_path) or is_installed(settings.models_folder),
-            "default_local_model": DEFAULT_MODEL.name}
+    info = {
+        "provider": settings.llm_provider,
+        "api": settings.llm_base_url,
+        "model": settings.llm_model,
+        "local_model": str(settings.local_model_path or model_path(settings.models_folder)),
+        "local_model_installed": bool(settings.local_model_path) or is_installed(settings.models_folder),
+        "default_local_model": DEFAULT_MODEL.name,
+    }
     if as_json:
         print(json.dumps(info))
     else:
@@ -196,8 +207,9 @@ def eval_agent(
     from kb_agent.evaluation.retrieval import DatasetError
 
     try:
-        result = evaluate_agent(dataset, get_settings(), limit=limit,
-                                on_progress=lambda i, n, q: err.print(f"[dim]{i}/{n} {q[:70]}[/dim]"))
+        result = evaluate_agent(
+            dataset, get_settings(), limit=limit, on_progress=lambda i, n, q: err.print(f"[dim]{i}/{n} {q[:70]}[/dim]")
+        )
     except DatasetError as exc:
         _fail(str(exc), 2)
     if as_json:
@@ -210,8 +222,9 @@ def eval_agent(
 @eval_app.command("answers")
 def eval_answers(
     docs: Annotated[Path, typer.Option("--docs", help="Folder of documents the questions are about.")],
-    question_set: Annotated[Path, typer.Option("--set", help="Question set (JSONL: question, gold spans, "
-                                                               "must_contain, type, split).")],
+    question_set: Annotated[
+        Path, typer.Option("--set", help="Question set (JSONL: question, gold spans, must_contain, type, split).")
+    ],
     split: Annotated[str | None, typer.Option("--split", help="Only this split (e.g. tune, holdout).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Append one JSON row per question to this file.")] = None,
@@ -222,13 +235,32 @@ def eval_answers(
     from kb_agent.config import get_settings
     from kb_agent.evaluation.answers import evaluate_answers
 
-    result = evaluate_answers(docs, question_set, get_settings(), split=split, limit=limit, out=out,
-                              on_progress=lambda i, n, q: err.print(f"[dim]{i}/{n} {escape(q[:70])}[/dim]"))
+    result = evaluate_answers(
+        docs,
+        question_set,
+        get_settings(),
+        split=split,
+        limit=limit,
+        out=out,
+        on_progress=lambda i, n, q: err.print(f"[dim]{i}/{n} {escape(q[:70])}[/dim]"),
+    )
     if as_json:
         print(json.dumps(result, ensure_ascii=False))
         return
-    keys = ("questions", "contains_gold", "cites_gold", "cites_gold_text", "unanswerable_refused", "chitchat_ok",
-            "claims_kept", "claims_removed", "unsupported_kept", "errors", "llm_calls", "seconds_p50")
+    keys = (
+        "questions",
+        "contains_gold",
+        "cites_gold",
+        "cites_gold_text",
+        "unanswerable_refused",
+        "chitchat_ok",
+        "claims_kept",
+        "claims_removed",
+        "unsupported_kept",
+        "errors",
+        "llm_calls",
+        "seconds_p50",
+    )
     rows = [("all", result["all"]), *result["by_split"].items(), *result["by_type"].items()]
     for name, block in rows:
         out_line = "  ".join(f"{k}={block[k]}" for k in keys if block.get(k) is not None)

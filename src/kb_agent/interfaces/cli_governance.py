@@ -43,14 +43,17 @@ def policy_check(
         raise typer.Exit(2) from exc
     summary = {"ok": True, "users": len(policy.users), "groups": len(policy.groups)}
     print(json.dumps(summary)) if as_json else out.print(
-        f"{path}: ok ({summary['users']} users, {summary['groups']} groups)", highlight=False)
+        f"{path}: ok ({summary['users']} users, {summary['groups']} groups)", highlight=False
+    )
 
 
 @acl_app.command("explain")
 def acl_explain(
     path: Annotated[str, typer.Argument(help="Indexed path as shown in citations.")],
     kb: Annotated[str | None, typer.Option("--kb")] = None,
-    as_user: AsOpt = None, as_group: GroupOpt = None, as_json: JsonOpt = False,
+    as_user: AsOpt = None,
+    as_group: GroupOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Who may see a document (its ACL and where it comes from) and whether this user may, and why."""
     engine = _engine()
@@ -59,13 +62,23 @@ def acl_explain(
         print(json.dumps(report))
         return
     groups = report["groups"] if report["groups"] is not None else "all"
-    out.print(f"{report['path']} (kb {report['kb']})\n  readable by: {report['acl'] or 'everyone'} — "
-              f"{report['derivation']}", highlight=False, markup=False)
+    out.print(
+        f"{report['path']} (kb {report['kb']})\n  readable by: {report['acl'] or 'everyone'} — {report['derivation']}",
+        highlight=False,
+        markup=False,
+    )
     for source in report["acl_sources"]:
-        out.print(f"    {source['kind']:<13} {source['where']}: {source['groups'] or 'no group'}", highlight=False,
-                  markup=False)
-    out.print(f"  {report['user']}: groups {groups} (policy rules: {', '.join(report['rules'])})\n"
-              f"  → {report['decision'].upper()}: {report['reason']}", highlight=False, markup=False)
+        out.print(
+            f"    {source['kind']:<13} {source['where']}: {source['groups'] or 'no group'}",
+            highlight=False,
+            markup=False,
+        )
+    out.print(
+        f"  {report['user']}: groups {groups} (policy rules: {', '.join(report['rules'])})\n"
+        f"  → {report['decision'].upper()}: {report['reason']}",
+        highlight=False,
+        markup=False,
+    )
 
 
 @audit_app.command("verify")
@@ -74,8 +87,9 @@ def audit_verify(as_json: JsonOpt = False) -> None:
     deleted log are reported (exit code 1)."""
     report = _engine().verify_audit()
     if as_json:
-        print(json.dumps({"records": report.records, "ok": report.ok, "problems": report.problems,
-                          "notes": report.notes}))
+        print(
+            json.dumps({"records": report.records, "ok": report.ok, "problems": report.problems, "notes": report.notes})
+        )
     else:
         out.print(f"{report.records} records: " + ("chain intact" if report.ok else "CHAIN BROKEN"), highlight=False)
         for problem in report.problems:
@@ -87,8 +101,10 @@ def audit_verify(as_json: JsonOpt = False) -> None:
 
 
 @audit_app.command("show")
-def audit_show(trace_id: Annotated[str, typer.Argument(help="The trace id of one question or tool call.")],
-               as_json: JsonOpt = False) -> None:
+def audit_show(
+    trace_id: Annotated[str, typer.Argument(help="The trace id of one question or tool call.")],
+    as_json: JsonOpt = False,
+) -> None:
     """One request's story: policy decisions, nodes, tool calls, LLM calls, fast paths, the answer."""
     records = _engine().audit_records(trace_id)
     if not records:

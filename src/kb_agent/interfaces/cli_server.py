@@ -14,8 +14,9 @@ from kb_agent.interfaces.http_guard import LOOPBACK_HOSTS, is_loopback
 def serve(
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8765,
-    no_auth: Annotated[bool, typer.Option("--no-auth", help="Local single-user use without keys (127.0.0.1 only).")]
-    = False,
+    no_auth: Annotated[
+        bool, typer.Option("--no-auth", help="Local single-user use without keys (127.0.0.1 only).")
+    ] = False,
 ) -> None:
     """HTTP API with SSE streaming, an OpenAI-compatible /v1/chat/completions and the web UI at /."""
     import uvicorn
@@ -26,14 +27,22 @@ def serve(
     settings = engine.settings
     auth = _authenticator(settings, anonymous=no_auth)
     if not auth.configured and not no_auth:
-        _fail("no authentication configured: set KB_AGENT_API_KEYS_FILE or KB_AGENT_JWT_SECRET, "
-              "or pass --no-auth for local single-user use", 2)
+        _fail(
+            "no authentication configured: set KB_AGENT_API_KEYS_FILE or KB_AGENT_JWT_SECRET, "
+            "or pass --no-auth for local single-user use",
+            2,
+        )
     if no_auth and not is_loopback(host):
         _fail("--no-auth is only allowed on a loopback address", 2)
     err.print(f"kb-agent serving on http://{host}:{port} (docs at /docs)")
     # without authentication only loopback Host headers are answered (DNS rebinding)
-    app = create_app(engine, auth, cors_origins=settings.cors_origins, max_body_bytes=settings.server_max_body_bytes,
-                     allowed_hosts=LOOPBACK_HOSTS if no_auth else _allowed_hosts(settings))
+    app = create_app(
+        engine,
+        auth,
+        cors_origins=settings.cors_origins,
+        max_body_bytes=settings.server_max_body_bytes,
+        allowed_hosts=LOOPBACK_HOSTS if no_auth else _allowed_hosts(settings),
+    )
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
@@ -65,8 +74,10 @@ def mcp(
     transport: Annotated[str, typer.Option("--transport", help="stdio | http (streamable HTTP)")] = "stdio",
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8766,
-    as_user: Annotated[str | None, typer.Option("--as", envvar="KB_AGENT_MCP_USER",
-                                                help="stdio: identity every call runs as (policy user).")] = None,
+    as_user: Annotated[
+        str | None,
+        typer.Option("--as", envvar="KB_AGENT_MCP_USER", help="stdio: identity every call runs as (policy user)."),
+    ] = None,
     kb: Annotated[list[str] | None, typer.Option("--kb", help="Knowledge base(s) to serve.")] = None,
 ) -> None:
     """Serve search_knowledge / read_knowledge / ask over MCP: stdio for desktop clients (one identity), or
@@ -86,7 +97,16 @@ def mcp(
         _fail("MCP over HTTP without KB_AGENT_API_KEYS_FILE or KB_AGENT_JWT_SECRET only binds a loopback address", 2)
     who = "callers' own identities" if auth.configured else f"{engine.identify(as_user).user_id} (no auth, loopback)"
     err.print(f"kb-agent MCP (streamable HTTP) on http://{host}:{port}/mcp as {who}")
-    uvicorn.run(http_app(engine, auth if auth.configured else None, kb, fallback=engine.identify(as_user),
-                         max_body_bytes=engine.settings.server_max_body_bytes,
-                         allowed_hosts=_allowed_hosts(engine.settings) if auth.configured else LOOPBACK_HOSTS),
-                host=host, port=port, log_level="warning")
+    uvicorn.run(
+        http_app(
+            engine,
+            auth if auth.configured else None,
+            kb,
+            fallback=engine.identify(as_user),
+            max_body_bytes=engine.settings.server_max_body_bytes,
+            allowed_hosts=_allowed_hosts(engine.settings) if auth.configured else LOOPBACK_HOSTS,
+        ),
+        host=host,
+        port=port,
+        log_level="warning",
+    )

@@ -26,15 +26,21 @@ def tools_list(ctx: typer.Context, as_group: GroupOpt = None, as_user: AsOpt = N
     for card in cards:
         args = ", ".join(card.input_schema.get("properties", {}))
         limit = f", {card.rate_limit}" if card.rate_limit else ""
-        out.print(f"[bold]{card.name}[/bold]({args})  [dim]{card.freshness}, {card.timeout_ms} ms{limit}, "
-                  f"scope {'/'.join(card.auth_scope)}[/dim]\n    {card.description}", highlight=False)
+        out.print(
+            f"[bold]{card.name}[/bold]({args})  [dim]{card.freshness}, {card.timeout_ms} ms{limit}, "
+            f"scope {'/'.join(card.auth_scope)}[/dim]\n    {card.description}",
+            highlight=False,
+        )
 
 
 @tools_app.command("run")
 def tools_run(
     name: Annotated[str, typer.Argument(help="Tool name, as `kb-agent tools` lists it.")],
     args: Annotated[str, typer.Option("--args", help="Arguments as a JSON object.")] = "{}",
-    kb: KbsOpt = None, as_group: GroupOpt = None, as_user: AsOpt = None, as_json: JsonOpt = False,
+    kb: KbsOpt = None,
+    as_group: GroupOpt = None,
+    as_user: AsOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Run one tool with the same validation, ACL, rate limit and timeout as the agent."""
     from kb_agent.tools.file_tools import numbered
@@ -44,7 +50,7 @@ def tools_run(
     except json.JSONDecodeError as exc:
         _fail(f"--args is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", 2)
     if not isinstance(parsed, dict):
-        _fail("--args must be a JSON object, e.g. '{\"query\": \"...\"}'", 2)
+        _fail('--args must be a JSON object, e.g. \'{"query": "..."}\'', 2)
     engine = _engine()
     result = engine.run_tool(name, parsed, user=_user(engine, as_group, as_user), kbs=kb)
     if as_json:

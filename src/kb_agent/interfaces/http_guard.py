@@ -24,7 +24,7 @@ def host_name(value: str) -> str:
     """`example.com:8765` -> `example.com`; `[::1]:8765` -> `::1`."""
     value = value.strip().lower()
     if value.startswith("["):
-        return value[1:value.find("]")] if "]" in value else value
+        return value[1 : value.find("]")] if "]" in value else value
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
@@ -36,8 +36,14 @@ class _TooLarge(HTTPException):
 
 
 class HttpGuard:
-    def __init__(self, app, *, max_body_bytes: int, allowed_hosts: frozenset[str] | None = None,
-                 authenticate: Callable[[dict[str, str]], object] | None = None):
+    def __init__(
+        self,
+        app,
+        *,
+        max_body_bytes: int,
+        allowed_hosts: frozenset[str] | None = None,
+        authenticate: Callable[[dict[str, str]], object] | None = None,
+    ):
         """`allowed_hosts=None` accepts any Host; `authenticate(headers)` raises an exception with a `status`."""
         self.app, self.max_body_bytes = app, max_body_bytes
         self.allowed_hosts = None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
@@ -48,8 +54,12 @@ class HttpGuard:
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         if self.allowed_hosts is not None and host_name(headers.get("host", "")) not in self.allowed_hosts:
-            return await _reply(send, 403, "this server only answers requests addressed to a loopback host name "
-                                           "(Host header refused: DNS-rebinding protection)")
+            return await _reply(
+                send,
+                403,
+                "this server only answers requests addressed to a loopback host name "
+                "(Host header refused: DNS-rebinding protection)",
+            )
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > self.max_body_bytes:
             return await _reply(send, 413, f"request body larger than {self.max_body_bytes:,} bytes")
@@ -83,6 +93,11 @@ class HttpGuard:
 
 async def _reply(send, status: int, message: str) -> None:
     body = json.dumps({"error": {"code": status, "message": message}}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

@@ -22,9 +22,14 @@ Identity = Callable[[Mapping[str, str] | None], UserContext]
 
 def create_mcp(engine: Engine, identity: UserContext | Identity, kbs: list[str] | None = None) -> MCPServer:
     resolve: Identity = identity if callable(identity) else (lambda _headers: identity)
-    server = MCPServer("kb-agent", log_level="WARNING", instructions=(  # INFO would log every HTTP request
-        "Search and read the company knowledge base. Cite passages as path:Lx-Ly. "
-        "Results are limited to what the caller may see."))
+    server = MCPServer(
+        "kb-agent",
+        log_level="WARNING",
+        instructions=(  # INFO would log every HTTP request
+            "Search and read the company knowledge base. Cite passages as path:Lx-Ly. "
+            "Results are limited to what the caller may see."
+        ),
+    )
 
     def caller(ctx: Context | None) -> UserContext:
         headers = None
@@ -41,20 +46,25 @@ def create_mcp(engine: Engine, identity: UserContext | Identity, kbs: list[str] 
     @server.tool(description="Hybrid (BM25 + semantic) search; returns passages with path:Lx-Ly citations.")
     def search_knowledge(query: str, top_k: int = 6, ctx: Context | None = None) -> list[dict]:
         try:
-            result = engine.run_tool("hybrid_search", {"query": query, "top_k": max(1, min(top_k, 30))},
-                                     user=caller(ctx), kbs=kbs)
+            result = engine.run_tool(
+                "hybrid_search", {"query": query, "top_k": max(1, min(top_k, 30))}, user=caller(ctx), kbs=kbs
+            )
         except Exception as exc:
             raise failed(exc) from None
         if result.status != "ok":
             raise ValueError(result.error or result.status)
-        return [{"citation": e.citation, "path": e.path, "start_line": e.start_line, "end_line": e.end_line,
-                 "text": e.text} for e in result.evidence]
+        return [
+            {"citation": e.citation, "path": e.path, "start_line": e.start_line, "end_line": e.end_line, "text": e.text}
+            for e in result.evidence
+        ]
 
     @server.tool(description="Read lines of an indexed file by its cited path (at most 200 lines).")
-    def read_knowledge(path: str, start_line: int | None = None, end_line: int | None = None,
-                       ctx: Context | None = None) -> dict:
-        args = {k: v for k, v in {"path": path, "start_line": start_line, "end_line": end_line}.items()
-                if v is not None}
+    def read_knowledge(
+        path: str, start_line: int | None = None, end_line: int | None = None, ctx: Context | None = None
+    ) -> dict:
+        args = {
+            k: v for k, v in {"path": path, "start_line": start_line, "end_line": end_line}.items() if v is not None
+        }
         try:
             result = engine.run_tool("read_file", args, user=caller(ctx), kbs=kbs)
         except Exception as exc:
@@ -70,14 +80,18 @@ def create_mcp(engine: Engine, identity: UserContext | Identity, kbs: list[str] 
             answer = engine.answer_query(question, user=caller(ctx), kbs=kbs)
         except Exception as exc:
             raise failed(exc) from None
-        return {"answer": answer.answer, "refused": answer.refused,
-                "citations": [c.model_dump() for c in answer.citations]}
+        return {
+            "answer": answer.answer,
+            "refused": answer.refused,
+            "citations": [c.model_dump() for c in answer.citations],
+        }
 
     return server
 
 
 def http_identity(engine: Engine, auth: Authenticator | None, fallback: UserContext) -> Identity:
     """Who an HTTP request is: its authenticated principal as the policy knows it (no auth: `fallback`)."""
+
     def resolve(headers: Mapping[str, str] | None) -> UserContext:
         if auth is None:
             return fallback
@@ -85,16 +99,29 @@ def http_identity(engine: Engine, auth: Authenticator | None, fallback: UserCont
         if principal is None:
             raise PermissionError("missing credentials")
         return engine.identify(principal.user_id, key_admin=principal.admin, claims=principal.claims)
+
     return resolve
 
 
-def http_app(engine: Engine, auth: Authenticator | None, kbs: list[str] | None, *, fallback: UserContext,
-             max_body_bytes: int, allowed_hosts: frozenset[str] | None):
+def http_app(
+    engine: Engine,
+    auth: Authenticator | None,
+    kbs: list[str] | None,
+    *,
+    fallback: UserContext,
+    max_body_bytes: int,
+    allowed_hosts: frozenset[str] | None,
+):
     """The streamable-HTTP ASGI app behind the transport guard: every HTTP request is authenticated before
     the SDK sees it (when `auth` is set) and its Host and body size are checked."""
     server = create_mcp(engine, http_identity(engine, auth, fallback), kbs)
     # Host checks are the guard's (the SDK's own would pin Host to loopback even behind authentication)
     app = server.streamable_http_app(
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    return HttpGuard(app, max_body_bytes=max_body_bytes, allowed_hosts=allowed_hosts,
-                     authenticate=auth.from_headers if auth is not None else None)
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    )
+    return HttpGuard(
+        app,
+        max_body_bytes=max_body_bytes,
+        allowed_hosts=allowed_hosts,
+        authenticate=auth.from_headers if auth is not None else None,
+    )

@@ -74,19 +74,32 @@ def _failure(exc: BaseException) -> JSONResponse:
     return JSONResponse(failure.body(), status_code=failure.status)
 
 
-def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] | None = None,
-               max_body_bytes: int = 1_000_000, allowed_hosts: frozenset[str] | None = None) -> FastAPI:
+def create_app(
+    engine: Engine,
+    auth: Authenticator,
+    *,
+    cors_origins: list[str] | None = None,
+    max_body_bytes: int = 1_000_000,
+    allowed_hosts: frozenset[str] | None = None,
+) -> FastAPI:
     """`allowed_hosts`: Host names this server answers (None = any). `serve` passes the loopback names when it
     runs without authentication."""
-    app = FastAPI(title="kb-agent", version="0.1.0",
-                  description="Answers from your documents with path:line citations, under your access policy.")
+    app = FastAPI(
+        title="kb-agent",
+        version="0.1.0",
+        description="Answers from your documents with path:line citations, under your access policy.",
+    )
     registry = CollectorRegistry()
     requests = Counter("kb_agent_requests_total", "HTTP requests", ["route", "status"], registry=registry)
     latency = Histogram("kb_agent_request_seconds", "Request latency", ["route"], registry=registry)
     answers = Counter("kb_agent_answers_total", "Answers", ["refused"], registry=registry)
     if cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=cors_origins, allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type", "X-API-Key"])
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type", "X-API-Key"],
+        )
     app.add_middleware(HttpGuard, max_body_bytes=max_body_bytes, allowed_hosts=allowed_hosts)
 
     @app.middleware("http")
@@ -113,8 +126,9 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
     async def _http(_, exc: StarletteHTTPException):
         return _error(exc.status_code, str(exc.detail))
 
-    def user(authorization: str | None = Header(default=None),
-             x_api_key: str | None = Header(default=None)) -> UserContext:
+    def user(
+        authorization: str | None = Header(default=None), x_api_key: str | None = Header(default=None)
+    ) -> UserContext:
         principal = auth.authenticate(authorization, x_api_key)
         if principal is None:  # --no-auth on loopback: the local owner
             return UserContext.local_owner()
@@ -154,28 +168,46 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
                     yield _sse("error", {"message": event["error"], "code": event["status"]})
                 else:
                     yield _sse(kind, {k: v for k, v in event.items() if k != "type"})
-        return StreamingResponse(events(), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+        return StreamingResponse(
+            events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        )
 
     @app.post("/v1/search")
     def search(body: SearchRequest, who: UserContext = Depends(user)) -> dict:
-        response = engine.search(body.query, user=who, kbs=body.kbs, mode=body.mode, k=body.k,  # type: ignore[arg-type]
-                                 hops=body.hops)
-        return {"results": [h.public_dict() for h in response.hits], "mode": response.mode,
-                "notices": response.notices}
+        response = engine.search(
+            body.query,
+            user=who,
+            kbs=body.kbs,
+            mode=body.mode,
+            k=body.k,  # type: ignore[arg-type]
+            hops=body.hops,
+        )
+        return {"results": [h.public_dict() for h in response.hits], "mode": response.mode, "notices": response.notices}
 
     @app.post("/v1/index")
     def index(body: IndexRequest, who: UserContext = Depends(user)) -> dict:
         report = engine.index([Path(p) for p in body.paths], kb=body.kb, acl=body.acl, user=who)  # admins only
-        return {"added": len(report.added), "updated": len(report.updated), "deleted": len(report.deleted),
-                "skipped": [{"path": p, "reason": r} for p, r in report.skipped],
-                "warnings": [{"path": p, "message": m} for p, m in report.warnings]}
+        return {
+            "added": len(report.added),
+            "updated": len(report.updated),
+            "deleted": len(report.deleted),
+            "skipped": [{"path": p, "reason": r} for p, r in report.skipped],
+            "warnings": [{"path": p, "message": m} for p, m in report.warnings],
+        }
 
     @app.get("/v1/sources")
-    def sources(path: str, start: int | None = None, end: int | None = None, kb: str | None = None,
-                page: int | None = None, who: UserContext = Depends(user)):
-        args = {k: v for k, v in {"path": path, "start_line": start, "end_line": end, "page": page}.items()
-                if v is not None}
+    def sources(
+        path: str,
+        start: int | None = None,
+        end: int | None = None,
+        kb: str | None = None,
+        page: int | None = None,
+        who: UserContext = Depends(user),
+    ):
+        args = {
+            k: v for k, v in {"path": path, "start_line": start, "end_line": end, "page": page}.items() if v is not None
+        }
         result = engine.run_tool("read_file", args, user=who, kbs=[kb] if kb else None)
         if result.status == "denied":
             return _error(403, result.error or "denied")
@@ -186,8 +218,9 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
 
     @app.post("/v1/chat/completions")
     def chat_completions(body: ChatRequest, who: UserContext = Depends(user)):
-        turns = [{"role": m.role, "content": _text(m.content)} for m in body.messages
-                 if m.role in ("user", "assistant")]
+        turns = [
+            {"role": m.role, "content": _text(m.content)} for m in body.messages if m.role in ("user", "assistant")
+        ]
         if not turns or turns[-1]["role"] != "user":
             return _error(400, "the last message must come from the user")
         question, history = turns[-1]["content"], turns[:-1]
@@ -195,8 +228,10 @@ def create_app(engine: Engine, auth: Authenticator, *, cors_origins: list[str] |
         if not body.kb_mode:  # the UI's chat mode: the model alone, through the same gate, budget and filter
             if not body.stream:
                 return completion.message(engine.chat(question, user=who, history=history), [])
-            return StreamingResponse(completion.chunks(engine.chat_stream(question, user=who, history=history)),
-                                     media_type="text/event-stream")
+            return StreamingResponse(
+                completion.chunks(engine.chat_stream(question, user=who, history=history)),
+                media_type="text/event-stream",
+            )
         if not body.stream:
             answer = engine.answer_query(question, user=who, history=history)
             answers.labels(str(answer.refused).lower()).inc()
@@ -215,16 +250,29 @@ class Completion:
 
     def message(self, content: str, citations: list[dict], tokens: dict | None = None) -> dict:
         tokens = tokens or {}
-        return {"id": self.id, "object": "chat.completion", "created": self.created, "model": self.model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                             "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": tokens.get("prompt", 0), "completion_tokens": tokens.get("completion", 0),
-                          "total_tokens": sum(tokens.values())},
-                "citations": citations}
+        return {
+            "id": self.id,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": tokens.get("prompt", 0),
+                "completion_tokens": tokens.get("completion", 0),
+                "total_tokens": sum(tokens.values()),
+            },
+            "citations": citations,
+        }
 
     def _chunk(self, delta: dict, finish: str | None = None, **extra) -> str:
-        data = {"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+        data = {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
         return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
 
     def chunks(self, events: Iterator[dict]) -> Iterator[str]:

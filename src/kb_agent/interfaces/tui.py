@@ -56,8 +56,11 @@ class SettingsScreen(ModalScreen):
         model = self._engine.model_name()
         with VerticalScroll(id="settings"):
             yield Label("Settings")
-            yield Static(f"user: {self._user.user_id}   model: {model}   knowledge bases: "
-                         f"{', '.join(self._engine.kb_names()) or '(none)'}", markup=False)
+            yield Static(
+                f"user: {self._user.user_id}   model: {model}   knowledge bases: "
+                f"{', '.join(self._engine.kb_names()) or '(none)'}",
+                markup=False,
+            )
             yield Label("Knowledge base")
             yield Input(value=self._kb, id="kb-input")
             yield Button("Save", id="save")
@@ -77,8 +80,11 @@ class KBAgentApp(App):
     #citation, #settings { width: 80%; height: 80%; border: round $accent; background: $surface; padding: 1 2; }
     CitationScreen, SettingsScreen { align: center middle; }
     """
-    BINDINGS: ClassVar = [Binding("tab", "toggle_mode", "KB/chat mode", priority=True),
-                Binding("ctrl+s", "settings", "Settings"), Binding("ctrl+q", "quit", "Quit")]
+    BINDINGS: ClassVar = [
+        Binding("tab", "toggle_mode", "KB/chat mode", priority=True),
+        Binding("ctrl+s", "settings", "Settings"),
+        Binding("ctrl+q", "quit", "Quit"),
+    ]
 
     def __init__(self, engine: Engine, user: UserContext | None = None, kb: str | None = None):
         super().__init__()
@@ -112,6 +118,7 @@ class KBAgentApp(App):
             if kb:
                 self.kb = kb
                 self._update_title()
+
         self.push_screen(SettingsScreen(self.kb, self.user, self.engine), apply)
 
     def _say(self, markdown: str, css: str | None = None) -> Markdown:
@@ -163,8 +170,9 @@ class KBAgentApp(App):
                 self.call_from_thread(self.query_one("#steps", Static).update, " → ".join(steps))
 
         try:
-            answer = self.engine.answer_query(question, user=self.user, history=self.history[-6:], kbs=[self.kb],
-                                              on_event=on_event)
+            answer = self.engine.answer_query(
+                question, user=self.user, history=self.history[-6:], kbs=[self.kb], on_event=on_event
+            )
         except Exception as exc:  # shown, never a crash
             self.call_from_thread(self._say, f"**error:** {exc}")
             return
@@ -192,14 +200,20 @@ class KBAgentApp(App):
         if citation is None:
             return
         start = max(1, citation.start_line - 5)
-        result = self.engine.run_tool("read_file", {"path": citation.path, "start_line": start,
-                                                    "end_line": citation.end_line + 5}, user=self.user, kbs=[self.kb])
+        result = self.engine.run_tool(
+            "read_file",
+            {"path": citation.path, "start_line": start, "end_line": citation.end_line + 5},
+            user=self.user,
+            kbs=[self.kb],
+        )
         if result.status != "ok":
             text = f"cannot show the source: {result.error}"
         else:
             item = result.evidence[0]
-            text = "\n".join(f"{'▶' if citation.start_line <= n <= citation.end_line else ' '} {n:>5}  {line}"
-                             for n, line in enumerate(item.text.split("\n"), start=item.start_line))
+            text = "\n".join(
+                f"{'▶' if citation.start_line <= n <= citation.end_line else ' '} {n:>5}  {line}"
+                for n, line in enumerate(item.text.split("\n"), start=item.start_line)
+            )
         self.push_screen(CitationScreen(f"{citation.path}:L{citation.start_line}-{citation.end_line}", text))
 
     @work(thread=True, exclusive=True)
@@ -216,8 +230,10 @@ class KBAgentApp(App):
     def _index(self, path: str) -> None:
         try:
             report = self.engine.index([Path(path).expanduser()], kb=self.kb)
-            message = (f"indexed `{path}` into **{self.kb}**: {len(report.added)} added, {len(report.updated)} "
-                       f"updated, {len(report.deleted)} removed, {len(report.skipped)} skipped")
+            message = (
+                f"indexed `{path}` into **{self.kb}**: {len(report.added)} added, {len(report.updated)} "
+                f"updated, {len(report.deleted)} removed, {len(report.skipped)} skipped"
+            )
         except Exception as exc:
             message = f"**error:** {exc}"
         self.call_from_thread(self._say, message)
@@ -227,8 +243,11 @@ class KBAgentApp(App):
         if result.status != "ok":
             self._say(f"*{result.error}*")
             return
-        self._say("\n".join(f"- `{e.path}` (L{e.start_line}-{e.end_line})"
-                            for e in {e.path: e for e in result.evidence}.values()))
+        self._say(
+            "\n".join(
+                f"- `{e.path}` (L{e.start_line}-{e.end_line})" for e in {e.path: e for e in result.evidence}.values()
+            )
+        )
 
 
 def run_tui(engine: Engine, user: UserContext | None = None, kb: str | None = None) -> None:

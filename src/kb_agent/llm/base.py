@@ -67,10 +67,12 @@ class LLM:
         with self._lock:
             self.calls.append(
                 CallRecord(
-                    model=self.model, purpose=purpose,
+                    model=self.model,
+                    purpose=purpose,
                     prompt_tokens=completion.prompt_tokens if completion else 0,
                     completion_tokens=completion.completion_tokens if completion else 0,
-                    latency_ms=(time.perf_counter() - started) * 1000, ok=completion is not None,
+                    latency_ms=(time.perf_counter() - started) * 1000,
+                    ok=completion is not None,
                 )
             )
 
@@ -102,8 +104,9 @@ class LLM:
             estimate = Completion(text, _estimate_tokens(messages), max(1, len(text) // 4)) if ok else None
             self._record(purpose, started, estimate)
 
-    def structured(self, messages: list[Message], schema: type[T], *, fallback: T, purpose: str = "structured",
-                   **options) -> tuple[T, bool]:
+    def structured(
+        self, messages: list[Message], schema: type[T], *, fallback: T, purpose: str = "structured", **options
+    ) -> tuple[T, bool]:
         """A validated `schema` object and whether it came from the model (False = the fallback).
 
         One repair retry shows the model its invalid reply and the validation error.
@@ -111,8 +114,12 @@ class LLM:
         attempt_messages = list(messages)
         for attempt in range(2):
             try:
-                text = self.chat(attempt_messages, purpose=purpose if attempt == 0 else f"{purpose}:repair",
-                                 json_schema=schema.model_json_schema(), **options)
+                text = self.chat(
+                    attempt_messages,
+                    purpose=purpose if attempt == 0 else f"{purpose}:repair",
+                    json_schema=schema.model_json_schema(),
+                    **options,
+                )
             except LLMError as exc:
                 log.warning("%s: LLM call failed (%s); using fallback", purpose, exc)
                 return fallback, False
@@ -123,8 +130,11 @@ class LLM:
                 attempt_messages = [
                     *messages,
                     {"role": "assistant", "content": text[:2000]},
-                    {"role": "user", "content": f"That reply was not valid JSON for the schema ({str(exc)[:300]}). "
-                                                "Reply with the JSON object only."},
+                    {
+                        "role": "user",
+                        "content": f"That reply was not valid JSON for the schema ({str(exc)[:300]}). "
+                        "Reply with the JSON object only.",
+                    },
                 ]
         log.warning("%s: no valid structured reply after a repair retry; using fallback", purpose)
         return fallback, False

@@ -55,9 +55,13 @@ def build_llms(settings: Settings) -> LLMTiers:
             raise LLMError("KB_AGENT_LLM_MODEL must name the chat model of the OpenAI-compatible API")
 
         def make(name: str | None) -> LLM:
-            return OpenAIChat(base_url=settings.llm_base_url, api_key=settings.llm_api_key,
-                              model=name or settings.llm_model, timeout_s=settings.llm_timeout_s,
-                              max_retries=settings.llm_max_retries)
+            return OpenAIChat(
+                base_url=settings.llm_base_url,
+                api_key=settings.llm_api_key,
+                model=name or settings.llm_model,
+                timeout_s=settings.llm_timeout_s,
+                max_retries=settings.llm_max_retries,
+            )
 
         main = make(settings.llm_model)
         fast = make(settings.llm_model_fast) if settings.llm_model_fast else main
@@ -65,8 +69,10 @@ def build_llms(settings: Settings) -> LLMTiers:
         return LLMTiers(fast, main, strong)
     # local
     if settings.local_model_path is None and not is_installed(settings.models_folder):
-        notice = (f"no generative model: {DEFAULT_MODEL.filename} is not installed (run `kb-agent models install`);"
-                  " answering extractively from the evidence")
+        notice = (
+            f"no generative model: {DEFAULT_MODEL.filename} is not installed (run `kb-agent models install`);"
+            " answering extractively from the evidence"
+        )
         log.warning(notice)
         return LLMTiers(None, None, None, notice=notice)
     try:

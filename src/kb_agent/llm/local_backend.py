@@ -18,8 +18,9 @@ from kb_agent.llm.base import LLM, Completion, LLMError, Message
 
 
 class LocalLlamaChat(LLM):
-    def __init__(self, model_path: Path, *, threads: int, n_ctx: int = 8192, temperature: float = 0.1,
-                 max_tokens: int = 768):
+    def __init__(
+        self, model_path: Path, *, threads: int, n_ctx: int = 8192, temperature: float = 0.1, max_tokens: int = 768
+    ):
         super().__init__()
         if not model_path.is_file():
             raise LLMError(f"model file not found: {model_path} (run `kb-agent models install`)")
@@ -44,7 +45,9 @@ class LocalLlamaChat(LLM):
 
     def _request(self, messages: list[Message], options: dict, stream: bool) -> dict:
         request: dict = {
-            "messages": messages, "stream": stream, "cache_prompt": True,
+            "messages": messages,
+            "stream": stream,
+            "cache_prompt": True,
             "temperature": options.get("temperature", self._temperature),
             "max_tokens": options.get("max_tokens") or self._max_tokens,
         }
@@ -65,7 +68,8 @@ class LocalLlamaChat(LLM):
         usage = reply.get("usage") or {}
         return Completion(
             text=reply["choices"][0]["message"].get("content") or "",
-            prompt_tokens=usage.get("prompt_tokens", 0), completion_tokens=usage.get("completion_tokens", 0),
+            prompt_tokens=usage.get("prompt_tokens", 0),
+            completion_tokens=usage.get("completion_tokens", 0),
         )
 
     def _stream(self, messages: list[Message], **options) -> Iterator[str]:

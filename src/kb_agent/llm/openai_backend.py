@@ -10,8 +10,16 @@ from kb_agent.llm.base import LLM, Completion, LLMError, Message
 class OpenAIChat(LLM):
     supports_tools = True
 
-    def __init__(self, *, base_url: str | None, api_key: str | None, model: str, timeout_s: float = 60.0,
-                 max_retries: int = 2, temperature: float = 0.1):
+    def __init__(
+        self,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        model: str,
+        timeout_s: float = 60.0,
+        max_retries: int = 2,
+        temperature: float = 0.1,
+    ):
         super().__init__()
         import openai
 
@@ -19,12 +27,16 @@ class OpenAIChat(LLM):
         self.model = model
         self._temperature = temperature
         # the SDK retries 408/409/429/5xx with exponential backoff and honours Retry-After
-        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_s,
-                                     max_retries=max_retries)
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=max_retries
+        )
 
     def _request(self, messages: list[Message], options: dict) -> dict:
-        request: dict = {"model": self.model, "messages": messages,
-                         "temperature": options.get("temperature", self._temperature)}
+        request: dict = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": options.get("temperature", self._temperature),
+        }
         if options.get("max_tokens"):
             request["max_tokens"] = options["max_tokens"]
         if options.get("stop"):
@@ -42,12 +54,12 @@ class OpenAIChat(LLM):
             raise LLMError(f"{type(exc).__name__}: {exc}") from exc
         choice = response.choices[0].message
         calls = [
-            {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
-            for c in (choice.tool_calls or [])
+            {"id": c.id, "name": c.function.name, "arguments": c.function.arguments} for c in (choice.tool_calls or [])
         ]
         usage = response.usage
         return Completion(
-            text=choice.content or "", tool_calls=calls,
+            text=choice.content or "",
+            tool_calls=calls,
             prompt_tokens=usage.prompt_tokens if usage else 0,
             completion_tokens=usage.completion_tokens if usage else 0,
         )

@@ -14,8 +14,13 @@ Reply = str | Exception | Callable[[list[Message]], str]
 class ScriptedLLM(LLM):
     model = "scripted"
 
-    def __init__(self, replies: list[Reply] | Callable[[list[Message]], str], *, delay_s: float = 0.0,
-                 supports_tools: bool = False):
+    def __init__(
+        self,
+        replies: list[Reply] | Callable[[list[Message]], str],
+        *,
+        delay_s: float = 0.0,
+        supports_tools: bool = False,
+    ):
         super().__init__()
         self._replies = replies
         self._delay = delay_s

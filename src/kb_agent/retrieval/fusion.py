@@ -23,4 +23,3 @@ def rrf(
             scores[key] = scores.get(key, 0.0) + weight / (k + rank)
     order = sorted(scores, key=lambda key: -scores[key])
     return [(key, scores[key], ranks[key]) for key in order]
-

@@ -94,8 +94,14 @@ def bm25_rescore(query: str, passages: list[Passage], k1: float = 1.2, b: float 
 
 
 def grep_search(
-    query: str, files: list[GrepFile], *, context: int = 10, k: int = 10, timeout_s: float = 10.0,
-    max_passage_lines: int = 40, read_lines: Callable[[GrepFile], list[str] | None] | None = None,
+    query: str,
+    files: list[GrepFile],
+    *,
+    context: int = 10,
+    k: int = 10,
+    timeout_s: float = 10.0,
+    max_passage_lines: int = 40,
+    read_lines: Callable[[GrepFile], list[str] | None] | None = None,
 ) -> list[Passage]:
     """Search only `files` (already ACL-filtered by the caller); never any other path.
 
@@ -107,8 +113,21 @@ def grep_search(
     if not keywords or not files:
         return []
     by_source = {f.source: f for f in files}
-    args = [rg_binary(), "--json", "--ignore-case", "--fixed-strings", "--no-ignore", "--hidden",
-            "--no-follow", "--max-count", "50", "--max-columns", "2000", "-C", str(context)]
+    args = [
+        rg_binary(),
+        "--json",
+        "--ignore-case",
+        "--fixed-strings",
+        "--no-ignore",
+        "--hidden",
+        "--no-follow",
+        "--max-count",
+        "50",
+        "--max-columns",
+        "2000",
+        "-C",
+        str(context),
+    ]
     for word in keywords:
         args += ["-e", word]
     lines: dict[str, dict[int, str]] = {}

@@ -86,7 +86,10 @@ def title_table(kb: KnowledgeBase) -> TitleTable:
 
 
 def linked_hits(
-    kbs: list[KnowledgeBase], question: str, first: list[SearchHit], access: AccessFilter,
+    kbs: list[KnowledgeBase],
+    question: str,
+    first: list[SearchHit],
+    access: AccessFilter,
     to_hit: Callable[[str, object], SearchHit],
 ) -> list[SearchHit]:
     """Lead passages of documents the top passages name (not the question itself), that the caller may see."""

@@ -27,9 +27,21 @@ MODES: tuple[Mode, ...] = ("hybrid", "bm25", "dense", "grep")
 def _hit(kb: str, stored: StoredChunk, score: float) -> SearchHit:
     c = stored.chunk
     return SearchHit(
-        source=c.source, path=c.path, start_line=c.start_line, end_line=c.end_line, text=c.text, score=score,
-        kb=kb, doc_id=c.doc_id, chunk_id=c.chunk_id, title=c.title, heading_path=c.heading_path, page=c.page,
-        source_type=c.source_type, metadata=c.metadata, acl=c.acl,
+        source=c.source,
+        path=c.path,
+        start_line=c.start_line,
+        end_line=c.end_line,
+        text=c.text,
+        score=score,
+        kb=kb,
+        doc_id=c.doc_id,
+        chunk_id=c.chunk_id,
+        title=c.title,
+        heading_path=c.heading_path,
+        page=c.page,
+        source_type=c.source_type,
+        metadata=c.metadata,
+        acl=c.acl,
     )
 
 
@@ -50,8 +62,9 @@ class Searcher:
         return self._embedder  # type: ignore[return-value]
 
     # -- single retrievers: (key, score) best-first; keys are (kb, chunk row id) ------------------
-    def _grep(self, kb: KnowledgeBase, query: str, n: int, access: AccessFilter,
-              stale: list[str] | None = None) -> list[SearchHit]:
+    def _grep(
+        self, kb: KnowledgeBase, query: str, n: int, access: AccessFilter, stale: list[str] | None = None
+    ) -> list[SearchHit]:
         visible = {f.source: f for f in kb.catalog.visible_files(access)}
         files = [GrepFile(f.source, f.path, f.path) for f in visible.values()]
 
@@ -64,14 +77,25 @@ class Searcher:
                 return None
 
         passages = grep_search(
-            query, files, context=self.settings.grep_context_lines, k=n, timeout_s=self.settings.grep_timeout_s,
+            query,
+            files,
+            context=self.settings.grep_context_lines,
+            k=n,
+            timeout_s=self.settings.grep_timeout_s,
             read_lines=as_indexed,
         )
         return [
             SearchHit(
-                source=p.file.source, path=p.file.path, start_line=p.start_line, end_line=p.end_line,
-                text=p.text, score=p.score, kb=kb.name, doc_id=p.file.doc_id,
-                chunk_id=f"{p.file.doc_id}:L{p.start_line}-{p.end_line}", source_type="grep",
+                source=p.file.source,
+                path=p.file.path,
+                start_line=p.start_line,
+                end_line=p.end_line,
+                text=p.text,
+                score=p.score,
+                kb=kb.name,
+                doc_id=p.file.doc_id,
+                chunk_id=f"{p.file.doc_id}:L{p.start_line}-{p.end_line}",
+                source_type="grep",
                 acl=visible[p.file.source].acl,
             )
             for p in passages
@@ -79,7 +103,13 @@ class Searcher:
 
     # -- public ------------------------------------------------------------------------------------
     def search(
-        self, query: str, *, access: AccessFilter, mode: Mode = "hybrid", k: int = 10, pool: int | None = None,
+        self,
+        query: str,
+        *,
+        access: AccessFilter,
+        mode: Mode = "hybrid",
+        k: int = 10,
+        pool: int | None = None,
         hops: int = 1,
     ) -> SearchResponse:
         """hops=2 adds a second hop with no LLM call (retrieval/hops.py); grep ignores it."""
@@ -123,9 +153,7 @@ class Searcher:
                 notices.append("dense search skipped: no embedder configured")
             else:
                 if coverage < 1.0:
-                    notices.append(
-                        f"dense vectors cover {coverage:.0%} of chunks; results use what is embedded so far"
-                    )
+                    notices.append(f"dense vectors cover {coverage:.0%} of chunks; results use what is embedded so far")
                 t = time.perf_counter()
                 vector = embedder.embed_query(query)
                 timings["embed_ms"] = (time.perf_counter() - t) * 1000
@@ -149,8 +177,10 @@ class Searcher:
             except GrepUnavailable as exc:
                 notices.append(str(exc))
             if stale:
-                notices.append(f"grep left out {len(stale)} file(s) that changed since they were indexed "
-                               f"({', '.join(stale[:3])}); re-index to search them")
+                notices.append(
+                    f"grep left out {len(stale)} file(s) that changed since they were indexed "
+                    f"({', '.join(stale[:3])}); re-index to search them"
+                )
             timings["grep_ms"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()

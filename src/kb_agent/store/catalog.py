@@ -66,8 +66,19 @@ _ADDED_COLUMNS = {"real_path": "TEXT NOT NULL DEFAULT ''", "acl_sources": "TEXT 
 
 
 def _file_record(r) -> FileRecord:
-    return FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], json.loads(r[8]), r[9] or "",
-                      json.loads(r[10] or "[]"))
+    return FileRecord(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        json.loads(r[6]),
+        r[7],
+        json.loads(r[8]),
+        r[9] or "",
+        json.loads(r[10] or "[]"),
+    )
 
 
 _CHUNK_COLS = (
@@ -131,8 +142,7 @@ class Catalog:
 
     def set_root(self, root: str, acl: list[str], now: float) -> None:
         self._db.execute(
-            "INSERT INTO roots(root, acl, added_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(root) DO UPDATE SET acl=excluded.acl",
+            "INSERT INTO roots(root, acl, added_at) VALUES (?, ?, ?) ON CONFLICT(root) DO UPDATE SET acl=excluded.acl",
             (root, json.dumps(sorted(set(acl))), now),
         )
 
@@ -147,19 +157,22 @@ class Catalog:
     def files_within(self, folder: str) -> dict[str, FileRecord]:
         """Files whose source is `folder` itself or lies under it, whichever root indexed them."""
         prefix = folder.rstrip("/") + "/"  # LIKE is case-insensitive in SQLite; paths are not
-        rows = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE source=? OR substr(source, 1, ?)=?",
-                                (folder, len(prefix), prefix))
+        rows = self._db.execute(
+            f"SELECT {_FILE_COLS} FROM files WHERE source=? OR substr(source, 1, ?)=?", (folder, len(prefix), prefix)
+        )
         return {r[0]: _file_record(r) for r in rows}
 
     def file_by_path(self, path: str) -> FileRecord | None:
-        row = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE path=? OR source=? LIMIT 1",
-                               (path, path)).fetchone()
+        row = self._db.execute(
+            f"SELECT {_FILE_COLS} FROM files WHERE path=? OR source=? LIMIT 1", (path, path)
+        ).fetchone()
         return _file_record(row) if row else None
 
     def other_file_at(self, path: str, source: str) -> FileRecord | None:
         """The file other than `source` whose citation path is `path` (two indexed folders of the same name)."""
-        row = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE path=? AND source<>? LIMIT 1",
-                               (path, source)).fetchone()
+        row = self._db.execute(
+            f"SELECT {_FILE_COLS} FROM files WHERE path=? AND source<>? LIMIT 1", (path, source)
+        ).fetchone()
         return _file_record(row) if row else None
 
     def find_files(self, fragment: str, limit: int) -> list[FileRecord]:
@@ -167,7 +180,8 @@ class Catalog:
         escaped = fragment.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         rows = self._db.execute(
             f"SELECT {_FILE_COLS} FROM files WHERE lower(path) LIKE ? ESCAPE '\\' ORDER BY length(path), path LIMIT ?",
-            (f"%{escaped}%", limit))
+            (f"%{escaped}%", limit),
+        )
         return [_file_record(r) for r in rows]
 
     def all_files(self) -> list[FileRecord]:
@@ -187,24 +201,47 @@ class Catalog:
         removed = self.delete_file(record.source)
         self._db.execute(
             f"INSERT INTO files({_FILE_COLS}, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (record.source, record.root, record.path, record.size, record.mtime, record.file_hash,
-             json.dumps(record.acl), len(chunks), json.dumps(record.inherited_acl), record.real_path,
-             json.dumps(record.acl_sources), now),
+            (
+                record.source,
+                record.root,
+                record.path,
+                record.size,
+                record.mtime,
+                record.file_hash,
+                json.dumps(record.acl),
+                len(chunks),
+                json.dumps(record.inherited_acl),
+                record.real_path,
+                json.dumps(record.acl_sources),
+                now,
+            ),
         )
         added = []
         for chunk, key in zip(chunks, embed_keys, strict=True):
             cur = self._db.execute(
                 f"INSERT INTO chunks({_CHUNK_COLS.replace('id, ', '', 1)}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (chunk.chunk_id, chunk.doc_id, chunk.source, chunk.path, chunk.start_line, chunk.end_line,
-                 chunk.page, chunk.title, json.dumps(chunk.heading_path, ensure_ascii=False),
-                 chunk.content_hash, json.dumps(chunk.acl), chunk.updated_at, chunk.source_type, chunk.text,
-                 json.dumps(chunk.metadata, ensure_ascii=False, default=str), key),
+                (
+                    chunk.chunk_id,
+                    chunk.doc_id,
+                    chunk.source,
+                    chunk.path,
+                    chunk.start_line,
+                    chunk.end_line,
+                    chunk.page,
+                    chunk.title,
+                    json.dumps(chunk.heading_path, ensure_ascii=False),
+                    chunk.content_hash,
+                    json.dumps(chunk.acl),
+                    chunk.updated_at,
+                    chunk.source_type,
+                    chunk.text,
+                    json.dumps(chunk.metadata, ensure_ascii=False, default=str),
+                    key,
+                ),
             )
             chunk_row = cur.lastrowid
-            self._db.executemany(
-                "INSERT INTO chunk_acl(chunk, grp) VALUES (?, ?)", [(chunk_row, g) for g in chunk.acl]
-            )
+            self._db.executemany("INSERT INTO chunk_acl(chunk, grp) VALUES (?, ?)", [(chunk_row, g) for g in chunk.acl])
             added.append((chunk_row, chunk))
         return removed, added
 
@@ -255,8 +292,7 @@ class Catalog:
     def doc_leads(self) -> list[tuple[str, str, int, str]]:
         """(title, doc_id, first chunk row id, source) per document: what title links match against."""
         return self._db.execute(
-            "SELECT title, doc_id, MIN(id), source FROM chunks WHERE title IS NOT NULL AND title != '' "
-            "GROUP BY doc_id"
+            "SELECT title, doc_id, MIN(id), source FROM chunks WHERE title IS NOT NULL AND title != '' GROUP BY doc_id"
         ).fetchall()
 
     def visible_files(self, access: AccessFilter) -> list[FileRecord]:
@@ -264,9 +300,21 @@ class Catalog:
 
     def _row_to_chunk(self, row) -> StoredChunk:
         chunk = Chunk(
-            kb=self.kb, doc_id=row[2], chunk_id=row[1], source=row[3], path=row[4], start_line=row[5],
-            end_line=row[6], page=row[7], title=row[8] or "", heading_path=json.loads(row[9] or "[]"),
-            content_hash=row[10] or "", acl=json.loads(row[11]), updated_at=row[12] or 0.0,
-            source_type=row[13] or "text", text=row[14], metadata=json.loads(row[15] or "{}"),
+            kb=self.kb,
+            doc_id=row[2],
+            chunk_id=row[1],
+            source=row[3],
+            path=row[4],
+            start_line=row[5],
+            end_line=row[6],
+            page=row[7],
+            title=row[8] or "",
+            heading_path=json.loads(row[9] or "[]"),
+            content_hash=row[10] or "",
+            acl=json.loads(row[11]),
+            updated_at=row[12] or 0.0,
+            source_type=row[13] or "text",
+            text=row[14],
+            metadata=json.loads(row[15] or "{}"),
         )
         return StoredChunk(id=row[0], chunk=chunk, embed_key=row[16])

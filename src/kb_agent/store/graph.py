@@ -38,8 +38,11 @@ class KnowledgeGraph:
         self.graph, self.files, self.generation = graph, data.get("files", {}), data.get("generation", -1)
 
     def save(self) -> None:
-        data = {"generation": self.generation, "files": self.files,
-                "edges": [[h, t, attrs] for h, t, attrs in self.graph.edges(data=True)]}
+        data = {
+            "generation": self.generation,
+            "files": self.files,
+            "edges": [[h, t, attrs] for h, t, attrs in self.graph.edges(data=True)],
+        }
         tmp = self.path.with_suffix(".tmp")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
@@ -73,9 +76,13 @@ class KnowledgeGraph:
 
     def _linking_files(self, removed: list[str]) -> set[str]:
         gone = {f"file:{p}" for p in removed}
-        return {by for _, tail, data in self.graph.edges(data=True)
-                if data.get("rel") in ("links_to", "dead_link") and (tail in gone or data["rel"] == "dead_link")
-                for by in [data.get("by")] if by and by not in removed}
+        return {
+            by
+            for _, tail, data in self.graph.edges(data=True)
+            if data.get("rel") in ("links_to", "dead_link") and (tail in gone or data["rel"] == "dead_link")
+            for by in [data.get("by")]
+            if by and by not in removed
+        }
 
     def _add(self, edge: Edge, asserted_by: str) -> None:
         attrs = asdict(edge)
@@ -101,12 +108,18 @@ class KnowledgeGraph:
             node = ticket_node(text)
             return [node] if node in self.graph else []
         lowered = text.lower().strip("/")
-        exact = [n for n in (f"file:{text}", f"dir:{text.strip('/')}", f"heading:{lowered}", f"page:{text}")
-                 if n in self.graph]
+        exact = [
+            n
+            for n in (f"file:{text}", f"dir:{text.strip('/')}", f"heading:{lowered}", f"page:{text}")
+            if n in self.graph
+        ]
         if exact:
             return exact
-        return sorted(n for n in self.graph.nodes
-                      if n.startswith("file:") and n[5:].lower().rsplit("/", 1)[-1].rsplit(".", 1)[0] == lowered)
+        return sorted(
+            n
+            for n in self.graph.nodes
+            if n.startswith("file:") and n[5:].lower().rsplit("/", 1)[-1].rsplit(".", 1)[0] == lowered
+        )
 
     def neighbours(self, start: list[str], depth: int, access: AccessFilter, limit: int = 50) -> list[dict]:
         """Breadth-first over visible edges, both directions; one record per edge walked."""
@@ -119,9 +132,17 @@ class KnowledgeGraph:
                     if not access.allows(attrs.get("acl") or []):
                         continue
                     other = tail if head == node else head
-                    out.append({"hop": hop, "from": node, "rel": attrs["rel"], "head": head, "tail": tail,
-                                "node": other, **{k: attrs.get(k) for k in ("path", "start_line", "end_line", "text",
-                                                                           "acl", "page")}})
+                    out.append(
+                        {
+                            "hop": hop,
+                            "from": node,
+                            "rel": attrs["rel"],
+                            "head": head,
+                            "tail": tail,
+                            "node": other,
+                            **{k: attrs.get(k) for k in ("path", "start_line", "end_line", "text", "acl", "page")},
+                        }
+                    )
                     if other not in seen:
                         seen.add(other)
                         next_frontier.append(other)

@@ -20,16 +20,39 @@ _WIKI_LINK = re.compile(r"\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]")
 _TEXT_RELATION = re.compile(
     r"\b(is blocked by|blocked by|blocks|is cloned by|clones|cloned from|duplicates|is duplicated by|"
     r"relates to|related to|subtask of|sub-task of|parent(?: ticket| issue)?|child of|epic)\s*:?\s*"
-    r"([A-Z][A-Z0-9]{1,9}-\d{1,7})", re.I)
+    r"([A-Z][A-Z0-9]{1,9}-\d{1,7})",
+    re.I,
+)
 _RELATION_NAMES = {
-    "is blocked by": "blocked_by", "blocked by": "blocked_by", "blocks": "blocks", "is cloned by": "cloned_by",
-    "clones": "clones", "cloned from": "clones", "duplicates": "duplicates", "is duplicated by": "duplicated_by",
-    "relates to": "relates", "related to": "relates", "subtask of": "parent", "sub-task of": "parent",
-    "parent": "parent", "parent ticket": "parent", "parent issue": "parent", "child of": "parent", "epic": "epic",
+    "is blocked by": "blocked_by",
+    "blocked by": "blocked_by",
+    "blocks": "blocks",
+    "is cloned by": "cloned_by",
+    "clones": "clones",
+    "cloned from": "clones",
+    "duplicates": "duplicates",
+    "is duplicated by": "duplicated_by",
+    "relates to": "relates",
+    "related to": "relates",
+    "subtask of": "parent",
+    "sub-task of": "parent",
+    "parent": "parent",
+    "parent ticket": "parent",
+    "parent issue": "parent",
+    "child of": "parent",
+    "epic": "epic",
 }
 # Jira-shaped record fields -> relation from the record's ticket to the field's ticket(s)
-_FIELD_RELATIONS = {"parent": "parent", "epic": "epic", "subtasks": "subtask", "clones": "clones",
-                    "blocks": "blocks", "blocked_by": "blocked_by", "relates": "relates", "duplicates": "duplicates"}
+_FIELD_RELATIONS = {
+    "parent": "parent",
+    "epic": "epic",
+    "subtasks": "subtask",
+    "clones": "clones",
+    "blocks": "blocks",
+    "blocked_by": "blocked_by",
+    "relates": "relates",
+    "duplicates": "duplicates",
+}
 
 
 @dataclass
@@ -69,20 +92,39 @@ def extract(path: str, chunks: list[Chunk], resolve_link) -> list[Edge]:
         for heading in chunk.heading_path:
             if heading and heading not in seen_headings:
                 seen_headings.add(heading)
-                edges.append(Edge(file_node(path), "has_heading", f"heading:{heading.lower()}", path,
-                                  chunk.start_line, chunk.start_line, heading, acl, chunk.page))
+                edges.append(
+                    Edge(
+                        file_node(path),
+                        "has_heading",
+                        f"heading:{heading.lower()}",
+                        path,
+                        chunk.start_line,
+                        chunk.start_line,
+                        heading,
+                        acl,
+                        chunk.page,
+                    )
+                )
         edges.extend(_record_edges(chunk))
         for line_no, line in _lines(chunk):
-            span = {"path": path, "start_line": line_no, "end_line": line_no, "text": line.strip()[:500],
-                    "acl": chunk.acl, "page": chunk.page}
+            span = {
+                "path": path,
+                "start_line": line_no,
+                "end_line": line_no,
+                "text": line.strip()[:500],
+                "acl": chunk.acl,
+                "page": chunk.page,
+            }
             for target in _MD_LINK.findall(line) + [f"[[{w.strip()}]]" for w in _WIKI_LINK.findall(line)]:
                 resolved = resolve_link(path, target)
                 if resolved and resolved != path:
                     edges.append(Edge(file_node(path), "links_to", file_node(resolved), **span))
                 elif resolved is None and _local(target):  # kept so that indexing the target later links it
                     edges.append(Edge(file_node(path), "dead_link", f"missing:{target}", **span))
-            relations = {m.group(2).upper(): _RELATION_NAMES.get(m.group(1).lower(), "relates")
-                         for m in _TEXT_RELATION.finditer(line)}
+            relations = {
+                m.group(2).upper(): _RELATION_NAMES.get(m.group(1).lower(), "relates")
+                for m in _TEXT_RELATION.finditer(line)
+            }
             for key in dict.fromkeys(TICKET.findall(line)):
                 if own and key == own:
                     continue
@@ -115,8 +157,14 @@ def _record_edges(chunk: Chunk) -> list[Edge]:
     """A record that is a ticket: described_in its span, plus typed relations from its fields."""
     own = _own_ticket(chunk)
     meta = chunk.metadata
-    span = {"path": chunk.path, "start_line": chunk.start_line, "end_line": chunk.end_line,
-            "text": chunk.text[:500], "acl": chunk.acl, "page": chunk.page}
+    span = {
+        "path": chunk.path,
+        "start_line": chunk.start_line,
+        "end_line": chunk.end_line,
+        "text": chunk.text[:500],
+        "acl": chunk.acl,
+        "page": chunk.page,
+    }
     edges: list[Edge] = []
     if own:
         edges.append(Edge(ticket_node(own), "described_in", file_node(chunk.path), **span))

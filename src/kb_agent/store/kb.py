@@ -68,9 +68,7 @@ class EmbedProgress:
 
 
 class KnowledgeBase:
-    def __init__(
-        self, name: str, settings: Settings, *, cache_folder: Path | None = None, model_id: str | None = None
-    ):
+    def __init__(self, name: str, settings: Settings, *, cache_folder: Path | None = None, model_id: str | None = None):
         self.name = validate_kb_name(name)
         self.settings = settings
         self.folder = settings.kbs_folder / name
@@ -251,5 +249,9 @@ class KnowledgeBase:
                 on_progress(done, total, time.perf_counter() - started)
         self.sync_vectors()
         elapsed = time.perf_counter() - started
-        return {"embedded": done, "pending": total - done, "seconds": elapsed,
-                "chunks_per_s": done / elapsed if elapsed > 0 else 0.0}
+        return {
+            "embedded": done,
+            "pending": total - done,
+            "seconds": elapsed,
+            "chunks_per_s": done / elapsed if elapsed > 0 else 0.0,
+        }

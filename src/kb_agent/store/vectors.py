@@ -81,8 +81,11 @@ class FaissFlatStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         for path, write in zip(
             self._files(),
-            (lambda f: np.save(f, self._ids), lambda f: np.save(f, self._vecs),
-             lambda f: f.write(json.dumps(self._acls).encode())),
+            (
+                lambda f: np.save(f, self._ids),
+                lambda f: np.save(f, self._vecs),
+                lambda f: f.write(json.dumps(self._acls).encode()),
+            ),
             strict=True,
         ):
             tmp = path.with_suffix(path.suffix + ".tmp")
@@ -179,6 +182,4 @@ class FaissFlatStore:
             params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap)))
         k = min(k, len(self._ids))
         scores, positions = self._index.search(query, k, params=params)
-        return [
-            (int(self._ids[p]), float(s)) for s, p in zip(scores[0], positions[0], strict=True) if p >= 0
-        ]
+        return [(int(self._ids[p]), float(s)) for s, p in zip(scores[0], positions[0], strict=True) if p >= 0]

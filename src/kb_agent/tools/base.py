@@ -125,10 +125,13 @@ class Tool:
     def card(self) -> ToolCard:
         schema = self.Input.model_json_schema()
         return ToolCard(
-            name=self.name, description=self.description,
+            name=self.name,
+            description=self.description,
             input_schema={k: v for k, v in schema.items() if k in ("properties", "required", "type", "$defs")},
-            output_schema=self.Output.model_json_schema(), auth_scope=list(self.auth_scope),
-            freshness=self.freshness, timeout_ms=self.timeout_ms,
+            output_schema=self.Output.model_json_schema(),
+            auth_scope=list(self.auth_scope),
+            freshness=self.freshness,
+            timeout_ms=self.timeout_ms,
             rate_limit=f"{self.rate_limit_per_min}/min" if self.rate_limit_per_min else None,
             citation_policy=self.citation_policy,
         )

@@ -25,8 +25,19 @@ def text_evidence(text: str, *, path: str, source: str, tool: str, title: str) -
     last, size = 0, 0
 
     def emit(a: int, b: int) -> None:
-        out.append(Evidence(source=source, path=path, start_line=a + 1, end_line=b + 1,
-                            text="\n".join(lines[a : b + 1]), score=1.0, tool=tool, title=title, doc_id=path))
+        out.append(
+            Evidence(
+                source=source,
+                path=path,
+                start_line=a + 1,
+                end_line=b + 1,
+                text="\n".join(lines[a : b + 1]),
+                score=1.0,
+                tool=tool,
+                title=title,
+                doc_id=path,
+            )
+        )
 
     for i, line in enumerate(lines):
         if line.strip():
@@ -67,8 +78,9 @@ def page_path(page) -> str:
 
 
 def _issue_evidence(issue, tool: str) -> list[Evidence]:
-    return text_evidence(issue.render(), path=issue_path(issue), source=issue.url, tool=tool,
-                         title=f"{issue.key}: {issue.summary}")
+    return text_evidence(
+        issue.render(), path=issue_path(issue), source=issue.url, tool=tool, title=f"{issue.key}: {issue.summary}"
+    )
 
 
 def _page_evidence(page, tool: str) -> list[Evidence]:
@@ -135,8 +147,9 @@ class ConfluenceFetch(Tool):
 
     def run(self, args: ConfluencePageInput, ctx: ToolContext) -> list[Evidence]:
         client = _call(lambda: _connectors(ctx).confluence())
-        page = _call(lambda: client.page(args.page_id) if args.page_id else client.page_by_title(args.title,
-                                                                                                 args.space))
+        page = _call(
+            lambda: client.page(args.page_id) if args.page_id else client.page_by_title(args.title, args.space)
+        )
         return _page_evidence(page, self.name)
 
 
@@ -183,5 +196,6 @@ class WebFetch(Tool):
             # a URL that only retrieved text (or the model) names must not spend the caller's egress
             raise ToolDenied("web_fetch: only a URL the question itself contains may be fetched")
         page = _call(lambda: _connectors(ctx).web().fetch(args.url))
-        return text_evidence(page.render(), path=web_path(page.final_url), source=page.final_url, tool=self.name,
-                             title=page.title)
+        return text_evidence(
+            page.render(), path=web_path(page.final_url), source=page.final_url, tool=self.name, title=page.title
+        )

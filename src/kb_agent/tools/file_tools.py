@@ -87,9 +87,21 @@ class ReadFile(Tool):
         end = min(args.end_line or start + self.max_lines - 1, len(lines), start + self.max_lines - 1)
         if start > len(lines) or end < start:
             raise ToolArgsError(f"read_file: {args.path} has {len(lines)} lines")
-        return [Evidence(source=record.source, path=record.path, start_line=start, end_line=end,
-                         text="\n".join(lines[start - 1 : end]), score=1.0, tool=self.name, kb=kb.name,
-                         doc_id=record.path, acl=record.acl, page=args.page)]
+        return [
+            Evidence(
+                source=record.source,
+                path=record.path,
+                start_line=start,
+                end_line=end,
+                text="\n".join(lines[start - 1 : end]),
+                score=1.0,
+                tool=self.name,
+                kb=kb.name,
+                doc_id=record.path,
+                acl=record.acl,
+                page=args.page,
+            )
+        ]
 
     @staticmethod
     def _extracted_lines(kb, source: str, page: int | None) -> list[str]:
@@ -107,16 +119,19 @@ class ReadFile(Tool):
 
 
 class LocalFileQAInput(BaseModel):
-    pattern: str = Field(min_length=1, max_length=300,
-                         description="File name, glob (*.md, docs/**/auth*) or path fragment")
+    pattern: str = Field(
+        min_length=1, max_length=300, description="File name, glob (*.md, docs/**/auth*) or path fragment"
+    )
     question: str | None = Field(default=None, max_length=1000, description="What to answer from those files")
     max_files: int = Field(default=5, ge=1, le=20)
 
 
 class LocalFileQA(Tool):
     name = "local_file_qa"
-    description = ("Find indexed files by name, glob or path fragment and return the passages of those files that "
-                   "answer the question (or their beginning).")
+    description = (
+        "Find indexed files by name, glob or path fragment and return the passages of those files that "
+        "answer the question (or their beginning)."
+    )
     Input = LocalFileQAInput
     timeout_ms = 10_000
 
@@ -130,9 +145,22 @@ class LocalFileQA(Tool):
             response = ctx.require_searcher().search(args.question, access=ctx.access, mode="bm25", k=200)
             for hit in response.hits:
                 if (hit.kb, hit.source) in wanted and sum(e.source == hit.source for e in out) < 2:
-                    out.append(Evidence(source=hit.source, path=hit.path, start_line=hit.start_line,
-                                        end_line=hit.end_line, text=hit.text, score=hit.score, tool=self.name,
-                                        kb=hit.kb, doc_id=hit.doc_id, title=hit.title, page=hit.page, acl=hit.acl))
+                    out.append(
+                        Evidence(
+                            source=hit.source,
+                            path=hit.path,
+                            start_line=hit.start_line,
+                            end_line=hit.end_line,
+                            text=hit.text,
+                            score=hit.score,
+                            tool=self.name,
+                            kb=hit.kb,
+                            doc_id=hit.doc_id,
+                            title=hit.title,
+                            page=hit.page,
+                            acl=hit.acl,
+                        )
+                    )
         answered = {e.source for e in out}
         for kb, record in matches:  # files the question's words miss still show their beginning
             if record.source in answered:
@@ -140,9 +168,22 @@ class LocalFileQA(Tool):
             chunks = kb.catalog.chunks_of_source(record.source)
             if chunks and ctx.access.allows(chunks[0].chunk.acl):
                 c = chunks[0].chunk
-                out.append(Evidence(source=c.source, path=c.path, start_line=c.start_line, end_line=c.end_line,
-                                    text=c.text, score=0.0, tool=self.name, kb=kb.name, doc_id=c.doc_id,
-                                    title=c.title, page=c.page, acl=c.acl))
+                out.append(
+                    Evidence(
+                        source=c.source,
+                        path=c.path,
+                        start_line=c.start_line,
+                        end_line=c.end_line,
+                        text=c.text,
+                        score=0.0,
+                        tool=self.name,
+                        kb=kb.name,
+                        doc_id=c.doc_id,
+                        title=c.title,
+                        page=c.page,
+                        acl=c.acl,
+                    )
+                )
         return out
 
     @staticmethod
@@ -153,10 +194,13 @@ class LocalFileQA(Tool):
         for kb in ctx.kbs:
             if glob:
                 lowered = pattern.lower()
-                candidates = [f for f in kb.catalog.visible_files(ctx.access)
-                              if fnmatch.fnmatch(f.path.lower(), lowered)
-                              or fnmatch.fnmatch(os.path.basename(f.path).lower(), lowered)
-                              or fnmatch.fnmatch(f.path.lower(), f"*/{lowered}")]
+                candidates = [
+                    f
+                    for f in kb.catalog.visible_files(ctx.access)
+                    if fnmatch.fnmatch(f.path.lower(), lowered)
+                    or fnmatch.fnmatch(os.path.basename(f.path).lower(), lowered)
+                    or fnmatch.fnmatch(f.path.lower(), f"*/{lowered}")
+                ]
                 candidates.sort(key=lambda f: (len(f.path), f.path))
             else:
                 candidates = [f for f in kb.catalog.find_files(pattern, limit * 20) if ctx.access.allows(f.acl)]

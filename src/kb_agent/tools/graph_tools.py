@@ -11,16 +11,19 @@ _LABEL = {"file": "file", "dir": "folder", "ticket": "ticket", "heading": "headi
 
 
 class GraphInput(BaseModel):
-    entity: str = Field(min_length=1, max_length=300,
-                        description="Ticket key (PROJ-123), file path or name, folder, heading or page id")
+    entity: str = Field(
+        min_length=1, max_length=300, description="Ticket key (PROJ-123), file path or name, folder, heading or page id"
+    )
     depth: int = Field(default=1, ge=1, le=3, description="How many links away to look")
     max_results: int = Field(default=12, ge=1, le=50)
 
 
 class GraphRelated(Tool):
     name = "graph_related"
-    description = ("Knowledge-graph neighbours of an entity: linked tickets (parent, subtask, blocks, clones, "
-                   "relates), documents linking to or mentioned by a file, folder contents, page hierarchy.")
+    description = (
+        "Knowledge-graph neighbours of an entity: linked tickets (parent, subtask, blocks, clones, "
+        "relates), documents linking to or mentioned by a file, folder contents, page hierarchy."
+    )
     Input = GraphInput
     timeout_ms = 10_000
     citation_policy = "path:Lx-Ly of the line that states each link"
@@ -53,18 +56,40 @@ class GraphRelated(Tool):
             record = kb.catalog.file_by_path(link["path"])
             if record is None or not ctx.access.allows(record.acl):
                 return None
-            return Evidence(source=record.source, path=link["path"], start_line=link["start_line"],
-                            end_line=link["end_line"], text=link["text"] or "", score=score, tool=self.name,
-                            kb=kb.name, doc_id=link["path"], title=label, page=link.get("page"),
-                            acl=link.get("acl") or [], scores={"hop": float(link["hop"])})
+            return Evidence(
+                source=record.source,
+                path=link["path"],
+                start_line=link["start_line"],
+                end_line=link["end_line"],
+                text=link["text"] or "",
+                score=score,
+                tool=self.name,
+                kb=kb.name,
+                doc_id=link["path"],
+                title=label,
+                page=link.get("page"),
+                acl=link.get("acl") or [],
+                scores={"hop": float(link["hop"])},
+            )
         if kind == "file":  # structural edge (folder contains file): show the file's beginning
             record = kb.catalog.file_by_path(name)
             chunks = kb.catalog.chunks_of_source(record.source) if record else []
             if not chunks or not ctx.access.allows(chunks[0].chunk.acl):
                 return None
             c = chunks[0].chunk
-            return Evidence(source=c.source, path=c.path, start_line=c.start_line, end_line=c.end_line,
-                            text=c.text, score=score, tool=self.name, kb=kb.name, doc_id=c.doc_id,
-                            title=f"{_LABEL.get(kind, kind)} {name} ({label})", page=c.page, acl=c.acl,
-                            scores={"hop": float(link["hop"])})
+            return Evidence(
+                source=c.source,
+                path=c.path,
+                start_line=c.start_line,
+                end_line=c.end_line,
+                text=c.text,
+                score=score,
+                tool=self.name,
+                kb=kb.name,
+                doc_id=c.doc_id,
+                title=f"{_LABEL.get(kind, kind)} {name} ({label})",
+                page=c.page,
+                acl=c.acl,
+                scores={"hop": float(link["hop"])},
+            )
         return None

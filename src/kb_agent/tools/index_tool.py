@@ -19,13 +19,20 @@ from kb_agent.tools.connector_tools import TICKET_PATTERN, _call, _connectors, i
 
 _CONFLUENCE = re.compile(r"^confluence:(?:(\d{1,20})|(.+))$")
 _PAGE_ID_IN_URL = re.compile(r"[?&]pageId=(\d+)|/pages/(\d+)")
-_LINK_FIELDS = {"blocks": "blocks", "is blocked by": "blocked_by", "clones": "clones", "is cloned by": "cloned_by",
-                "duplicates": "duplicates", "is duplicated by": "duplicated_by"}
+_LINK_FIELDS = {
+    "blocks": "blocks",
+    "is blocked by": "blocked_by",
+    "clones": "clones",
+    "is cloned by": "cloned_by",
+    "duplicates": "duplicates",
+    "is duplicated by": "duplicated_by",
+}
 
 
 class IndexInput(BaseModel):
-    target: str = Field(min_length=3, max_length=2000,
-                        description="URL, Jira key (PROJ-1) or confluence:PAGE_ID / confluence:Title")
+    target: str = Field(
+        min_length=3, max_length=2000, description="URL, Jira key (PROJ-1) or confluence:PAGE_ID / confluence:Title"
+    )
     kb: str | None = Field(default=None, max_length=64, description="Knowledge base (default: the first searched)")
     include_children: bool = Field(default=True, description="Subtasks and links / child pages too")
     max_items: int = Field(default=25, ge=1, le=200)
@@ -33,8 +40,10 @@ class IndexInput(BaseModel):
 
 class IndexCommand(Tool):
     name = "index_command"
-    description = ("Index a web page, a Jira ticket (with subtasks and linked tickets) or a Confluence page tree "
-                   "into a knowledge base, visible to the caller's groups.")
+    description = (
+        "Index a web page, a Jira ticket (with subtasks and linked tickets) or a Confluence page tree "
+        "into a knowledge base, visible to the caller's groups."
+    )
     Input = IndexInput
     auth_scope = ("kb.write",)
     freshness = "near-realtime"
@@ -50,17 +59,30 @@ class IndexCommand(Tool):
         groups = sorted(set(ctx.groups))
         if ctx.access.restricted and not groups:  # content would otherwise become public
             raise ToolDenied("index_command: the caller belongs to no group to scope the indexed content to")
-        scope = "public" if not ctx.access.restricted else \
-            "groups-" + hashlib.sha256(",".join(groups).encode()).hexdigest()[:12]
+        scope = (
+            "public"
+            if not ctx.access.restricted
+            else "groups-" + hashlib.sha256(",".join(groups).encode()).hexdigest()[:12]
+        )
         folder: Path = ctx.settings.data_folder / "connectors" / kb / scope
         if scope != "public":
             folder.mkdir(parents=True, exist_ok=True)
             (folder / ".kbacl").write_text("\n".join(groups) + "\n", encoding="utf-8")
         written = self._fetch_into(args, ctx, folder)
         report = services.index_folder(folder, kb)
-        return [Evidence(source=str(path), path=f"{scope}/{path.relative_to(folder).as_posix()}", start_line=1,
-                         end_line=1, text=f"indexed {path.relative_to(folder).as_posix()} into {kb}: {report}",
-                         tool=self.name, kb=kb, title="index_command") for path in written]
+        return [
+            Evidence(
+                source=str(path),
+                path=f"{scope}/{path.relative_to(folder).as_posix()}",
+                start_line=1,
+                end_line=1,
+                text=f"indexed {path.relative_to(folder).as_posix()} into {kb}: {report}",
+                tool=self.name,
+                kb=kb,
+                title="index_command",
+            )
+            for path in written
+        ]
 
     def _fetch_into(self, args: IndexInput, ctx: ToolContext, folder: Path) -> list[Path]:
         target = args.target.strip()
@@ -68,20 +90,29 @@ class IndexCommand(Tool):
         if re.fullmatch(TICKET_PATTERN, target):
             return self._jira(connectors, target, args, folder)
         match = _CONFLUENCE.match(target)
-        url_page = _PAGE_ID_IN_URL.search(target) if connectors.settings.confluence_url and \
-            target.startswith(connectors.settings.confluence_url.rstrip("/")) else None
+        url_page = (
+            _PAGE_ID_IN_URL.search(target)
+            if connectors.settings.confluence_url and target.startswith(connectors.settings.confluence_url.rstrip("/"))
+            else None
+        )
         if match or url_page:
             client = _call(connectors.confluence)
             if url_page:
                 root = _call(lambda: client.page(url_page.group(1) or url_page.group(2)))
             else:
-                root = _call(lambda: client.page(match.group(1)) if match.group(1) else client.page_by_title(
-                    match.group(2)))
+                root = _call(
+                    lambda: client.page(match.group(1)) if match.group(1) else client.page_by_title(match.group(2))
+                )
             return self._confluence(client, root, args, folder)
         if target.startswith(("http://", "https://")):
             page = _call(lambda: connectors.web().fetch(target))
-            return [_write(folder / web_path(page.final_url), {"title": page.title, "source_url": page.final_url},
-                           page.render())]
+            return [
+                _write(
+                    folder / web_path(page.final_url),
+                    {"title": page.title, "source_url": page.final_url},
+                    page.render(),
+                )
+            ]
         raise ToolArgsError("index_command: target must be a URL, a Jira key or confluence:PAGE_ID|Title")
 
     def _jira(self, connectors, key: str, args: IndexInput, folder: Path) -> list[Path]:
@@ -91,8 +122,7 @@ class IndexCommand(Tool):
         if args.include_children:
             for other in [*root.subtasks, *(link["key"] for link in root.links)][: args.max_items - 1]:
                 issues.append(_call(lambda other=other: client.issue(other)))
-        return [_write(folder / issue_path(issue), _ticket_front_matter(issue), issue.render())
-                for issue in issues]
+        return [_write(folder / issue_path(issue), _ticket_front_matter(issue), issue.render()) for issue in issues]
 
     def _confluence(self, client, root, args: IndexInput, folder: Path) -> list[Path]:
         pages, queue = [root], [root.id] if args.include_children else []
@@ -103,9 +133,14 @@ class IndexCommand(Tool):
                 child = _call(lambda child_id=child_id: client.page(child_id))
                 pages.append(child)
                 queue.append(child.id)
-        return [_write(folder / page_path(p),
-                       {"title": p.title, "confluence_id": p.id, "confluence_parent": p.parent_id or "",
-                        "source_url": p.url}, p.render()) for p in pages]
+        return [
+            _write(
+                folder / page_path(p),
+                {"title": p.title, "confluence_id": p.id, "confluence_parent": p.parent_id or "", "source_url": p.url},
+                p.render(),
+            )
+            for p in pages
+        ]
 
 
 def _ticket_front_matter(issue: JiraIssue) -> dict:

@@ -12,9 +12,19 @@ from kb_agent.tools.base import Evidence, Tool, ToolContext
 
 def hit_to_evidence(hit: SearchHit, tool: str) -> Evidence:
     return Evidence(
-        source=hit.source, path=hit.path, start_line=hit.start_line, end_line=hit.end_line, text=hit.text,
-        score=hit.score, tool=tool, kb=hit.kb, doc_id=hit.doc_id, title=hit.title, page=hit.page,
-        scores=hit.scores, acl=hit.acl,
+        source=hit.source,
+        path=hit.path,
+        start_line=hit.start_line,
+        end_line=hit.end_line,
+        text=hit.text,
+        score=hit.score,
+        tool=tool,
+        kb=hit.kb,
+        doc_id=hit.doc_id,
+        title=hit.title,
+        page=hit.page,
+        scores=hit.scores,
+        acl=hit.acl,
     )
 
 
@@ -24,8 +34,9 @@ class SearchInput(BaseModel):
 
 
 class RankedSearchInput(SearchInput):
-    hops: int = Field(default=1, ge=1, le=2,
-                      description="2 = also fetch documents the top passages name (multi-hop questions)")
+    hops: int = Field(
+        default=1, ge=1, le=2, description="2 = also fetch documents the top passages name (multi-hop questions)"
+    )
 
 
 class _SearchTool(Tool):
@@ -33,8 +44,9 @@ class _SearchTool(Tool):
     Input = SearchInput
 
     def run(self, args: SearchInput, ctx: ToolContext) -> list[Evidence]:
-        response = ctx.require_searcher().search(args.query, access=ctx.access, mode=self.mode, k=args.top_k,
-                                      hops=getattr(args, "hops", 1))
+        response = ctx.require_searcher().search(
+            args.query, access=ctx.access, mode=self.mode, k=args.top_k, hops=getattr(args, "hops", 1)
+        )
         ctx.notices.extend(n for n in response.notices if n not in ctx.notices)
         return [hit_to_evidence(h, self.name) for h in response.hits]
 
@@ -55,6 +67,7 @@ class VectorSearch(_SearchTool):
 
 class GrepSearch(_SearchTool):
     name = "grep_search"
-    description = ("Exact text search (ripgrep) with ±10 lines of context: identifiers, error messages, "
-                   "config keys, ticket keys.")
+    description = (
+        "Exact text search (ripgrep) with ±10 lines of context: identifiers, error messages, config keys, ticket keys."
+    )
     mode = "grep"

@@ -43,10 +43,17 @@ class TaskResult(BaseModel):
 
     def public_dict(self) -> dict:
         """The JSON shape of `kb-agent tools run --json`."""
-        return {"status": self.status, "error": self.error, "task_id": self.task_id, "trace_id": self.trace_id,
-                "latency_ms": self.metrics.get("latency_ms"),
-                "evidence": [e.model_dump(include={"source", "path", "start_line", "end_line", "text", "page"})
-                             for e in self.evidence]}
+        return {
+            "status": self.status,
+            "error": self.error,
+            "task_id": self.task_id,
+            "trace_id": self.trace_id,
+            "latency_ms": self.metrics.get("latency_ms"),
+            "evidence": [
+                e.model_dump(include={"source", "path", "start_line", "end_line", "text", "page"})
+                for e in self.evidence
+            ],
+        }
 
 
 class ToolRunner:
@@ -83,11 +90,20 @@ class ToolRunner:
         ordered = [results[r.task_id] for r in requests]
         if ctx.request is not None:  # one tool_call record per call, whoever made it (agent, tool mode, CLI, MCP)
             for request, result in zip(requests, ordered, strict=True):
-                ctx.request.audit("tool_call", {
-                    "tool": request.tool, "args": request.input, "status": result.status, "error": result.error,
-                    "results": len(result.evidence), "user": ctx.user_id,
-                    "latency_ms": result.metrics.get("latency_ms")},
-                    task_id=result.task_id, parent_task_id=result.parent_task_id)
+                ctx.request.audit(
+                    "tool_call",
+                    {
+                        "tool": request.tool,
+                        "args": request.input,
+                        "status": result.status,
+                        "error": result.error,
+                        "results": len(result.evidence),
+                        "user": ctx.user_id,
+                        "latency_ms": result.metrics.get("latency_ms"),
+                    },
+                    task_id=result.task_id,
+                    parent_task_id=result.parent_task_id,
+                )
         return ordered
 
     def run(self, request: TaskRequest, allowed: dict[str, Tool], ctx: ToolContext) -> TaskResult:
@@ -111,8 +127,16 @@ class ToolRunner:
         metrics = {"count": float(len(items))}
         if latency is not None:
             metrics["latency_ms"] = round(latency, 1)
-        return TaskResult(trace_id=request.trace_id, task_id=request.task_id, parent_task_id=request.parent_task_id,
-                          tool=request.tool, status=status, error=error, evidence=list(items), metrics=metrics)
+        return TaskResult(
+            trace_id=request.trace_id,
+            task_id=request.task_id,
+            parent_task_id=request.parent_task_id,
+            tool=request.tool,
+            status=status,
+            error=error,
+            evidence=list(items),
+            metrics=metrics,
+        )
 
 
 def _timed_run(tool: Tool, args, ctx: ToolContext) -> tuple[list[Evidence], float]:

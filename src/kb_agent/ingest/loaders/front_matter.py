@@ -58,8 +58,10 @@ def parse_front_matter(lines: list[str], where: str) -> FrontMatter:
         return FrontMatter()  # a thematic break, not front matter
     if first > 0:
         if mentions_acl:
-            raise AclError(f"{where}: front matter must start on the first line (a blank line before '---' "
-                           "would make its acl ignored)")
+            raise AclError(
+                f"{where}: front matter must start on the first line (a blank line before '---' "
+                "would make its acl ignored)"
+            )
         return FrontMatter()
     text = "\n".join(block)
     if len(block) > MAX_LINES or len(text) > MAX_CHARS:
@@ -92,4 +94,3 @@ def _yaml_problem(exc: yaml.YAMLError, first_line: int) -> str:
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
     return f"line {first_line + mark.line}: {problem}" if mark is not None else str(problem)
-

@@ -98,8 +98,11 @@ def load_plain(path: Path, data: bytes, source_type: str) -> list[ParsedDocument
     section = Section(lines=lines, line_numbers=list(range(1, len(lines) + 1)))
     # authors put front matter in .txt/.rst too: its acl narrows the file like in Markdown
     acl = parse_front_matter(lines, path.name).acl if source_type == "text" else None
-    return [ParsedDocument(source_type=source_type, title=path.name, sections=[section],
-                           acl=sorted(acl) if acl is not None else None)]
+    return [
+        ParsedDocument(
+            source_type=source_type, title=path.name, sections=[section], acl=sorted(acl) if acl is not None else None
+        )
+    ]
 
 
 def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
@@ -133,9 +136,11 @@ def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
         meta = {**extra, **meta, "record_id": key}
         record_lines = split_lines(text)
         # short scalar fields (ticket key, release, status...) are part of the cited line: make them searchable
-        fields = [f"{k}: {v}" for k, v in extra.items()
-                  if isinstance(v, str | int | float) and not isinstance(v, bool) and str(v).strip()
-                  and len(str(v)) <= 200]
+        fields = [
+            f"{k}: {v}"
+            for k, v in extra.items()
+            if isinstance(v, str | int | float) and not isinstance(v, bool) and str(v).strip() and len(str(v)) <= 200
+        ]
         if fields:
             record_lines = [*record_lines, " · ".join(fields)]
         section = Section(lines=record_lines, line_numbers=[line_no] * len(record_lines))
@@ -147,8 +152,12 @@ def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
 
 def _record_acl(record: dict, meta: dict, where: str) -> list[str] | None:
     """A record's `acl` (top level or in `metadata`, any case) narrows its file's ACL; several narrow each other."""
-    values = [v for container in (record, meta) for k, v in container.items()
-              if isinstance(k, str) and k.strip().lower() in ("acl", "acls")]
+    values = [
+        v
+        for container in (record, meta)
+        for k, v in container.items()
+        if isinstance(k, str) and k.strip().lower() in ("acl", "acls")
+    ]
     if not values:
         return None
     groups = frozenset.intersection(*(groups_from_value(v, f"{where}: record") for v in values))
