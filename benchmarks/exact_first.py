@@ -18,8 +18,8 @@ from pathlib import Path
 
 from kb_agent.config import Settings
 from kb_agent.engine import Engine
+from kb_agent.governance.access import AccessFilter
 from kb_agent.retrieval import exact, searcher
-from kb_agent.store.access import AccessFilter
 
 ROOT = Path(__file__).resolve().parents[1]
 

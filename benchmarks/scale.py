@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from kb_agent.config import Settings
+from kb_agent.governance.access import AccessFilter
 from kb_agent.ingest.indexer import Indexer
 from kb_agent.retrieval.searcher import Searcher
-from kb_agent.store.access import AccessFilter
 from kb_agent.store.kb import KnowledgeBase
 from kb_agent.text.tokenize import tokenize
 

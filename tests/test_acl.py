@@ -4,7 +4,7 @@ including queries that match only restricted documents (where post-filtering wou
 import pytest
 
 from conftest import write
-from kb_agent.store.access import AccessFilter
+from kb_agent.governance.access import AccessFilter
 
 MODES = ["bm25", "dense", "grep", "hybrid"]
 

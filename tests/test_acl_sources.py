@@ -11,7 +11,7 @@ import os
 import pytest
 
 from conftest import write
-from kb_agent.store.access import NOBODY, AccessFilter
+from kb_agent.governance.access import NOBODY, AccessFilter
 
 CANARY = "zebracorn"
 OUTSIDER = AccessFilter.for_groups(["eng"])

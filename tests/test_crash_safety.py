@@ -11,7 +11,7 @@ import pytest
 from conftest import write
 from kb_agent.config import Settings
 from kb_agent.engine import Engine
-from kb_agent.store.access import AccessFilter
+from kb_agent.governance.access import AccessFilter
 
 ALL = AccessFilter.unrestricted()
 

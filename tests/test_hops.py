@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from tests.conftest import write
 
+from kb_agent.governance.access import AccessFilter
 from kb_agent.retrieval.hops import TitleTable, normalize_title
-from kb_agent.store.access import AccessFilter
 
 FILM = "# Kiss and Tell\nKiss and Tell is a 1945 comedy film starring Shirley Temple as Corliss Archer.\n"
 ACTRESS = "# Shirley Temple (actress)\nShe later served as United States Ambassador to Ghana and to Czechoslovakia.\n"

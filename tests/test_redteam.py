@@ -39,8 +39,8 @@ def test_redteam_cli_reports_no_leaks():
 
 
 def test_the_suite_detects_a_broken_acl(monkeypatch):
+    from kb_agent.governance.access import AccessFilter
     from kb_agent.governance.request import Request
-    from kb_agent.store.access import AccessFilter
 
     monkeypatch.setattr(Request, "access", property(lambda self: AccessFilter.unrestricted()))
     report = run_redteam(categories={"direct_ask", "acl_edge"})

@@ -14,13 +14,13 @@ from typer.testing import CliRunner
 from conftest import HashEmbedder, write
 from kb_agent.config import get_settings
 from kb_agent.engine import Engine
+from kb_agent.governance.access import AccessFilter
 from kb_agent.governance.errors import LimitExceeded
 from kb_agent.interfaces.auth import Authenticator
 from kb_agent.interfaces.cli import app as cli_app
 from kb_agent.interfaces.http_guard import LOOPBACK_HOSTS
 from kb_agent.interfaces.server import create_app
 from kb_agent.llm.scripted import ScriptedLLM
-from kb_agent.store.access import AccessFilter
 from test_agent_graph import ByRole, route
 
 CARD = "4111 1111 1111 1111"

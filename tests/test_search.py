@@ -3,9 +3,9 @@
 import pytest
 
 from conftest import write
+from kb_agent.governance.access import AccessFilter
 from kb_agent.retrieval.fusion import rrf
 from kb_agent.retrieval.grep import GrepFile, grep_keywords, grep_search
-from kb_agent.store.access import AccessFilter
 
 ALL = AccessFilter.unrestricted()
 

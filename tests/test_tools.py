@@ -3,8 +3,8 @@
 import pytest
 
 from conftest import write
+from kb_agent.governance.access import AccessFilter
 from kb_agent.retrieval.searcher import Searcher
-from kb_agent.store.access import AccessFilter
 from kb_agent.tools.base import ToolArgsError, ToolContext, ToolDenied
 from kb_agent.tools.registry import default_tools
 

@@ -1,6 +1,6 @@
 import numpy as np
 
-from kb_agent.store.access import AccessFilter
+from kb_agent.governance.access import AccessFilter
 from kb_agent.store.vectors import FaissFlatStore
 
 

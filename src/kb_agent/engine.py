@@ -18,6 +18,7 @@ from kb_agent.agent.rules import URL_RE
 from kb_agent.agent.tool_mode import run_tool_mode
 from kb_agent.config import Settings, get_settings
 from kb_agent.connectors.services import Connectors
+from kb_agent.governance.access import AccessFilter
 from kb_agent.governance.acl_explain import explain
 from kb_agent.governance.audit import AuditLog, VerifyReport
 from kb_agent.governance.errors import NotFound, Unavailable
@@ -35,7 +36,6 @@ from kb_agent.llm.factory import LLMTiers, build_llms
 from kb_agent.retrieval.searcher import MODES as SEARCH_MODES
 from kb_agent.retrieval.searcher import Searcher
 from kb_agent.retrieval.types import Mode, SearchResponse
-from kb_agent.store.access import AccessFilter
 from kb_agent.store.kb import KBNotFound, KnowledgeBase
 from kb_agent.tools.base import Tool, ToolContext
 from kb_agent.tools.registry import REQUIRES, default_tools

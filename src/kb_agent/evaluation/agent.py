@@ -20,7 +20,7 @@ from pathlib import Path
 from kb_agent.config import Settings
 from kb_agent.evaluation.retrieval import DatasetError
 from kb_agent.evaluation.workspace import throwaway_engine
-from kb_agent.store.access import AccessFilter
+from kb_agent.governance.access import AccessFilter
 
 
 def normalize_answer(text: str) -> str:

@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from kb_agent.config import Settings
+from kb_agent.governance.access import AccessFilter
 from kb_agent.ingest.indexer import Indexer
 from kb_agent.llm.embeddings import Embedder, get_embedder
 from kb_agent.retrieval.searcher import Searcher
-from kb_agent.store.access import AccessFilter
 from kb_agent.store.kb import KnowledgeBase
 
 

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
+from kb_agent.governance.access import NOBODY, AccessFilter
 from kb_agent.governance.policy import Decision
-from kb_agent.store.access import NOBODY, AccessFilter
-from kb_agent.store.catalog import FileRecord
 
 
-def explain(record: FileRecord, kb: str, decision: Decision) -> dict:
+class AclRecord(Protocol):
+    """What an explanation reads from an indexed file's record (the store's `FileRecord` has it)."""
+
+    path: str
+    acl: list[str]
+    acl_sources: list[dict]
+
+
+def explain(record: AclRecord, kb: str, decision: Decision) -> dict:
     access = (
         AccessFilter.unrestricted() if decision.acl_groups is None else AccessFilter.for_groups(decision.acl_groups)
     )

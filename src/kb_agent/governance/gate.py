@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from kb_agent.governance.access import AccessFilter
 from kb_agent.governance.audit import AuditLog
 from kb_agent.governance.budget import Budgets, LimitExceeded
 from kb_agent.governance.errors import AccessDenied
 from kb_agent.governance.identity import UserContext
 from kb_agent.governance.policy import Decision, Policy
 from kb_agent.governance.request import Request
-from kb_agent.store.access import AccessFilter
 
 __all__ = ["AccessDenied", "Gate"]
 

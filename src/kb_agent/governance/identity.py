@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from kb_agent.store.access import AccessFilter
+from kb_agent.governance.access import AccessFilter
 
 
 class UserContext(BaseModel):

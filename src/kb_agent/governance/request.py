@@ -16,13 +16,13 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
+from kb_agent.governance.access import AccessFilter
 from kb_agent.governance.audit import AuditLog
 from kb_agent.governance.budget import Budgets
 from kb_agent.governance.errors import classify
 from kb_agent.governance.identity import UserContext
 from kb_agent.governance.outbound import Outbound
 from kb_agent.governance.policy import Decision
-from kb_agent.store.access import AccessFilter
 
 
 class Metered(Protocol):

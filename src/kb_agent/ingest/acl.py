@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kb_agent.governance.access import NOBODY, PUBLIC_TAG
 from kb_agent.ingest.models import LoaderError
-from kb_agent.store.access import NOBODY, PUBLIC_TAG
 
 ACL_FILE = ".kbacl"
 MAX_ACL_FILE_BYTES = 64 * 1024

@@ -9,11 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kb_agent.governance.access import NOBODY
 from kb_agent.ingest.acl import AclError, AclResolver, AclSource, check_group, combine
 from kb_agent.ingest.chunker import chunk_document
 from kb_agent.ingest.loaders import LoaderError, load
 from kb_agent.ingest.scanner import FoundFile, scan
-from kb_agent.store.access import NOBODY
 from kb_agent.store.catalog import FileRecord
 from kb_agent.store.kb import KnowledgeBase
 

@@ -15,8 +15,8 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kb_agent.governance.access import AccessFilter
 from kb_agent.retrieval.types import SearchHit
-from kb_agent.store.access import AccessFilter
 from kb_agent.store.kb import KnowledgeBase
 
 _WORD = re.compile(r"[\w'&.\-]+")

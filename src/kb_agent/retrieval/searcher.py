@@ -10,13 +10,13 @@ import time
 from collections.abc import Callable
 
 from kb_agent.config import Settings
+from kb_agent.governance.access import AccessFilter
 from kb_agent.llm.embeddings import Embedder
 from kb_agent.retrieval.exact import RARE, identifiers, pattern
 from kb_agent.retrieval.fusion import rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
 from kb_agent.retrieval.hops import linked_hits, merge_hops
 from kb_agent.retrieval.types import Mode, SearchHit, SearchResponse
-from kb_agent.store.access import AccessFilter
 from kb_agent.store.catalog import StoredChunk
 from kb_agent.store.kb import KnowledgeBase
 from kb_agent.store.live import indexed_lines, read_indexed_bytes

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb_agent.store.access import AccessFilter
+from kb_agent.governance.access import AccessFilter
 from kb_agent.store.records import Chunk
 
 _SCHEMA = """

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from kb_agent.store.access import AccessFilter
+from kb_agent.governance.access import AccessFilter
 from kb_agent.store.catalog import Catalog
 from kb_agent.store.graph_extract import TICKET, Edge, extract, link_resolver, ticket_node
 

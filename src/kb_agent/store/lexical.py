@@ -8,7 +8,7 @@ from pathlib import Path
 
 import tantivy
 
-from kb_agent.store.access import PUBLIC_TAG, AccessFilter
+from kb_agent.governance.access import PUBLIC_TAG, AccessFilter
 from kb_agent.store.records import Chunk
 from kb_agent.text.tokenize import tokenize
 

@@ -15,7 +15,7 @@ from typing import Protocol
 import faiss
 import numpy as np
 
-from kb_agent.store.access import AccessFilter
+from kb_agent.governance.access import AccessFilter
 
 
 class VectorStore(Protocol):

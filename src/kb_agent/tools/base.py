@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from kb_agent.config import Settings
-from kb_agent.store.access import AccessFilter
+from kb_agent.governance.access import AccessFilter
 
 if TYPE_CHECKING:
     from kb_agent.governance.request import Request

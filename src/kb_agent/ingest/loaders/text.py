@@ -6,10 +6,10 @@ import json
 import re
 from pathlib import Path
 
+from kb_agent.governance.access import NOBODY
 from kb_agent.ingest.acl import AclError, groups_from_value
 from kb_agent.ingest.loaders.front_matter import parse_front_matter
 from kb_agent.ingest.models import LoaderError, ParsedDocument, Section
-from kb_agent.store.access import NOBODY
 
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")

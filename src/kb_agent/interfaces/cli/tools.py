@@ -1,4 +1,4 @@
-"""`kb-agent tools`: list the Tool Cards, or run one tool exactly as the agent would."""
+"""`kb-agent tools` (list the Tool Cards, run one as the agent would) and `kb-agent vault`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,18 @@ from typing import Annotated
 
 import typer
 
-from kb_agent.interfaces.cli import AsOpt, GovernedTyper, GroupOpt, JsonOpt, KbsOpt, _engine, _fail, _user, app, out
+from kb_agent.interfaces.cli.app import (
+    AsOpt,
+    GovernedTyper,
+    GroupOpt,
+    JsonOpt,
+    KbsOpt,
+    app,
+    caller,
+    fail,
+    open_engine,
+    out,
+)
 
 tools_app = GovernedTyper(invoke_without_command=True, help="Tool Cards: list them, or run one tool.")
 app.add_typer(tools_app, name="tools")
@@ -18,8 +29,8 @@ def tools_list(ctx: typer.Context, as_group: GroupOpt = None, as_user: AsOpt = N
     """List the Tool Cards the caller may use."""
     if ctx.invoked_subcommand is not None:
         return
-    engine = _engine()
-    cards = engine.tool_cards(_user(engine, as_group, as_user))
+    engine = open_engine()
+    cards = engine.tool_cards(caller(engine, as_group, as_user))
     if as_json:
         print(json.dumps([c.model_dump() for c in cards], ensure_ascii=False))
         return
@@ -48,11 +59,11 @@ def tools_run(
     try:
         parsed = json.loads(args)
     except json.JSONDecodeError as exc:
-        _fail(f"--args is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", 2)
+        fail(f"--args is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", 2)
     if not isinstance(parsed, dict):
-        _fail('--args must be a JSON object, e.g. \'{"query": "..."}\'', 2)
-    engine = _engine()
-    result = engine.run_tool(name, parsed, user=_user(engine, as_group, as_user), kbs=kb)
+        fail('--args must be a JSON object, e.g. \'{"query": "..."}\'', 2)
+    engine = open_engine()
+    result = engine.run_tool(name, parsed, user=caller(engine, as_group, as_user), kbs=kb)
     if as_json:
         print(json.dumps(result.public_dict(), ensure_ascii=False))
     elif result.status != "ok":
@@ -89,23 +100,23 @@ def vault_set(
 
     secret = sys.stdin.readline().rstrip("\n") if from_stdin else typer.prompt("secret", hide_input=True)
     if not secret:
-        _fail("empty secret", 2)
+        fail("empty secret", 2)
     try:
-        _engine().vault.set(name, secret)
+        open_engine().vault.set(name, secret)
     except VaultError as exc:
-        _fail(str(exc), 2)
+        fail(str(exc), 2)
     out.print(f"stored credential {name!r}")
 
 
 @vault_app.command("list")
 def vault_list(as_json: JsonOpt = False) -> None:
     """Credential names (never their values)."""
-    names = _engine().vault.names()
+    names = open_engine().vault.names()
     print(json.dumps(names)) if as_json else out.print("\n".join(names) or "(empty)")
 
 
 @vault_app.command("delete")
 def vault_delete(name: Annotated[str, typer.Argument()]) -> None:
-    if not _engine().vault.delete(name):
-        _fail(f"no credential named {name!r}")
+    if not open_engine().vault.delete(name):
+        fail(f"no credential named {name!r}")
     out.print(f"deleted {name!r}")

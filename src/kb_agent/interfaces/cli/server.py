@@ -1,4 +1,4 @@
-"""`kb-agent serve` and `kb-agent mcp`: the network faces of the engine."""
+"""`kb-agent serve`, `hash-key` and `mcp`: the network faces of the engine."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kb_agent.interfaces.cli import _engine, _fail, app, err
+from kb_agent.interfaces.cli.app import app, err, fail, open_engine
 from kb_agent.interfaces.http_guard import LOOPBACK_HOSTS, is_loopback
 
 
@@ -23,17 +23,17 @@ def serve(
 
     from kb_agent.interfaces.server import create_app
 
-    engine = _engine()
+    engine = open_engine()
     settings = engine.settings
     auth = _authenticator(settings, anonymous=no_auth)
     if not auth.configured and not no_auth:
-        _fail(
+        fail(
             "no authentication configured: set KB_AGENT_API_KEYS_FILE or KB_AGENT_JWT_SECRET, "
             "or pass --no-auth for local single-user use",
             2,
         )
     if no_auth and not is_loopback(host):
-        _fail("--no-auth is only allowed on a loopback address", 2)
+        fail("--no-auth is only allowed on a loopback address", 2)
     err.print(f"kb-agent serving on http://{host}:{port} (docs at /docs)")
     # without authentication only loopback Host headers are answered (DNS rebinding)
     app = create_app(
@@ -52,7 +52,7 @@ def _authenticator(settings, *, anonymous: bool = False):
     try:
         return Authenticator(settings.api_keys_file, settings.jwt_secret, allow_anonymous=anonymous)
     except (OSError, ValueError) as exc:
-        _fail(f"configuration error: server authentication settings: {exc}", 2)
+        fail(f"configuration error: server authentication settings: {exc}", 2)
 
 
 def _allowed_hosts(settings) -> frozenset[str] | None:
@@ -85,8 +85,8 @@ def mcp(
     from kb_agent.interfaces.mcp_server import create_mcp, http_app
 
     if transport not in ("stdio", "http"):
-        _fail("--transport takes stdio or http", 2)
-    engine = _engine()
+        fail("--transport takes stdio or http", 2)
+    engine = open_engine()
     if transport == "stdio":
         create_mcp(engine, engine.identify(as_user), kb).run("stdio")
         return
@@ -94,7 +94,7 @@ def mcp(
 
     auth = _authenticator(engine.settings)
     if not auth.configured and not is_loopback(host):
-        _fail("MCP over HTTP without KB_AGENT_API_KEYS_FILE or KB_AGENT_JWT_SECRET only binds a loopback address", 2)
+        fail("MCP over HTTP without KB_AGENT_API_KEYS_FILE or KB_AGENT_JWT_SECRET only binds a loopback address", 2)
     who = "callers' own identities" if auth.configured else f"{engine.identify(as_user).user_id} (no auth, loopback)"
     err.print(f"kb-agent MCP (streamable HTTP) on http://{host}:{port}/mcp as {who}")
     uvicorn.run(

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from kb_agent.interfaces.cli import AsOpt, GovernedTyper, GroupOpt, JsonOpt, _engine, _fail, _user, app, out
+from kb_agent.interfaces.cli.app import AsOpt, GovernedTyper, GroupOpt, JsonOpt, app, caller, fail, open_engine, out
 
 policy_app = GovernedTyper(no_args_is_help=True, help="The access policy (KB_AGENT_POLICY_FILE).")
 acl_app = GovernedTyper(no_args_is_help=True, help="Who may see what, and why.")
@@ -30,11 +30,11 @@ def policy_check(
 
     path = file or get_settings().policy_file
     if path is None:
-        _fail("no policy file given and KB_AGENT_POLICY_FILE is not set (single-user mode)", 2)
+        fail("no policy file given and KB_AGENT_POLICY_FILE is not set (single-user mode)", 2)
     try:
         policy = parse_policy(Path(path).read_text(encoding="utf-8"), str(path))
     except OSError as exc:
-        _fail(f"cannot read {path}: {exc.strerror}", 2)
+        fail(f"cannot read {path}: {exc.strerror}", 2)
     except PolicyError as exc:
         if as_json:
             print(json.dumps({"ok": False, "problems": exc.problems}))
@@ -56,8 +56,8 @@ def acl_explain(
     as_json: JsonOpt = False,
 ) -> None:
     """Who may see a document (its ACL and where it comes from) and whether this user may, and why."""
-    engine = _engine()
-    report = engine.explain_acl(path, kb=kb, user=_user(engine, as_group, as_user))
+    engine = open_engine()
+    report = engine.explain_acl(path, kb=kb, user=caller(engine, as_group, as_user))
     if as_json:
         print(json.dumps(report))
         return
@@ -85,7 +85,7 @@ def acl_explain(
 def audit_verify(as_json: JsonOpt = False) -> None:
     """Check the signed chain: an edited, deleted, inserted or reordered record, a truncated tail, a re-signed or
     deleted log are reported (exit code 1)."""
-    report = _engine().verify_audit()
+    report = open_engine().verify_audit()
     if as_json:
         print(
             json.dumps({"records": report.records, "ok": report.ok, "problems": report.problems, "notes": report.notes})
@@ -106,9 +106,9 @@ def audit_show(
     as_json: JsonOpt = False,
 ) -> None:
     """One request's story: policy decisions, nodes, tool calls, LLM calls, fast paths, the answer."""
-    records = _engine().audit_records(trace_id)
+    records = open_engine().audit_records(trace_id)
     if not records:
-        _fail(f"no audit records for trace {trace_id!r}")
+        fail(f"no audit records for trace {trace_id!r}")
     if as_json:
         print(json.dumps(records, ensure_ascii=False))
         return
@@ -117,23 +117,3 @@ def audit_show(
         when = datetime.fromtimestamp(r["ts"], UTC).strftime("%H:%M:%S.%f")[:-3]
         detail = ", ".join(f"{k}={v}" for k, v in r.items() if k not in skip and v not in (None, [], {}))
         out.print(f"{when} {r['event']:<16} {detail}", highlight=False, markup=False)
-
-
-@app.command()
-def redteam(as_json: JsonOpt = False) -> None:
-    """Run the adversarial suite (≥ 200 cases) against a built-in fixture KB and policy; exit 1 on any leak."""
-    from kb_agent.config import get_settings
-    from kb_agent.evaluation.redteam import run_redteam
-
-    with out.status("red team: running cases…") as status:
-        result = run_redteam(get_settings(), on_progress=lambda n, total: status.update(f"red team: case {n}/{total}"))
-    if as_json:
-        print(json.dumps({k: result[k] for k in ("cases", "leaks", "by_category")}))
-    else:
-        for name, row in result["by_category"].items():
-            out.print(f"{name:<20} {row['cases']:>4} cases  {row['leaks']} leaks", highlight=False)
-        out.print(f"total: {result['cases']} cases, {result['leaks']} leaks", highlight=False)
-        for case in result["leaked_cases"][:20]:
-            out.print(f"  LEAK {case}", highlight=False, markup=False)
-    if result["leaks"]:
-        raise typer.Exit(1)

@@ -1,0 +1,19 @@
+"""`kb-agent`: the command line. `app.py` holds what every command shares; each module registers its commands.
+
+Importing this package registers every command; `main` is the console-script entry point."""
+
+from __future__ import annotations
+
+import sys
+
+from kb_agent.interfaces.cli import ask, evaluate, governance, indexing, models, search, server, tools  # noqa: F401
+from kb_agent.interfaces.cli.app import app
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    try:
+        app()
+    except BrokenPipeError:  # `kb-agent search ... | head`
+        sys.exit(0)

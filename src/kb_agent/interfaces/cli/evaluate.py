@@ -1,0 +1,176 @@
+"""`kb-agent eval retrieval|agent|answers` and `kb-agent redteam`: the harness, started from the command line.
+
+The only interface module that imports `kb_agent.evaluation` (an allowed upward import, tests/test_layers.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from kb_agent.interfaces.cli.app import GovernedTyper, JsonOpt, app, err, fail, out, progress_bar
+
+eval_app = GovernedTyper(no_args_is_help=True, help="Measure retrieval and answer quality.")
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("retrieval")
+def eval_retrieval(
+    dataset: Annotated[Path, typer.Option("--dataset", help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/")],
+    split: Annotated[str, typer.Option("--split")] = "test",
+    modes: Annotated[str, typer.Option("--modes", help="Comma-separated: bm25,dense,hybrid,hybrid2 (two hops)")] = (
+        "bm25,dense,hybrid"
+    ),
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N queries.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """nDCG@10, Recall@5/10/100, MRR@10 and latency for each retrieval mode."""
+    from kb_agent.config import get_settings
+    from kb_agent.evaluation.retrieval import DatasetError, evaluate_retrieval
+
+    wanted = tuple(m.strip() for m in modes.split(",") if m.strip())
+    if not wanted or any(m not in ("bm25", "dense", "hybrid", "hybrid2") for m in wanted):
+        fail("--modes takes bm25, dense, hybrid and/or hybrid2", 2)
+    try:
+        with progress_bar() as progress:
+            task = progress.add_task("embedding", total=None, note="", visible=False)
+
+            def on_embed(done: int, total: int, elapsed: float) -> None:
+                progress.update(
+                    task, completed=done, total=total, visible=True, note=f"{done / max(elapsed, 1e-9):.1f} chunks/s"
+                )
+
+            result = evaluate_retrieval(
+                dataset,
+                get_settings(),
+                split=split,
+                modes=wanted,
+                limit=limit,
+                on_stage=lambda s: err.print(f"[dim]{s}[/dim]"),
+                on_embed=on_embed,
+            )
+    except DatasetError as exc:
+        fail(str(exc), 2)
+    if as_json:
+        print(json.dumps(result))
+        return
+    table = Table(
+        "mode",
+        "nDCG@10",
+        "R@5",
+        "R@10",
+        "R@100",
+        "MRR@10",
+        "p50 ms",
+        "p95 ms",
+        title=f"{dataset} ({result['queries']} queries)",
+    )
+    for mode in wanted:
+        r = result[mode]
+        table.add_row(
+            mode,
+            *(f"{r[key]:.4f}" for key in ("ndcg@10", "recall@5", "recall@10", "recall@100", "mrr@10")),
+            f"{r['p50_ms']:.1f}",
+            f"{r['p95_ms']:.1f}",
+        )
+    out.print(table)
+    out.print(f"indexing: {result['indexing']}")
+    for key in ("embedding", "dense_coverage", "query_embedding_ms"):
+        if key in result:
+            out.print(f"{key}: {result[key]}")
+
+
+@eval_app.command("agent")
+def eval_agent(
+    dataset: Annotated[Path, typer.Option("--dataset", help="Folder with corpus.jsonl and qa.jsonl (HotpotQA).")],
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Evidence recall@5, answer EM/F1, citation precision, LLM calls and seconds per route."""
+    from kb_agent.config import get_settings
+    from kb_agent.evaluation.agent import evaluate_agent
+    from kb_agent.evaluation.retrieval import DatasetError
+
+    try:
+        result = evaluate_agent(
+            dataset, get_settings(), limit=limit, on_progress=lambda i, n, q: err.print(f"[dim]{i}/{n} {q[:70]}[/dim]")
+        )
+    except DatasetError as exc:
+        fail(str(exc), 2)
+    if as_json:
+        print(json.dumps(result))
+        return
+    for key, value in result.items():
+        out.print(f"{key}: {value}")
+
+
+@eval_app.command("answers")
+def eval_answers(
+    docs: Annotated[Path, typer.Option("--docs", help="Folder of documents the questions are about.")],
+    question_set: Annotated[
+        Path, typer.Option("--set", help="Question set (JSONL: question, gold spans, must_contain, type, split).")
+    ],
+    split: Annotated[str | None, typer.Option("--split", help="Only this split (e.g. tune, holdout).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Append one JSON row per question to this file.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer quality: contains the gold, cites the gold lines, claims kept/removed, unanswerable refused,
+    chitchat without retrieval, LLM calls and seconds - overall, per type and per split."""
+    from kb_agent.config import get_settings
+    from kb_agent.evaluation.answers import evaluate_answers
+
+    result = evaluate_answers(
+        docs,
+        question_set,
+        get_settings(),
+        split=split,
+        limit=limit,
+        out=out,
+        on_progress=lambda i, n, q: err.print(f"[dim]{i}/{n} {escape(q[:70])}[/dim]"),
+    )
+    if as_json:
+        print(json.dumps(result, ensure_ascii=False))
+        return
+    keys = (
+        "questions",
+        "contains_gold",
+        "cites_gold",
+        "cites_gold_text",
+        "unanswerable_refused",
+        "chitchat_ok",
+        "claims_kept",
+        "claims_removed",
+        "unsupported_kept",
+        "errors",
+        "llm_calls",
+        "seconds_p50",
+    )
+    rows = [("all", result["all"]), *result["by_split"].items(), *result["by_type"].items()]
+    for name, block in rows:
+        out_line = "  ".join(f"{k}={block[k]}" for k in keys if block.get(k) is not None)
+        print(f"{name:<16} {out_line}")
+
+
+@app.command()
+def redteam(as_json: JsonOpt = False) -> None:
+    """Run the adversarial suite (≥ 200 cases) against a built-in fixture KB and policy; exit 1 on any leak."""
+    from kb_agent.config import get_settings
+    from kb_agent.evaluation.redteam import run_redteam
+
+    with out.status("red team: running cases…") as status:
+        result = run_redteam(get_settings(), on_progress=lambda n, total: status.update(f"red team: case {n}/{total}"))
+    if as_json:
+        print(json.dumps({k: result[k] for k in ("cases", "leaks", "by_category")}))
+    else:
+        for name, row in result["by_category"].items():
+            out.print(f"{name:<20} {row['cases']:>4} cases  {row['leaks']} leaks", highlight=False)
+        out.print(f"total: {result['cases']} cases, {result['leaks']} leaks", highlight=False)
+        for case in result["leaked_cases"][:20]:
+            out.print(f"  LEAK {case}", highlight=False, markup=False)
+    if result["leaks"]:
+        raise typer.Exit(1)
