@@ -60,6 +60,7 @@ def test_group_names_match_exactly(corp, mode):
     assert _restricted(corp, "zebracorn", mode, ["HR", "h", "hr*", "Exec", "__public__"]) == set()
 
 
+@pytest.mark.ripgrep
 def test_narrowed_acl_after_reindex_applies_to_every_mode(corp, tmp_path):
     write(tmp_path / "corp" / ".kbacl", "staff\nmanagers\n")  # the whole tree: staff and managers only
     handbook = "---\nacl: [managers]\n---\n# Handbook\nThe vacation policy grants 25 days.\n"

@@ -242,6 +242,7 @@ def test_without_a_model_the_answer_comes_from_the_evidence_it_holds(settings, t
     assert all(c.supported for c in answer.claims)
 
 
+@pytest.mark.ripgrep
 def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
     rows = [
         json.dumps({"_id": f"T-{i}", "title": f"t{i}", "text": f"ticket {i} " + ("zebracorn" if i == 7 else "")})

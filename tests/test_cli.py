@@ -37,6 +37,7 @@ def test_index_json_summary(cli_env):
     assert again["unchanged"] == 2 and again["added"] == 0
 
 
+@pytest.mark.ripgrep
 def test_search_json_shape_and_acl(cli_env):
     runner.invoke(app, ["index", str(cli_env), "--kb", "docs", "--no-embed"])
     payload = _json(runner.invoke(app, ["search", "retry", "--kb", "docs", "--mode", "bm25", "--json"]))

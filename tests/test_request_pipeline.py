@@ -67,6 +67,7 @@ def governed(settings, tmp_path, corp):
 
 
 # -- 2. policy ---------------------------------------------------------------------------------------
+@pytest.mark.ripgrep
 def test_a_group_whose_when_fails_gives_no_acl_groups(governed):
     alice, hank = governed.identify("alice"), governed.identify("hank")  # both in hr; only hank is tenant acme
     for mode in ("bm25", "grep", "dense", "hybrid"):

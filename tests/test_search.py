@@ -75,6 +75,7 @@ def test_chinese_query_finds_chinese_doc(docs):
     assert docs.search("倒数排序融合", access=ALL, mode="bm25").hits[0].path == "docs/zh.md"
 
 
+@pytest.mark.ripgrep
 def test_grep_windows_merge_and_cite_exact_lines(docs):
     hits = docs.search("walrus", access=ALL, mode="grep", k=10).hits
     spans = sorted((h.start_line, h.end_line) for h in hits if h.path == "docs/long.txt")
@@ -86,6 +87,7 @@ def test_grep_windows_merge_and_cite_exact_lines(docs):
         assert hit.text == "\n".join(lines[hit.start_line - 1 : hit.end_line])
 
 
+@pytest.mark.ripgrep
 def test_grep_only_reads_the_files_it_is_given(tmp_path):
     allowed = write(tmp_path / "ok.txt", "secret walrus\n")
     forbidden = write(tmp_path / "no.txt", "secret walrus\n")
@@ -102,6 +104,7 @@ def test_grep_keywords():
     assert grep_keywords("如何声明请求体") == ["声明", "请求"]
 
 
+@pytest.mark.ripgrep
 def test_cap_per_document_setting(docs):
     docs.settings.max_chunks_per_doc = 1
     hits = docs.search("walrus", access=ALL, mode="grep", k=10).hits
