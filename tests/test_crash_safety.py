@@ -24,6 +24,7 @@ def _bm25_paths(settings, query):
         engine.close()
 
 
+@pytest.mark.slow  # a real subprocess: seconds, not milliseconds (CI runs it)
 def test_kill_9_mid_run_keeps_previous_index(tmp_path):
     settings = Settings(data_folder=tmp_path / "data", _env_file=None)
     root = tmp_path / "docs"

@@ -54,6 +54,7 @@ def test_tools_scoped_to_the_identity_in_memory(kb):
     anyio.run(scenario)
 
 
+@pytest.mark.slow  # a real subprocess: seconds, not milliseconds (CI runs it)
 def test_stdio_transport_with_the_sdk_client(kb, settings):
     env = {**os.environ, "KB_AGENT_DATA_FOLDER": str(settings.data_folder), "KB_AGENT_LLM_PROVIDER": "none"}
     params = StdioServerParameters(command=sys.executable, args=["-m", "kb_agent.interfaces.cli", "mcp"], env=env)
@@ -66,6 +67,7 @@ def test_stdio_transport_with_the_sdk_client(kb, settings):
     anyio.run(scenario)
 
 
+@pytest.mark.slow  # a real subprocess: seconds, not milliseconds (CI runs it)
 def test_streamable_http_transport_with_the_sdk_client(kb, settings):
     import socket
     import subprocess

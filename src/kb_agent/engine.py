@@ -29,6 +29,7 @@ from kb_agent.governance.masking import install_log_masking
 from kb_agent.governance.policy import Decision
 from kb_agent.governance.request import Request
 from kb_agent.governance.vault import Vault
+from kb_agent.ingest.embedding import embed_pending
 from kb_agent.ingest.indexer import Indexer, IndexReport, ProgressFn
 from kb_agent.llm.base import LLM, MeteredLLM
 from kb_agent.llm.embeddings import Embedder, get_embedder
@@ -189,7 +190,7 @@ class Engine:
         pid_file = knowledge_base.folder / "embed.pid"
         pid_file.write_text(str(os.getpid()))
         try:
-            return knowledge_base.embed_pending(self.embedder(), on_progress=on_progress, should_stop=should_stop)
+            return embed_pending(knowledge_base, self.embedder(), on_progress=on_progress, should_stop=should_stop)
         finally:
             pid_file.unlink(missing_ok=True)
 

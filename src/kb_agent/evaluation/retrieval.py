@@ -21,6 +21,7 @@ import numpy as np
 
 from kb_agent.config import Settings
 from kb_agent.governance.access import AccessFilter
+from kb_agent.ingest.embedding import embed_pending
 from kb_agent.ingest.indexer import Indexer
 from kb_agent.llm.embeddings import Embedder, get_embedder
 from kb_agent.retrieval.searcher import Searcher
@@ -173,7 +174,7 @@ def evaluate_retrieval(
             if embed:
                 if on_stage:
                     on_stage("embedding chunks not in the cache yet")
-                stats = kb.embed_pending(memo, on_progress=on_embed)
+                stats = embed_pending(kb, memo, on_progress=on_embed)
                 result["embedding"] = {"model": kb.model_id, **{k: round(v, 2) for k, v in stats.items()}}
             result["dense_coverage"] = round(kb.embed_progress().coverage, 4)
         searcher = Searcher([kb], eval_settings, embedder=memo)

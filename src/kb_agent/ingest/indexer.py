@@ -12,6 +12,7 @@ from pathlib import Path
 from kb_agent.governance.access import NOBODY
 from kb_agent.ingest.acl import AclError, AclResolver, AclSource, check_group, combine
 from kb_agent.ingest.chunker import chunk_document
+from kb_agent.ingest.graph_job import sync_graph
 from kb_agent.ingest.loaders import LoaderError, load
 from kb_agent.ingest.scanner import FoundFile, scan
 from kb_agent.store.catalog import FileRecord
@@ -71,23 +72,22 @@ class Indexer:
             if not resolved.exists():
                 raise FileNotFoundError(f"no such file or folder: {path}")
             roots.append(resolved)
-        catalog = self.kb.catalog
         with self.kb.writing():
-            known = catalog.roots()
+            known = self.kb.roots()
             for root in roots:  # registered first: every root's --acl applies to files any root reaches
-                catalog.set_root(str(root), acl if acl is not None else known.get(str(root), []), time.time())
-            all_roots = catalog.roots()
+                self.kb.set_root(str(root), acl if acl is not None else known.get(str(root), []))
+            all_roots = self.kb.roots()
             resolver = AclResolver(all_roots)
             for root in roots:
                 self._index_root(root, resolver, [Path(r) for r in all_roots], report, on_progress)
+        sync_graph(self.kb)
         report.seconds = time.perf_counter() - started
         return report
 
     def _index_root(
         self, root: Path, resolver: AclResolver, all_roots: list[Path], report: IndexReport, on_progress
     ) -> None:
-        catalog = self.kb.catalog
-        previous = catalog.files_within(str(root))
+        previous = self.kb.files_within(str(root))
         found = list(scan(root, all_roots))
         seen: set[str] = set()
         max_bytes = int(self.settings.max_file_mb * 1024 * 1024)
@@ -119,8 +119,7 @@ class Indexer:
                 report.deleted.append(record.path)
 
     def _remove(self, record: FileRecord, report: IndexReport) -> None:
-        report.chunks_removed += len(self.kb.catalog.delete_file(record.source))
-        self.kb.lexical.delete_source(record.source)
+        report.chunks_removed += self.kb.delete_file(record.source)
 
     def _skip(self, display: str, reason: str, old: FileRecord | None, report: IndexReport) -> None:
         """Skip a file whose ACL or target cannot be trusted; an earlier indexed version goes too."""
@@ -132,7 +131,7 @@ class Indexer:
     def _index_file(
         self, item: FoundFile, root: Path, resolver: AclResolver, stat, old: FileRecord | None, report: IndexReport
     ) -> None:
-        twin = self.kb.catalog.other_file_at(item.display, str(item.path))
+        twin = self.kb.other_file_at(item.display, str(item.path))
         if twin is not None:
             if os.path.lexists(twin.source):
                 self._skip(
@@ -175,7 +174,7 @@ class Indexer:
             report.skipped.append((item.display, f"parser error: {type(exc).__name__}: {exc}"[:300]))
             return
         if same_place and old.file_hash == file_hash:  # front matter and record ACLs are in the hash
-            self.kb.catalog.touch_file(str(item.path), stat.st_size, stat.st_mtime)
+            self.kb.touch_file(str(item.path), stat.st_size, stat.st_mtime)
             report.unchanged += 1
             return
         chunks, doc_acls, derivation = [], [], [s.as_dict() for s in sources]
@@ -230,13 +229,9 @@ class Indexer:
             real_path=real_path,
             acl_sources=derivation,
         )
-        keys = [self.kb.embed_key_for(chunk) for chunk in chunks]
-        removed, added = self.kb.catalog.replace_file(record, chunks, keys, time.time())
-        if removed:
-            self.kb.lexical.delete_source(record.source)
-        self.kb.lexical.add(added)
-        report.chunks_removed += len(removed)
-        report.chunks_added += len(added)
+        removed, added = self.kb.replace_file(record, chunks)
+        report.chunks_removed += removed
+        report.chunks_added += added
         (report.updated if old else report.added).append(item.display)
 
 

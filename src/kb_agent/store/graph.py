@@ -1,5 +1,7 @@
-"""The knowledge graph of one KB (NetworkX MultiDiGraph), persisted beside the other stores and kept in step
-with the catalog file by file: a changed file's edges are replaced, a deleted file's edges removed.
+"""The knowledge graph of one KB (NetworkX MultiDiGraph), persisted beside the other stores.
+
+The ingest job `kb_agent.ingest.graph_job` keeps it in step with the catalog file by file (a changed file's
+edges replaced, a deleted file's removed); readers only load it, and never write.
 
 Every edge keeps the ACL of the file that asserts it; traversal only follows edges the caller may see,
 so the graph never reveals a restricted document, or that one mentions something."""
@@ -7,15 +9,33 @@ so the graph never reveals a restricted document, or that one mentions something
 from __future__ import annotations
 
 import json
+import re
 import threading
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import networkx as nx
 
 from kb_agent.governance.access import AccessFilter
-from kb_agent.store.catalog import Catalog
-from kb_agent.store.graph_extract import TICKET, Edge, extract, link_resolver, ticket_node
+
+TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9}-\d{1,7})\b")
+
+
+@dataclass
+class Edge:
+    head: str
+    rel: str
+    tail: str
+    path: str = ""
+    start_line: int = 0
+    end_line: int = 0
+    text: str = ""  # the exact line(s) asserting it
+    acl: list[str] = field(default_factory=list)
+    page: int | None = None
+
+
+def ticket_node(key: str) -> str:
+    return f"ticket:{key.upper()}"
 
 
 class KnowledgeGraph:
@@ -25,7 +45,21 @@ class KnowledgeGraph:
         self.files: dict[str, str] = {}  # path -> file hash the edges were extracted from
         self.generation = -1
         self._lock = threading.Lock()
+        self._mtime = self._stat()
         self._load()
+
+    def _stat(self) -> float:
+        try:
+            return self.path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    def reload_if_changed(self) -> None:
+        """A reader picks up what an index run (maybe in another process) wrote."""
+        mtime = self._stat()
+        if mtime != self._mtime:
+            self._mtime = mtime
+            self._load()
 
     def _load(self) -> None:
         try:
@@ -48,33 +82,13 @@ class KnowledgeGraph:
         tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
         tmp.replace(self.path)
 
-    # -- keeping in step with the catalog ----------------------------------------------------------
-    def sync(self, catalog: Catalog) -> bool:
-        """Re-extract the files whose content or ACL changed; True when the graph changed."""
-        if catalog.generation == self.generation:
-            return False
-        with self._lock:
-            records = {f.path: f for f in catalog.all_files()}
-            stamps = {p: f"{f.file_hash}:{','.join(sorted(f.acl))}" for p, f in records.items()}
-            changed = [p for p, stamp in stamps.items() if self.files.get(p) != stamp]
-            removed = [p for p in self.files if p not in records]
-            added = [p for p in changed if p not in self.files]
-            if removed or added:  # links into removed files die; dead links may now resolve
-                changed += sorted(self._linking_files(removed) - set(changed))
-            if changed or removed:
-                stems = _stems(catalog, records)
-                resolve = link_resolver(set(records), stems)
-                self._drop({p for p in removed + changed if p in self.files})
-                for path in changed:
-                    chunks = [s.chunk for s in catalog.chunks_of_source(records[path].source)]
-                    for edge in extract(path, chunks, resolve):
-                        self._add(edge, path)
-                    self.files[path] = stamps[path]
-            self.generation = catalog.generation
-            self.save()
-            return bool(changed or removed)
+    # -- writing (the ingest graph job only) ---------------------------------------------------------
+    def stamps(self) -> dict[str, str]:
+        """path -> the file hash and ACL its edges were extracted from."""
+        return dict(self.files)
 
-    def _linking_files(self, removed: list[str]) -> set[str]:
+    def linking_files(self, removed: list[str]) -> set[str]:
+        """Files whose links point into `removed` files, or that hold dead links (they may resolve now)."""
         gone = {f"file:{p}" for p in removed}
         return {
             by
@@ -83,6 +97,18 @@ class KnowledgeGraph:
             for by in [data.get("by")]
             if by and by not in removed
         }
+
+    def replace_files(self, dropped: set[str], extracted: dict[str, tuple[str, list[Edge]]], generation: int) -> None:
+        """Drop the edges of `dropped` files, add each extracted file's edges, record the catalog generation."""
+        with self._lock:
+            self._drop(dropped & set(self.files))
+            for path, (stamp, edges) in extracted.items():
+                for edge in edges:
+                    self._add(edge, path)
+                self.files[path] = stamp
+            self.generation = generation
+            self.save()
+            self._mtime = self._stat()
 
     def _add(self, edge: Edge, asserted_by: str) -> None:
         attrs = asdict(edge)
@@ -150,15 +176,3 @@ class KnowledgeGraph:
                         return out
             frontier = next_frontier
         return out
-
-
-def _stems(catalog: Catalog, records: dict) -> dict[str, str]:
-    """[[WikiLink]] targets: file stems and document titles."""
-    stems: dict[str, str] = {}
-    for path in sorted(records, key=len):
-        stems.setdefault(path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower(), path)
-    by_source = {f.source: p for p, f in records.items()}
-    for title, _doc, _first, source in catalog.doc_leads():
-        if source in by_source:
-            stems.setdefault(title.strip().lower(), by_source[source])
-    return stems

@@ -12,7 +12,7 @@ import fcntl
 import json
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +21,8 @@ import numpy as np
 
 from kb_agent.config import Settings
 from kb_agent.governance.errors import Conflict, NotFound
-from kb_agent.llm.embeddings import Embedder, embedder_model_id
-from kb_agent.store.catalog import Catalog
+from kb_agent.llm.embeddings import embedder_model_id
+from kb_agent.store.catalog import Catalog, FileRecord
 from kb_agent.store.embedding_cache import EmbeddingCache, embed_key
 from kb_agent.store.graph import KnowledgeGraph
 from kb_agent.store.lexical import LexicalIndex
@@ -80,12 +80,14 @@ class KnowledgeBase:
         self._vector_gen = self._stored_vector_gen()
         self._count_cache: tuple[int, int] = (-1, 0)
         self._graph: KnowledgeGraph | None = None
+        self._writing = False
 
     def graph(self) -> KnowledgeGraph:
-        """The knowledge graph, brought in step with the catalog (incrementally) on each call."""
+        """The knowledge graph as the last index run left it (the ingest graph job writes it, readers never do)."""
         if self._graph is None:
             self._graph = KnowledgeGraph(self.folder)
-        self._graph.sync(self.catalog)
+        else:
+            self._graph.reload_if_changed()
         return self._graph
 
     @staticmethod
@@ -103,10 +105,12 @@ class KnowledgeBase:
         self.catalog.close()
         self.cache.close()
 
-    # -- writing (used by the indexer) -------------------------------------------------------------
+    # -- the write API: the indexer's only way in -------------------------------------------------------
     @contextmanager
     def writing(self) -> Iterator[None]:
-        """One atomic index run: catalog changes commit only after tantivy has committed the same ones."""
+        """One atomic index run: catalog changes commit only after tantivy has committed the same ones.
+
+        Inside it, `replace_file` / `delete_file` / `touch_file` / `set_root` change the KB; outside, they raise."""
         lock_path = self.folder / ".write.lock"
         with open(lock_path, "w") as lock_file:
             try:
@@ -117,6 +121,7 @@ class KnowledgeBase:
                 self.rebuild_lexical()
             self.catalog.set_meta("lexical_dirty", "1")
             lexical_committed = False
+            self._writing = True
             try:
                 with self.catalog.transaction():
                     yield
@@ -129,8 +134,51 @@ class KnowledgeBase:
                     self.lexical.rollback()
                     self.catalog.set_meta("lexical_dirty", "0")
                 raise
+            finally:
+                self._writing = False
         self.sync_vectors()
-        self.graph()
+
+    def _must_be_writing(self) -> None:
+        if not self._writing:
+            raise RuntimeError("knowledge-base writes happen inside `with kb.writing():` (one atomic run)")
+
+    def replace_file(self, record: FileRecord, chunks: list[Chunk]) -> tuple[int, int]:
+        """Put one file's chunks in place of its previous ones (catalog + lexical); (removed, added) counts."""
+        self._must_be_writing()
+        keys = [self.embed_key_for(chunk) for chunk in chunks]
+        removed, added = self.catalog.replace_file(record, chunks, keys, time.time())
+        if removed:
+            self.lexical.delete_source(record.source)
+        self.lexical.add(added)
+        return len(removed), len(added)
+
+    def delete_file(self, source: str) -> int:
+        """Remove one file and its chunks; how many chunks went."""
+        self._must_be_writing()
+        removed = self.catalog.delete_file(source)
+        self.lexical.delete_source(source)
+        return len(removed)
+
+    def touch_file(self, source: str, size: int, mtime: float) -> None:
+        """Same content, new size/mtime: remember them so the next run does not read the file again."""
+        self._must_be_writing()
+        self.catalog.touch_file(source, size, mtime)
+
+    def set_root(self, root: str, acl: list[str]) -> None:
+        self._must_be_writing()
+        self.catalog.set_root(root, acl, time.time())
+
+    def roots(self) -> dict[str, list[str]]:
+        """Indexed root folder -> its --acl groups."""
+        return self.catalog.roots()
+
+    def files_within(self, root: str) -> dict[str, FileRecord]:
+        """source -> record of every indexed file under `root`."""
+        return self.catalog.files_within(root)
+
+    def other_file_at(self, path: str, source: str) -> FileRecord | None:
+        """Another indexed file that already uses citation path `path`."""
+        return self.catalog.other_file_at(path, source)
 
     def rebuild_lexical(self) -> None:
         self.lexical.clear()
@@ -209,49 +257,22 @@ class KnowledgeBase:
         missing = set(self.cache.missing(key for _, key, _ in rows))
         return EmbedProgress(total=len(rows), embedded=sum(1 for _, key, _ in rows if key not in missing))
 
-    def embed_pending(
-        self,
-        embedder: Embedder,
-        *,
-        on_progress: Callable[[int, int, float], None] | None = None,
-        should_stop: Callable[[], bool] | None = None,
-        sync_every: int = 2000,
-    ) -> dict:
-        """Embed every chunk whose vector is not cached yet. Resumable: each batch is committed."""
-        if embedder.model_id != self.model_id:
-            raise KBError(f"embedder {embedder.model_id} does not match this KB's cache ({self.model_id})")
-        keys = {key: row_id for row_id, key, _ in self.catalog.embed_keys()}
-        missing = self.cache.missing(keys)
-        total, done, started = len(missing), 0, time.perf_counter()
-        batch_size = self.settings.embed_batch_size
-        since_sync = 0
-        for start in range(0, total, batch_size):
-            if should_stop and should_stop():
-                break
-            part = missing[start : start + batch_size]
-            chunks = self.catalog.get_chunks(keys[k] for k in part)
-            texts = {
-                k: embedding_text(chunks[keys[k]].chunk, self.settings.embed_max_chars)
-                for k in part
-                if keys[k] in chunks
-            }
-            if not texts:
-                continue
-            vectors = embedder.embed_passages(list(texts.values()))
-            self.cache.put_many(dict(zip(texts.keys(), vectors, strict=True)))
-            self.catalog.bump("embed_generation")
-            done += len(texts)
-            since_sync += len(texts)
-            if since_sync >= sync_every:
-                self.sync_vectors()
-                since_sync = 0
-            if on_progress:
-                on_progress(done, total, time.perf_counter() - started)
-        self.sync_vectors()
-        elapsed = time.perf_counter() - started
+    # -- vectors (written by the embedding job, kb_agent.ingest.embedding) ----------------------------
+    def unembedded(self) -> dict[str, int]:
+        """Embedding key -> chunk row id, for the chunks whose vector is not cached yet (in catalog order)."""
+        rows = {key: row_id for row_id, key, _ in self.catalog.embed_keys()}
+        return {key: rows[key] for key in self.cache.missing(rows)}
+
+    def embedding_texts(self, rows: dict[str, int]) -> dict[str, str]:
+        """Embedding key -> the passage the embedder sees, for the rows still in the catalog."""
+        chunks = self.catalog.get_chunks(rows.values())
         return {
-            "embedded": done,
-            "pending": total - done,
-            "seconds": elapsed,
-            "chunks_per_s": done / elapsed if elapsed > 0 else 0.0,
+            key: embedding_text(chunks[row_id].chunk, self.settings.embed_max_chars)
+            for key, row_id in rows.items()
+            if row_id in chunks
         }
+
+    def add_vectors(self, vectors: dict[str, np.ndarray]) -> None:
+        """Commit one batch to the shared cache; `sync_vectors` brings the dense store in step."""
+        self.cache.put_many(vectors)
+        self.catalog.bump("embed_generation")

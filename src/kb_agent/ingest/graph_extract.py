@@ -8,12 +8,11 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from kb_agent.store.graph import TICKET, Edge, ticket_node
 from kb_agent.store.records import Chunk
 
-TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9}-\d{1,7})\b")
 _MD_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _WIKI_LINK = re.compile(r"\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]")
 # "blocks LANG-12", "is blocked by X-3", "subtask of ABC-1", "clones KEY-9", "relates to KEY-4"
@@ -55,25 +54,8 @@ _FIELD_RELATIONS = {
 }
 
 
-@dataclass
-class Edge:
-    head: str
-    rel: str
-    tail: str
-    path: str = ""
-    start_line: int = 0
-    end_line: int = 0
-    text: str = ""  # the exact line(s) asserting it
-    acl: list[str] = field(default_factory=list)
-    page: int | None = None
-
-
 def file_node(path: str) -> str:
     return f"file:{path}"
-
-
-def ticket_node(key: str) -> str:
-    return f"ticket:{key.upper()}"
 
 
 def extract(path: str, chunks: list[Chunk], resolve_link) -> list[Edge]:
