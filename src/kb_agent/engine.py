@@ -94,7 +94,7 @@ class Engine:
         self._embedder = embedder  # None: the configured one, loaded on first use
         # an injected model serves every tier; a (fast, main, strong) tuple sets them apart
         if isinstance(llm, tuple):
-            self._llms = LLMTiers(*llm)
+            self._llms: LLMTiers | None = LLMTiers(*llm)
         else:
             self._llms = LLMTiers(llm, llm, llm) if llm is not None else None  # None: from settings, on first use
         self._tools = default_tools()

@@ -46,21 +46,21 @@ def analyze_and_route(state: AgentState, config) -> dict:
     strategy = state.get("strategy", 0)
     update: dict = {}
     if strategy > 0:  # re-entry after RE_RETRIEVE: switch strategy, no LLM call
-        route = dict(state["route"])
+        prior = dict(state["route"])
         query_type, tools = _STRATEGIES[min(strategy, len(_STRATEGIES) - 1)]  # type: ignore[misc]
-        if query_type == route.get("query_type"):
+        if query_type == prior.get("query_type"):
             query_type, tools = (
                 ("conceptual", ["vector_search", "hybrid_search"])
                 if query_type == "exact"
                 else ("exact", ["grep_search", "hybrid_search"])
             )
-        route.update(
+        prior.update(
             query_type=query_type,
             suggested_tools=tools,
             complexity="complex",
             decided_by=f"re_retrieve_strategy_{strategy}",
         )
-        return {"route": route, "timings": timed("analyze_and_route", started)}
+        return {"route": prior, "timings": timed("analyze_and_route", started)}
 
     ruled = route_by_rules(query)
     if ruled is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -158,7 +159,9 @@ def _table_calls(ctx: AgentContext, route: dict, queries: list[str], question: s
         "hybrid_search" if "hybrid_search" in ctx.tools else None
     )
     k = ctx.settings.evidence_top_k
-    calls = [{"name": primary, "args": {"query": q, "top_k": k}} for q in queries] if primary else []
+    calls: list[dict[str, Any]] = (
+        [{"name": primary, "args": {"query": q, "top_k": k}} for q in queries] if primary else []
+    )
     # the first query (usually the question) also follows documents its top passages name - except when a
     # rule found an exact key/path/identifier (a model's query_type is only a soft signal: measured, the
     # 1.5B router calls many multi-hop questions "exact" and recall@5 fell from 0.95 to 0.82)

@@ -71,6 +71,7 @@ def run_tool_mode(state: dict, ctx: AgentContext) -> dict:
     started = time.perf_counter()
     query = state["query"]
     llm = ctx.main
+    assert llm is not None  # the engine answers extractively, without tool mode, when there is no model
     native = llm.supports_tools
     messages: list[dict] = [
         {"role": "system", "content": SYSTEM.format(protocol="" if native else JSON_PROTOCOL)},
@@ -154,7 +155,7 @@ def run_tool_mode(state: dict, ctx: AgentContext) -> dict:
         "fast_paths": [],
         "notices": [],
     }
-    masked = masking(final, {"configurable": {"ctx": ctx}})
+    masked = masking(final, {"configurable": {"ctx": ctx}})  # type: ignore[arg-type]  # a complete final state
     final.update(answer=masked["answer"], citations=masked["citations"])
     final["timings"] += masked["timings"]
     return final
@@ -165,11 +166,11 @@ def _run(name: str, args: dict, ctx: AgentContext, evidence: dict[int, Evidence]
     history.append(record)
     try:
         if name == "search_knowledge":
-            parsed = SearchArgs.model_validate(args)
+            search = SearchArgs.model_validate(args)
             # through the runner: the caller's allow-list, limits and timeout apply as in graph mode
             result = ctx.runner.run(
                 TaskRequest(
-                    trace_id=ctx.trace_id, tool="hybrid_search", input={"query": parsed.query, "top_k": parsed.top_k}
+                    trace_id=ctx.trace_id, tool="hybrid_search", input={"query": search.query, "top_k": search.top_k}
                 ),
                 ctx.tools,
                 ctx.tool_ctx,
@@ -179,10 +180,9 @@ def _run(name: str, args: dict, ctx: AgentContext, evidence: dict[int, Evidence]
             items = [item for item in result.evidence if ctx.quarantine(item, "search_knowledge") is None]
             lines = []
             for item in items:
-                known = next((e for e in evidence.values() if e.span == item.span), None)
-                if known is None:
-                    known = item.model_copy(update={"id": len(evidence) + 1})
-                    evidence[known.id] = known
+                found = next((e for e in evidence.values() if e.span == item.span), None)
+                known = found or item.model_copy(update={"id": len(evidence) + 1})
+                evidence[known.id] = known
                 lines.append(f"R{known.id} ({known.citation}): {' '.join(known.text.split())[:200]}")
             record.update(status="ok", count=len(items))
             return "\n".join(lines) or "no results"
@@ -191,12 +191,14 @@ def _run(name: str, args: dict, ctx: AgentContext, evidence: dict[int, Evidence]
             out = []
             for ref in parsed.refs:
                 match = re.fullmatch(r"R?(\d+)", ref.strip())
-                item = evidence.get(int(match.group(1))) if match else None
-                out.append(f"R{item.id} ({item.citation}):\n{item.text}" if item else f"{ref}: unknown ref")
+                ref_item = evidence.get(int(match.group(1))) if match else None
+                out.append(
+                    f"R{ref_item.id} ({ref_item.citation}):\n{ref_item.text}" if ref_item else f"{ref}: unknown ref"
+                )
             record.update(status="ok", count=len(out))
             return "\n\n".join(out)
-        record["error"] = f"unknown tool {name!r}"
-        return record["error"]
+        error = record["error"] = f"unknown tool {name!r}"
+        return error
     except (ValueError, ToolArgsError) as exc:
         record["error"] = str(exc)[:300]
         return f"error: {record['error']}"

@@ -39,8 +39,8 @@ def public_address(
     host: str,
     port: int,
     *,
-    allow_hosts: set[str] = frozenset(),
-    allow_nets: list = (),
+    allow_hosts: set[str] | frozenset[str] = frozenset(),
+    allow_nets: list | tuple = (),
     what: str = "web_fetch",
     resolver=None,
 ) -> str:
@@ -50,7 +50,7 @@ def public_address(
         infos = (resolver or socket.getaddrinfo)(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
         raise ConnectorError(f"{what}: cannot resolve {host}") from exc
-    addresses = list(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos))
+    addresses = list(dict.fromkeys(ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos))
     if not addresses:
         raise ConnectorError(f"{what}: cannot resolve {host}")
     if host.lower() not in allow_hosts:

@@ -31,10 +31,10 @@ def html_to_markdown(html: str, base_url: str | None = None) -> str:
     soup = BeautifulSoup(html or "", "lxml")
     for tag in soup(list(_NOISE)):
         tag.decompose()
-    main = soup.find("main") or soup.find("article") or soup.find(attrs={"role": "main"}) or soup.body or soup
+    main = soup.find("main") or soup.find("article") or soup.select_one('[role="main"]') or soup.body or soup
     if base_url:
         for link in main.find_all("a", href=True):
-            link["href"] = urljoin(base_url, link["href"])
+            link["href"] = urljoin(base_url, str(link["href"]))
     text = markdownify(str(main), heading_style="ATX", bullets="-", strip=["img"])
     return _BLANKS.sub("\n\n", "\n".join(line.rstrip() for line in text.split("\n"))).strip()
 

@@ -193,7 +193,8 @@ def run_redteam(
         from kb_agent.governance.vault import Vault
 
         os.environ["KB_AGENT_VAULT_KEY"] = Vault.generate_key()
-        config = (settings or Settings(_env_file=None)).model_copy(
+        base_settings = settings or Settings(_env_file=None)  # type: ignore[call-arg]
+        config = base_settings.model_copy(
             update={
                 "data_folder": base / "data",
                 "policy_file": paths["policy"],

@@ -154,7 +154,7 @@ class TransportSuite:
                 + jwt.encode({"sub": "hr_user", "exp": now + 60}, "x" * 40, algorithm="HS256")
             },
             "alg none": {
-                "Authorization": "Bearer " + jwt.encode({"sub": "hr_user", "exp": now + 60}, None, algorithm="none")
+                "Authorization": "Bearer " + jwt.encode({"sub": "hr_user", "exp": now + 60}, None, algorithm="none")  # type: ignore[arg-type]
             },
             "expired": {
                 "Authorization": "Bearer "

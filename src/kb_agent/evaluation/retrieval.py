@@ -25,6 +25,7 @@ from kb_agent.ingest.embedding import embed_pending
 from kb_agent.ingest.indexer import Indexer
 from kb_agent.llm.embeddings import Embedder, get_embedder
 from kb_agent.retrieval.searcher import Searcher
+from kb_agent.retrieval.types import Mode
 from kb_agent.store.kb import KnowledgeBase
 
 
@@ -183,7 +184,8 @@ def evaluate_retrieval(
             if on_stage:
                 on_stage(f"searching: {mode}")
             scores = ModeScores()
-            base, hops = ("hybrid", 2) if mode == "hybrid2" else (mode, 1)  # hybrid2: with the second hop
+            base: Mode = "hybrid" if mode == "hybrid2" else mode  # type: ignore[assignment]  # checked by the CLI
+            hops = 2 if mode == "hybrid2" else 1  # hybrid2: hybrid with the second hop
             for qid in query_ids:
                 response = searcher.search(
                     data.queries[qid], access=access, mode=base, k=depth * 3, pool=depth * 3, hops=hops

@@ -121,6 +121,7 @@ class AuditLog:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 key = self._secret(create=True)
+                assert key is not None  # create=True always returns one
                 count, last = self._tail(handle)
                 record = {
                     "seq": count + 1,

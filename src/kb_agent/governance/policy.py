@@ -168,8 +168,8 @@ class Policy:
             limits.append(rule.rate_limit_per_min)
             exempt = set(rule.mask_exempt) if exempt is None else exempt & set(rule.mask_exempt)
         # the most generous group wins for grants; unlimited only if every applying group says so
-        budget = None if not budgets or None in budgets else max(budgets)
-        limit = None if not limits or None in limits else max(limits)
+        budget = None if not budgets or None in budgets else max(b for b in budgets if b is not None)
+        limit = None if not limits or None in limits else max(n for n in limits if n is not None)
         return Decision(
             user,
             None if "*" in tools else tools,

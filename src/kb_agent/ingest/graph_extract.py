@@ -8,6 +8,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import unquote
 
 from kb_agent.store.graph import TICKET, Edge, ticket_node
@@ -89,7 +90,7 @@ def extract(path: str, chunks: list[Chunk], resolve_link) -> list[Edge]:
                 )
         edges.extend(_record_edges(chunk))
         for line_no, line in _lines(chunk):
-            span = {
+            span: dict[str, Any] = {
                 "path": path,
                 "start_line": line_no,
                 "end_line": line_no,
@@ -139,7 +140,7 @@ def _record_edges(chunk: Chunk) -> list[Edge]:
     """A record that is a ticket: described_in its span, plus typed relations from its fields."""
     own = _own_ticket(chunk)
     meta = chunk.metadata
-    span = {
+    span: dict[str, Any] = {
         "path": chunk.path,
         "start_line": chunk.start_line,
         "end_line": chunk.end_line,

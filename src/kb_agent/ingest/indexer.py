@@ -152,7 +152,7 @@ class Indexer:
         real_path = os.path.realpath(item.path)
         # a record written before these ACL rules (no real_path) is always re-derived
         same_place = old is not None and old.real_path == real_path and old.inherited_acl == inherited
-        if same_place and old.size == stat.st_size and old.mtime == stat.st_mtime:
+        if same_place and old is not None and old.size == stat.st_size and old.mtime == stat.st_mtime:
             report.unchanged += 1  # same size and mtime: not even read
             return
         try:
@@ -173,7 +173,9 @@ class Indexer:
         except Exception as exc:  # a third-party parser blew up: skip this file, never the run
             report.skipped.append((item.display, f"parser error: {type(exc).__name__}: {exc}"[:300]))
             return
-        if same_place and old.file_hash == file_hash:  # front matter and record ACLs are in the hash
+        if (
+            same_place and old is not None and old.file_hash == file_hash
+        ):  # front matter and record ACLs are in the hash
             self.kb.touch_file(str(item.path), stat.st_size, stat.st_mtime)
             report.unchanged += 1
             return

@@ -85,7 +85,7 @@ class Authenticator:
         import jwt
 
         try:
-            claims = jwt.decode(token, self.jwt_secret, algorithms=["HS256"], options={"require": ["sub", "exp"]})
+            claims = jwt.decode(token, self.jwt_secret or "", algorithms=["HS256"], options={"require": ["sub", "exp"]})
         except jwt.ExpiredSignatureError:
             raise Unauthenticated("the token has expired") from None
         except jwt.PyJWTError as exc:

@@ -179,8 +179,8 @@ def create_app(
             body.query,
             user=who,
             kbs=body.kbs,
-            mode=body.mode,
-            k=body.k,  # type: ignore[arg-type]
+            mode=body.mode,  # type: ignore[arg-type]  # validated by the request model
+            k=body.k,
             hops=body.hops,
         )
         return {"results": [h.public_dict() for h in response.hits], "mode": response.mode, "notices": response.notices}

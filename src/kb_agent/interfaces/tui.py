@@ -4,7 +4,7 @@ KB / chat mode, a settings screen, slash commands and a citation viewer."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -92,7 +92,7 @@ class KBAgentApp(App):
         self.kb = kb or engine.settings.default_kb
         self.mode = "kb"
         self.history: list[dict] = []
-        self.citations: dict[str, object] = {}
+        self.citations: dict[str, Any] = {}
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)

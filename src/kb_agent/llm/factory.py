@@ -58,7 +58,7 @@ def build_llms(settings: Settings) -> LLMTiers:
             return OpenAIChat(
                 base_url=settings.llm_base_url,
                 api_key=settings.llm_api_key,
-                model=name or settings.llm_model,
+                model=name or settings.llm_model or "",
                 timeout_s=settings.llm_timeout_s,
                 max_retries=settings.llm_max_retries,
             )

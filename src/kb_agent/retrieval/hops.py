@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from kb_agent.governance.access import AccessFilter
 from kb_agent.retrieval.types import SearchHit
+from kb_agent.store.catalog import StoredChunk
 from kb_agent.store.kb import KnowledgeBase
 
 _WORD = re.compile(r"[\w'&.\-]+")
@@ -90,7 +91,7 @@ def linked_hits(
     question: str,
     first: list[SearchHit],
     access: AccessFilter,
-    to_hit: Callable[[str, object], SearchHit],
+    to_hit: Callable[[str, StoredChunk], SearchHit],
 ) -> list[SearchHit]:
     """Lead passages of documents the top passages name (not the question itself), that the caller may see."""
     asked = set(normalize_title(question).split())

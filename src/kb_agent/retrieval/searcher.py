@@ -137,7 +137,9 @@ class Searcher:
         if use_bm25:
             t = time.perf_counter()
             for kb in self.kbs:
-                found = [((kb.name, i), s) for i, s in kb.lexical.search(query, pool, access)]
+                found: list[tuple[tuple, float]] = [
+                    ((kb.name, i), s) for i, s in kb.lexical.search(query, pool, access)
+                ]
                 lists.append(("bm25", self.settings.rrf_weight_bm25, found))
             timings["bm25_ms"] = (time.perf_counter() - t) * 1000
 
@@ -232,7 +234,7 @@ class Searcher:
         if single:  # one retriever over several KBs: fuse its lists by rank
             weighted = [(f"{name}{i}", w, keys) for i, (name, w, keys) in enumerate(weighted)]
         fused = rrf(weighted, k=self.settings.rrf_k)
-        return [(key, score, ranks_of[key], raw[key]) for key, score, _ in fused]
+        return [(key, score, ranks_of[key], raw[key]) for key, score, _ in fused if isinstance(key, tuple)]
 
     def _materialize(self, ranked, by_kb, grep_hits, access: AccessFilter, k: int) -> list[SearchHit]:
         """Hydrate only as many fused results as needed; re-check each chunk's ACL (defence in depth)."""

@@ -125,7 +125,7 @@ class Catalog:
         self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
     def bump(self, key: str) -> int:
-        value = int(self.get_meta(key, "0")) + 1
+        value = int(self.get_meta(key) or "0") + 1
         self.set_meta(key, str(value))
         return value
 
@@ -134,7 +134,7 @@ class Catalog:
 
     @property
     def generation(self) -> int:
-        return int(self.get_meta("generation", "0"))
+        return int(self.get_meta("generation") or "0")
 
     # -- roots and files ----------------------------------------------------------------------------
     def roots(self) -> dict[str, list[str]]:

@@ -23,22 +23,6 @@ class VectorStore(Protocol):
 
     def upsert(self, ids: np.ndarray, vectors: np.ndarray, acls: list[list[str]]) -> None: ...
 
-    def _append(self, ids: np.ndarray, vectors: np.ndarray, acls: list[list[str]]) -> None:
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        start, n = len(self._ids), len(ids)
-        self._ids = np.concatenate([self._ids, ids.astype(np.int64)])
-        self._vecs = np.vstack([self._vecs, vectors]) if start else vectors
-        self._acls = self._acls + list(acls)
-        self._index.add(vectors)
-        grow = np.zeros(n, dtype=bool)
-        self._group_masks = {g: np.concatenate([m, grow]) for g, m in self._group_masks.items()}
-        for offset, acl in enumerate(acls):
-            for group in acl:
-                if group not in self._group_masks:
-                    self._group_masks[group] = np.zeros(start + n, dtype=bool)
-                self._group_masks[group][start + offset] = True
-        self._public_mask = np.concatenate([self._public_mask, np.array([not a for a in acls], dtype=bool)])
-
     def delete(self, ids: np.ndarray) -> None: ...
 
     def ids(self) -> np.ndarray: ...
@@ -134,6 +118,7 @@ class FaissFlatStore:
         self._ids = np.concatenate([self._ids, ids.astype(np.int64)])
         self._vecs = np.vstack([self._vecs, vectors]) if start else vectors
         self._acls = self._acls + list(acls)
+        assert self._index is not None  # _set() built it before the first append
         self._index.add(vectors)
         grow = np.zeros(n, dtype=bool)
         self._group_masks = {g: np.concatenate([m, grow]) for g, m in self._group_masks.items()}
@@ -179,7 +164,7 @@ class FaissFlatStore:
                 return []
             k = min(k, allowed)
             bitmap = np.packbits(mask, bitorder="little")
-            params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap)))
+            params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap)))  # type: ignore[call-arg]
         k = min(k, len(self._ids))
         scores, positions = self._index.search(query, k, params=params)
         return [(int(self._ids[p]), float(s)) for s, p in zip(scores[0], positions[0], strict=True) if p >= 0]

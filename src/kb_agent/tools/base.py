@@ -112,7 +112,7 @@ class Tool:
     rate_limit_per_min: ClassVar[int | None] = None
     citation_policy: ClassVar[str] = "path:Lx-Ly of the indexed file"
 
-    def run(self, args: BaseModel, ctx: ToolContext) -> list[Evidence]:  # pragma: no cover - abstract
+    def run(self, args: Any, ctx: ToolContext) -> list[Evidence]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def validate(self, raw: dict) -> BaseModel:

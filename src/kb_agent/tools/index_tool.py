@@ -100,8 +100,14 @@ class IndexCommand(Tool):
             if url_page:
                 root = _call(lambda: client.page(url_page.group(1) or url_page.group(2)))
             else:
+                title_match = match
+                assert title_match is not None  # `match or url_page` above
                 root = _call(
-                    lambda: client.page(match.group(1)) if match.group(1) else client.page_by_title(match.group(2))
+                    lambda: (
+                        client.page(title_match.group(1))
+                        if title_match.group(1)
+                        else client.page_by_title(title_match.group(2))
+                    )
                 )
             return self._confluence(client, root, args, folder)
         if target.startswith(("http://", "https://")):

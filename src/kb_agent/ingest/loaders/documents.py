@@ -27,7 +27,7 @@ def load_pdf(path: Path, data: bytes) -> list[ParsedDocument]:
             lines = split_lines(page.extract_text() or "")
             if any(line.strip() for line in lines):
                 sections.append(Section(lines=lines, line_numbers=list(range(1, len(lines) + 1)), page=page_no))
-        title = str((reader.metadata or {}).get("/Title") or "") or path.stem
+        title = str(dict(reader.metadata or {}).get("/Title") or "") or path.stem
     except (PdfReadError, ValueError, KeyError, TypeError) as exc:
         raise LoaderError(f"unreadable PDF: {exc}") from exc
     if not sections:

@@ -126,7 +126,7 @@ def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
             continue
         key = str(record.get("_id") or record.get("id") or f"L{line_no}")
         title = str(record.get("title") or "")
-        meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+        meta: dict = record["metadata"] if isinstance(record.get("metadata"), dict) else {}
         try:
             acl = _record_acl(record, meta, f"line {line_no}")
         except AclError as exc:

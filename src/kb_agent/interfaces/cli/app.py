@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from pydantic import ValidationError
@@ -116,10 +116,10 @@ def _logging(verbose: bool) -> None:
     import logging
 
     logger = logging.getLogger("kb_agent")
-    for handler in list(logger.handlers):
-        if getattr(handler, "_kb_agent_cli", False):
-            logger.removeHandler(handler)
-    handler = logging.StreamHandler(sys.stderr) if verbose else logging.NullHandler()
+    for old in list(logger.handlers):
+        if getattr(old, "_kb_agent_cli", False):
+            logger.removeHandler(old)
+    handler: logging.Handler = logging.StreamHandler(sys.stderr) if verbose else logging.NullHandler()
     handler._kb_agent_cli = True  # type: ignore[attr-defined]
     if verbose:
         handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
@@ -127,7 +127,7 @@ def _logging(verbose: bool) -> None:
     logger.addHandler(handler)
 
 
-def fail(message: str, code: int = 1) -> None:
+def fail(message: str, code: int = 1) -> NoReturn:
     err.print(f"[red]error:[/red] {message}")
     raise typer.Exit(code)
 

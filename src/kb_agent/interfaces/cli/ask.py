@@ -46,6 +46,8 @@ def _ask_once(engine, question: str, *, kb, user, history, as_json: bool):
             raise typer.Exit(event["exit_code"])
         elif kind == "final":
             answer = event["answer"]
+    if answer is None:  # the stream always ends with "final" or "error"; never silently print nothing
+        raise RuntimeError("the answer stream ended without an answer")
     if as_json:
         print(json.dumps(answer.cli_dict(), ensure_ascii=False))
         return answer

@@ -31,7 +31,7 @@ def search(
     if mode not in MODES:
         fail(f"unknown --mode {mode!r}; choose one of {', '.join(MODES)}", 2)
     engine = open_engine()
-    response = engine.search(query, user=caller(engine, as_group, as_user), kbs=kb, mode=mode, k=k, hops=hops)  # type: ignore[arg-type]
+    response = engine.search(query, user=caller(engine, as_group, as_user), kbs=kb, mode=mode, k=k, hops=hops)
     for notice in response.notices:
         err.print(f"[yellow]note:[/yellow] {notice}")
     if as_json:
