@@ -2,8 +2,8 @@
 # Creates .venv with kb-agent installed (add --dev for the test tools) and makes sure ripgrep exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-extras=""
-[ "${1:-}" = "--dev" ] && extras="[dev]"
+extras="[all]"   # server, tui, mcp, local-llm: everything the README's commands use
+[ "${1:-}" = "--dev" ] && extras="[all,dev]"
 if ! command -v rg >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing ripgrep (Debian package) for grep_search..."

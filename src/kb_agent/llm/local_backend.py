@@ -25,7 +25,10 @@ class LocalLlamaChat(LLM):
         if not model_path.is_file():
             raise LLMError(f"model file not found: {model_path} (run `kb-agent models install`)")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        import xllamacpp as xlc
+        try:
+            import xllamacpp as xlc
+        except ImportError as exc:
+            raise LLMError("the local model needs the 'local-llm' extra: pip install 'kb-agent[local-llm]'") from exc
 
         params = xlc.CommonParams()
         params.model.path = str(model_path)

@@ -11,6 +11,7 @@ from typing import Annotated, NoReturn
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 out = Console()
@@ -105,6 +106,7 @@ def _root(
     """kb-agent: index a knowledge base, search it, ask it. Without a command: the TUI."""
     _logging(verbose)
     if ctx.invoked_subcommand is None:
+        require_extra("textual", "tui", "(the TUI)")
         from kb_agent.interfaces.tui import run_tui
 
         engine = open_engine()
@@ -127,8 +129,20 @@ def _logging(verbose: bool) -> None:
     logger.addHandler(handler)
 
 
+def require_extra(module: str, extra: str, command: str) -> None:
+    """A command whose optional part is not installed says which extra brings it, instead of a traceback."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        fail(f"`kb-agent {command}` needs the {extra!r} extra: pip install 'kb-agent[{extra}]'", 2)
+
+
 def fail(message: str, code: int = 1) -> NoReturn:
-    err.print(f"[red]error:[/red] {message}")
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False)  # a message may hold [brackets]
     raise typer.Exit(code)
 
 

@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kb_agent.interfaces.cli.app import GovernedTyper, JsonOpt, app, err, fail, out, progress_bar
+from kb_agent.interfaces.cli.app import GovernedTyper, JsonOpt, app, err, fail, out, progress_bar, require_extra
 
 eval_app = GovernedTyper(no_args_is_help=True, help="Measure retrieval and answer quality.")
 app.add_typer(eval_app, name="eval")
@@ -159,6 +159,8 @@ def eval_answers(
 @app.command()
 def redteam(as_json: JsonOpt = False) -> None:
     """Run the adversarial suite (≥ 200 cases) against a built-in fixture KB and policy; exit 1 on any leak."""
+    for module in ("fastapi", "jwt", "mcp"):  # the transport cases attack the real HTTP and MCP apps
+        require_extra(module, "all", "redteam")
     from kb_agent.config import get_settings
     from kb_agent.evaluation.redteam import run_redteam
 

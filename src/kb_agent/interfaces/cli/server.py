@@ -6,8 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kb_agent.interfaces.cli.app import app, err, fail, open_engine
-from kb_agent.interfaces.http_guard import LOOPBACK_HOSTS, is_loopback
+from kb_agent.interfaces.cli.app import app, err, fail, open_engine, require_extra
 
 
 @app.command()
@@ -19,8 +18,11 @@ def serve(
     ] = False,
 ) -> None:
     """HTTP API with SSE streaming, an OpenAI-compatible /v1/chat/completions and the web UI at /."""
+    for module in ("fastapi", "uvicorn", "prometheus_client", "jwt"):
+        require_extra(module, "server", "serve")
     import uvicorn
 
+    from kb_agent.interfaces.http_guard import LOOPBACK_HOSTS, is_loopback
     from kb_agent.interfaces.server import create_app
 
     engine = open_engine()
@@ -82,6 +84,9 @@ def mcp(
 ) -> None:
     """Serve search_knowledge / read_knowledge / ask over MCP: stdio for desktop clients (one identity), or
     streamable HTTP authenticated like `serve` (API keys / JWT; each call runs as its caller)."""
+    for module in ("mcp", "uvicorn", "jwt", "fastapi"):
+        require_extra(module, "mcp", "mcp")
+    from kb_agent.interfaces.http_guard import LOOPBACK_HOSTS, is_loopback
     from kb_agent.interfaces.mcp_server import create_mcp, http_app
 
     if transport not in ("stdio", "http"):
