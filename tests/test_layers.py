@@ -17,6 +17,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "kb_agent"
 LAYERS = {
     "text": 0,  # tokenizers: pure functions
     "config": 0,  # settings
+    "retry": 0,  # the one retry policy for outbound HTTP
     "llm": 1,  # the model layer: chat models and embedders
     "governance": 1,  # the gate: policy, access filters, audit, masking, budgets
     "store": 2,  # catalog, lexical index, vectors, graph: every query takes an access filter

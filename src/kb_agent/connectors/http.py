@@ -8,7 +8,6 @@ sent in, so a server that reflects `Authorization` cannot put the secret into a 
 from __future__ import annotations
 
 import base64
-import email.utils
 import json
 import sqlite3
 import threading
@@ -19,6 +18,7 @@ from pathlib import Path
 import httpx
 
 from kb_agent.governance.vault import Secret
+from kb_agent.retry import RETRY_STATUSES, RetryableStatus, call_with_retries
 
 
 class ConnectorError(RuntimeError):
@@ -55,16 +55,6 @@ class TTLCache:
 
     def close(self) -> None:
         self._db.close()
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
 def _error_detail(response: httpx.Response) -> str:
@@ -138,32 +128,23 @@ class RestClient:
         if use_cache and self._cache is not None and (hit := self._cache.get(key)) is not None:
             return hit
         url = f"{self.base_url}{path}"
-        delay = 1.0
         headers, secret_forms = self._headers()
         with httpx.Client(timeout=self.timeout_s, transport=self._transport, follow_redirects=False) as client:
-            for attempt in range(self.max_retries + 1):
-                last = attempt >= self.max_retries
-                try:
-                    response = self._get(client, url, params, headers)
-                except httpx.TimeoutException:
-                    if last:
-                        raise ConnectorError(f"{self.name}: no answer within {self.timeout_s:.0f}s") from None
-                except httpx.HTTPError as exc:
-                    if last:
-                        raise ConnectorError(
-                            f"{self.name}: cannot reach {self.base_url} ({type(exc).__name__})"
-                        ) from None
-                else:
-                    if response.status_code not in (429, 502, 503, 504) or last:
-                        break
-                    wait = _retry_after(response.headers.get("Retry-After"))
-                    if wait is not None and wait > self.max_wait_s:
-                        break  # reported as a clear 429 rather than blocking the question
-                    if wait is not None:
-                        time.sleep(wait)
-                        continue
-                time.sleep(delay)
-                delay *= 2
+
+            def attempt() -> httpx.Response:
+                response = self._get(client, url, params, headers)
+                if response.status_code in RETRY_STATUSES:
+                    raise RetryableStatus(response)
+                return response
+
+            try:
+                response = call_with_retries(attempt, attempts=self.max_retries + 1, max_wait_s=self.max_wait_s)
+            except RetryableStatus as exc:  # still busy, or asks for a longer wait: reported as a clear error
+                response = exc.response
+            except httpx.TimeoutException:
+                raise ConnectorError(f"{self.name}: no answer within {self.timeout_s:.0f}s") from None
+            except httpx.HTTPError as exc:
+                raise ConnectorError(f"{self.name}: cannot reach {self.base_url} ({type(exc).__name__})") from None
         return self._finish(response, key, url, use_cache, secret_forms)
 
     def _get(self, client: httpx.Client, url: str, params: dict, headers: dict, max_hops: int = 5) -> httpx.Response:

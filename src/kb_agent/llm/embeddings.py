@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from typing import Protocol
 
 import httpx
 import numpy as np
 
 from kb_agent.config import Settings
+from kb_agent.retry import RETRY_STATUSES, RetryableStatus, call_with_retries
 
 
 class EmbeddingError(RuntimeError):
@@ -64,25 +64,30 @@ class OpenAIEmbedder:
         self._retries = retries
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        delay = 1.0
-        for attempt in range(self._retries):
-            try:
-                response = self._client.post(self._url, json={"model": self._model, "input": texts})
-            except httpx.HTTPError as exc:
-                error = f"cannot reach {self._url}: {exc}"
-            else:
-                if response.status_code == 200:
-                    data = sorted(response.json().get("data", []), key=lambda d: d.get("index", 0))
-                    if len(data) != len(texts):
-                        raise EmbeddingError(f"{self._url} returned {len(data)} vectors for {len(texts)} texts")
-                    return _normalize(np.asarray([d["embedding"] for d in data], dtype=np.float32))
-                error = f"{self._url} answered {response.status_code}: {response.text[:200]}"
-                if response.status_code not in (429, 500, 502, 503, 504):
-                    raise EmbeddingError(error)
-            if attempt + 1 < self._retries:
-                time.sleep(delay)
-                delay *= 2
-        raise EmbeddingError(error)
+        def attempt() -> httpx.Response:
+            response = self._client.post(self._url, json={"model": self._model, "input": texts})
+            if response.status_code in RETRY_STATUSES:
+                raise RetryableStatus(response)
+            return response
+
+        try:
+            response = call_with_retries(attempt, attempts=max(1, self._retries))
+        except RetryableStatus as exc:
+            raise EmbeddingError(
+                f"{self._url} answered {exc.response.status_code}: {exc.response.text[:200]}"
+            ) from None
+        except httpx.HTTPError as exc:
+            raise EmbeddingError(f"cannot reach {self._url}: {exc}") from None
+        if response.status_code != 200:
+            raise EmbeddingError(f"{self._url} answered {response.status_code}: {response.text[:200]}")
+        try:
+            data = sorted(response.json().get("data", []), key=lambda d: d.get("index", 0))
+            vectors = [d["embedding"] for d in data]
+        except (ValueError, AttributeError, KeyError, TypeError):
+            raise EmbeddingError(f"{self._url} answered 200 without an OpenAI-style embeddings body") from None
+        if len(vectors) != len(texts):
+            raise EmbeddingError(f"{self._url} returned {len(vectors)} vectors for {len(texts)} texts")
+        return _normalize(np.asarray(vectors, dtype=np.float32))
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         return self._embed(texts)
