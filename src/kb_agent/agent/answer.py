@@ -7,18 +7,18 @@ from typing import ClassVar
 from pydantic import BaseModel, Field
 
 from kb_agent.governance.outbound import Outbound
+from kb_agent.store.spans import Span
 
 
-class Citation(BaseModel):
+class Citation(Span):
     """`start_line`-`end_line`: the few lines that state the cited content; `context_*`: the passage they
-    were found in (what an "open in context" view shows)."""
+    were found in (what an "open in context" view shows). Its knowledge base, document and ACL stay
+    inside: an answer never tells its reader which groups may read a source."""
 
     n: int
-    source: str
-    path: str
-    start_line: int
-    end_line: int
-    page: int | None = None
+    kb: str = Field(default="", exclude=True)
+    doc_id: str = Field(default="", exclude=True)
+    acl: list[str] = Field(default_factory=list, exclude=True)
     snippet: str = ""
     context_start_line: int | None = None
     context_end_line: int | None = None

@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 from kb_agent.agent.claims import Claim, ClaimChecker, Sentence, split_sentences
+from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import has_cjk
-from kb_agent.tools.base import Evidence, cite
+from kb_agent.tools.base import Evidence
 
 _FOOTER = re.compile(
     r"\n+(?:\*\*)?(?:references|sources|参考(?:资料|文献)?|来源)(?:\*\*)?\s*[:：]?\s*\n.*\Z", re.I | re.S

@@ -14,8 +14,9 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
-from kb_agent.tools.base import Evidence, cite
+from kb_agent.tools.base import Evidence
 
 WINDOW_LINES = 5  # a citation points at no more lines than this
 TERM_FLOOR = 0.5  # share of a sentence's new content words its evidence item must contain

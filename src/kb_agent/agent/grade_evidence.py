@@ -66,7 +66,7 @@ def grade_evidence(state: AgentState, config) -> dict:
             kept.sort(key=lambda e: -e.scores["grade"])
             action = "GENERATE" if avg >= GENERATE_AT else "REFINE" if avg >= DROP_BELOW else "RE_RETRIEVE"
             update["evidence"] = kept
-            update["rejected_spans"] = [list(e.span) for e, s in zip(graded, scores, strict=True) if s < DROP_BELOW]
+            update["rejected_spans"] = [list(e.key) for e, s in zip(graded, scores, strict=True) if s < DROP_BELOW]
             update["grade"] = {"action": action, "decided_by": "llm", "scores": scores, "avg": round(avg, 3)}
     if update["grade"]["action"] != "GENERATE" and not last_round and ctx.out_of_time():
         update["grade"] = {**update["grade"], "action": "GENERATE", "capped": True}

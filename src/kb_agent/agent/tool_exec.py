@@ -27,7 +27,7 @@ def tool_exec(state: AgentState, config) -> dict:
     results = ctx.runner.run_many(requests, ctx.tools, ctx.tool_ctx)
 
     existing = list(state.get("evidence", []))
-    seen = {e.span for e in existing} | {tuple(span) for span in state.get("rejected_spans", [])}
+    seen = {e.key for e in existing} | {tuple(span) for span in state.get("rejected_spans", [])}
     next_id = max((e.id for e in existing), default=0) + 1
     new_ids: list[int] = []
     history = []
@@ -43,9 +43,9 @@ def tool_exec(state: AgentState, config) -> dict:
         if result.status == "ok":
             record["latency_ms"] = result.metrics.get("latency_ms")
             for item in result.evidence:
-                if item.span in seen:
+                if item.key in seen:
                     continue
-                seen.add(item.span)
+                seen.add(item.key)
                 flagged = ctx.quarantine(item, call["name"])
                 if flagged:
                     quarantined.append(flagged)

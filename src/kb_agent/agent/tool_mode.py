@@ -180,7 +180,7 @@ def _run(name: str, args: dict, ctx: AgentContext, evidence: dict[int, Evidence]
             items = [item for item in result.evidence if ctx.quarantine(item, "search_knowledge") is None]
             lines = []
             for item in items:
-                found = next((e for e in evidence.values() if e.span == item.span), None)
+                found = next((e for e in evidence.values() if e.key == item.key), None)
                 known = found or item.model_copy(update={"id": len(evidence) + 1})
                 evidence[known.id] = known
                 lines.append(f"R{known.id} ({known.citation}): {' '.join(known.text.split())[:200]}")

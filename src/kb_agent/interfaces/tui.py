@@ -187,7 +187,7 @@ class KBAgentApp(App):
             for c in answer.citations:
                 key = f"cite-{len(self.citations)}"
                 self.citations[key] = c
-                buttons.append(Button(f"[{c.n}] {c.path}:L{c.start_line}-{c.end_line}", id=key))
+                buttons.append(Button(f"[{c.n}] {c.citation}", id=key))
             row = Horizontal(*buttons, classes="refs")
             row.styles.height = "auto"
             self.query_one("#messages", VerticalScroll).mount(row)
@@ -214,7 +214,7 @@ class KBAgentApp(App):
                 f"{'▶' if citation.start_line <= n <= citation.end_line else ' '} {n:>5}  {line}"
                 for n, line in enumerate(item.text.split("\n"), start=item.start_line)
             )
-        self.push_screen(CitationScreen(f"{citation.path}:L{citation.start_line}-{citation.end_line}", text))
+        self.push_screen(CitationScreen(citation.citation, text))
 
     @work(thread=True, exclusive=True)
     def _chat(self, text: str) -> None:

@@ -26,22 +26,14 @@ MODES: tuple[Mode, ...] = ("hybrid", "bm25", "dense", "grep")
 
 def _hit(kb: str, stored: StoredChunk, score: float) -> SearchHit:
     c = stored.chunk
-    return SearchHit(
-        source=c.source,
-        path=c.path,
-        start_line=c.start_line,
-        end_line=c.end_line,
-        text=c.text,
-        score=score,
+    return SearchHit.from_chunk(
+        c,
         kb=kb,
-        doc_id=c.doc_id,
+        score=score,
         chunk_id=c.chunk_id,
-        title=c.title,
         heading_path=c.heading_path,
-        page=c.page,
         source_type=c.source_type,
         metadata=c.metadata,
-        acl=c.acl,
     )
 
 

@@ -6,32 +6,19 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from kb_agent.store.spans import Passage
+
 Mode = Literal["hybrid", "bm25", "dense", "grep"]
 
 
-class SearchHit(BaseModel):
-    source: str
-    path: str
-    start_line: int
-    end_line: int
-    text: str
-    score: float
-    kb: str
-    doc_id: str
+class SearchHit(Passage):
+    """A ranked passage of one chunk, with per-retriever ranks."""
+
     chunk_id: str
-    title: str = ""
     heading_path: list[str] = Field(default_factory=list)
-    page: int | None = None
     source_type: str = "text"
     metadata: dict = Field(default_factory=dict)
-    acl: list[str] = Field(default_factory=list, description="groups allowed to see it (empty = public)")
     ranks: dict[str, int] = Field(default_factory=dict, description="1-based rank in each retriever")
-    scores: dict[str, float] = Field(default_factory=dict, description="raw score in each retriever")
-
-    @property
-    def citation(self) -> str:
-        page = f"#page={self.page}" if self.page else ""
-        return f"{self.path}{page}:L{self.start_line}-{self.end_line}"
 
     def public_dict(self) -> dict:
         """The stable JSON shape of `kb-agent search --json`."""

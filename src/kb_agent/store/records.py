@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kb_agent.store.spans import cite
+
 
 @dataclass
 class Chunk:
@@ -27,5 +29,4 @@ class Chunk:
 
     @property
     def citation(self) -> str:
-        page = f"#page={self.page}" if self.page else ""
-        return f"{self.path}{page}:L{self.start_line}-{self.end_line}"
+        return cite(self.path, self.start_line, self.end_line, self.page)

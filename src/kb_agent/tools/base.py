@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from kb_agent.config import Settings
 from kb_agent.governance.access import AccessFilter
+from kb_agent.store.spans import Passage
 
 if TYPE_CHECKING:
     from kb_agent.governance.request import Request
@@ -17,36 +18,11 @@ if TYPE_CHECKING:
     from kb_agent.store.kb import KnowledgeBase
 
 
-def cite(path: str, start_line: int, end_line: int, page: int | None = None) -> str:
-    """`path[#page=N]:Lx-Ly`, the one form every citation is written in."""
-    return f"{path}{f'#page={page}' if page else ''}:L{start_line}-{end_line}"
-
-
-class Evidence(BaseModel):
-    """One span of a source that a tool returned; what the agent grades and cites."""
+class Evidence(Passage):
+    """One passage a tool returned; what the agent grades and cites (`id`: its number in the prompt)."""
 
     id: int = 0
-    source: str
-    path: str
-    start_line: int
-    end_line: int
-    text: str
-    score: float = 0.0
     tool: str = ""
-    kb: str = ""
-    doc_id: str = ""
-    title: str = ""
-    page: int | None = None
-    scores: dict[str, float] = Field(default_factory=dict)
-    acl: list[str] = Field(default_factory=list)
-
-    @property
-    def span(self) -> tuple[str, int, int, int | None]:
-        return (self.source, self.start_line, self.end_line, self.page)
-
-    @property
-    def citation(self) -> str:
-        return cite(self.path, self.start_line, self.end_line, self.page)
 
 
 class EvidenceList(BaseModel):

@@ -145,45 +145,14 @@ class LocalFileQA(Tool):
             response = ctx.require_searcher().search(args.question, access=ctx.access, mode="bm25", k=200)
             for hit in response.hits:
                 if (hit.kb, hit.source) in wanted and sum(e.source == hit.source for e in out) < 2:
-                    out.append(
-                        Evidence(
-                            source=hit.source,
-                            path=hit.path,
-                            start_line=hit.start_line,
-                            end_line=hit.end_line,
-                            text=hit.text,
-                            score=hit.score,
-                            tool=self.name,
-                            kb=hit.kb,
-                            doc_id=hit.doc_id,
-                            title=hit.title,
-                            page=hit.page,
-                            acl=hit.acl,
-                        )
-                    )
+                    out.append(Evidence.from_passage(hit, tool=self.name))
         answered = {e.source for e in out}
         for kb, record in matches:  # files the question's words miss still show their beginning
             if record.source in answered:
                 continue
             chunks = kb.catalog.chunks_of_source(record.source)
             if chunks and ctx.access.allows(chunks[0].chunk.acl):
-                c = chunks[0].chunk
-                out.append(
-                    Evidence(
-                        source=c.source,
-                        path=c.path,
-                        start_line=c.start_line,
-                        end_line=c.end_line,
-                        text=c.text,
-                        score=0.0,
-                        tool=self.name,
-                        kb=kb.name,
-                        doc_id=c.doc_id,
-                        title=c.title,
-                        page=c.page,
-                        acl=c.acl,
-                    )
-                )
+                out.append(Evidence.from_chunk(chunks[0].chunk, kb=kb.name, tool=self.name))
         return out
 
     @staticmethod

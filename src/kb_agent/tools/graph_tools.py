@@ -41,8 +41,8 @@ class GraphRelated(Tool):
             found_entity = found_entity or bool(links)
             for link in links:
                 item = self._evidence(kb, link, ctx)
-                if item is not None and item.span not in seen:
-                    seen.add(item.span)
+                if item is not None and item.key not in seen:
+                    seen.add(item.key)
                     out.append(item)
         if not found_entity:  # same answer for unknown and invisible entities
             raise ToolArgsError(f"graph_related: nothing linked to {args.entity!r} is visible to the caller")
@@ -76,20 +76,12 @@ class GraphRelated(Tool):
             chunks = kb.catalog.chunks_of_source(record.source) if record else []
             if not chunks or not ctx.access.allows(chunks[0].chunk.acl):
                 return None
-            c = chunks[0].chunk
-            return Evidence(
-                source=c.source,
-                path=c.path,
-                start_line=c.start_line,
-                end_line=c.end_line,
-                text=c.text,
+            return Evidence.from_chunk(
+                chunks[0].chunk,
+                kb=kb.name,
                 score=score,
                 tool=self.name,
-                kb=kb.name,
-                doc_id=c.doc_id,
                 title=f"{_LABEL.get(kind, kind)} {name} ({label})",
-                page=c.page,
-                acl=c.acl,
                 scores={"hop": float(link["hop"])},
             )
         return None

@@ -11,21 +11,7 @@ from kb_agent.tools.base import Evidence, Tool, ToolContext
 
 
 def hit_to_evidence(hit: SearchHit, tool: str) -> Evidence:
-    return Evidence(
-        source=hit.source,
-        path=hit.path,
-        start_line=hit.start_line,
-        end_line=hit.end_line,
-        text=hit.text,
-        score=hit.score,
-        tool=tool,
-        kb=hit.kb,
-        doc_id=hit.doc_id,
-        title=hit.title,
-        page=hit.page,
-        scores=hit.scores,
-        acl=hit.acl,
-    )
+    return Evidence.from_passage(hit, tool=tool)
 
 
 class SearchInput(BaseModel):

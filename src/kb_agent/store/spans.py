@@ -1,0 +1,70 @@
+"""The one span type: where a piece of evidence sits (file, lines, page, knowledge base, who may read it),
+and the one way a citation is written, `path[#page=N]:Lx-Ly`.
+
+`Span` is the place; `Passage` is a span with its text and scores. A search hit, a tool's evidence and an
+answer's citation are each one of these with a few fields of their own, so a passage moves from the store
+to the answer without being re-described by hand at every layer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from kb_agent.store.records import Chunk
+
+
+def cite(path: str, start_line: int, end_line: int, page: int | None = None) -> str:
+    """`path[#page=N]:Lx-Ly`, the one form every citation is written in."""
+    return f"{path}{f'#page={page}' if page else ''}:L{start_line}-{end_line}"
+
+
+class Span(BaseModel):
+    source: str
+    path: str
+    start_line: int
+    end_line: int
+    page: int | None = None
+    kb: str = ""
+    doc_id: str = ""
+    acl: list[str] = Field(default_factory=list, description="groups allowed to see it (empty = public)")
+
+    @property
+    def citation(self) -> str:
+        return cite(self.path, self.start_line, self.end_line, self.page)
+
+    @property
+    def key(self) -> tuple[str, int, int, int | None]:
+        """The span's identity: the same lines of the same file (and page) are the same evidence."""
+        return (self.source, self.start_line, self.end_line, self.page)
+
+
+class Passage(Span):
+    text: str
+    title: str = ""
+    score: float = 0.0
+    scores: dict[str, float] = Field(default_factory=dict, description="raw score in each retriever")
+
+    @classmethod
+    def from_chunk(cls, chunk: Chunk, **fields: Any):
+        """The chunk's span and text; `fields` adds or overrides the subclass's own (score, tool, ...)."""
+        base = {
+            "source": chunk.source,
+            "path": chunk.path,
+            "start_line": chunk.start_line,
+            "end_line": chunk.end_line,
+            "page": chunk.page,
+            "kb": chunk.kb,
+            "doc_id": chunk.doc_id,
+            "acl": chunk.acl,
+            "text": chunk.text,
+            "title": chunk.title,
+        }
+        return cls(**{**base, **fields})
+
+    @classmethod
+    def from_passage(cls, passage: Passage, **fields: Any):
+        """Another passage (a search hit, say) as this type: the shared fields carried over."""
+        shared = {name: getattr(passage, name) for name in Passage.model_fields}
+        return cls(**{**shared, **fields})
