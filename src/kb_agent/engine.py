@@ -275,10 +275,11 @@ class Engine:
         writes. Anything else a caller (or a model) names is refused by the runner."""
         decision = decision or self.gate.policy.decide(user or UserContext.local_owner())
         configured = self.connectors.configured()
+        allowed = decision.allowed_tools(self._tools)
         return {
             name: tool
             for name, tool in self._tools.items()
-            if decision.allows_tool(name)
+            if name in allowed
             and REQUIRES.get(name, "") in configured | {""}
             and not (agent and "kb.write" in tool.auth_scope)
         }

@@ -69,14 +69,28 @@ class Answer(BaseModel):
 
     def filtered(self, outbound: Outbound) -> Answer:
         """A copy in which every text a caller sees has passed the request's outbound filter."""
+        shown = outbound.value(  # one pass of the filter over every text the caller sees
+            {
+                "answer": self.answer,
+                "notices": self.notices,
+                "snippets": [c.snippet for c in self.citations],
+                "sentences": [c.sentence for c in self.claims],
+                "planned_queries": self.planned_queries,
+                "tool_calls": self.tool_calls,
+            }
+        )
         return self.model_copy(
             update={
-                "answer": outbound.text(self.answer),
-                "notices": outbound.value(self.notices),
-                "citations": [c.model_copy(update={"snippet": outbound.text(c.snippet)}) for c in self.citations],
-                "claims": [c.model_copy(update={"sentence": outbound.text(c.sentence)}) for c in self.claims],
-                "planned_queries": outbound.value(self.planned_queries),
-                "tool_calls": outbound.value(self.tool_calls),
+                "answer": shown["answer"],
+                "notices": shown["notices"],
+                "citations": [
+                    c.model_copy(update={"snippet": s}) for c, s in zip(self.citations, shown["snippets"], strict=True)
+                ],
+                "claims": [
+                    c.model_copy(update={"sentence": s}) for c, s in zip(self.claims, shown["sentences"], strict=True)
+                ],
+                "planned_queries": shown["planned_queries"],
+                "tool_calls": shown["tool_calls"],
             }
         )
 

@@ -12,10 +12,10 @@ from kb_agent.agent.state import AgentState
 def masking(state: AgentState, config) -> dict:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
-    outbound = ctx.outbound
-    citations = [{**c, "snippet": outbound.text(c.get("snippet", ""))} for c in state.get("citations", [])]
+    cited = state.get("citations", [])
+    shown = ctx.outbound.value({"answer": state.get("answer", ""), "snippets": [c.get("snippet", "") for c in cited]})
     return {
-        "answer": outbound.text(state.get("answer", "")),
-        "citations": citations,
+        "answer": shown["answer"],
+        "citations": [{**c, "snippet": s} for c, s in zip(cited, shown["snippets"], strict=True)],
         "timings": timed("masking", started),
     }

@@ -21,6 +21,7 @@ bases, no budgets and no ACL groups. No file means single-user mode: everything 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,6 +94,10 @@ class Decision:
 
     def allows_tool(self, name: str) -> bool:
         return self.tools is None or name in self.tools
+
+    def allowed_tools(self, names: Iterable[str]) -> set[str]:
+        """The names among `names` this decision allows."""
+        return set(names) if self.tools is None else set(names) & set(self.tools)
 
     def allows_kb(self, name: str) -> bool:
         return self.knowledge_bases is None or name in self.knowledge_bases
