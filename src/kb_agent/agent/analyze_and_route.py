@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
+from typing import cast
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.rules import route_by_rules
-from kb_agent.agent.state import AgentState, Route, recent_history
+from kb_agent.agent.state import AgentState, QueryType, Route, RouteState, recent_history
 
 PROMPT = """You route questions for a company knowledge-base assistant. Classify the user's question.
 
@@ -32,35 +33,32 @@ Examples:
 Reply with one JSON object with keys query_type, complexity, sub_questions, suggested_tools, grep_keywords."""
 
 # RE_RETRIEVE switches strategy: the next attempt leans on a different kind of retrieval
-_STRATEGIES = [
-    None,
+_STRATEGIES: list[tuple[QueryType, list[str]]] = [  # index = the strategy number (0: the first route)
+    ("conceptual", ["vector_search", "hybrid_search"]),
     ("conceptual", ["vector_search", "hybrid_search"]),
     ("exact", ["grep_search", "hybrid_search"]),
 ]
 
 
-def analyze_and_route(state: AgentState, config) -> dict:
+def analyze_and_route(state: AgentState, config) -> AgentState:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
     query = state["query"]
     strategy = state.get("strategy", 0)
-    update: dict = {}
+    update: AgentState = {}
     if strategy > 0:  # re-entry after RE_RETRIEVE: switch strategy, no LLM call
-        prior = dict(state["route"])
-        query_type, tools = _STRATEGIES[min(strategy, len(_STRATEGIES) - 1)]  # type: ignore[misc]
+        prior: RouteState = {**state["route"]}
+        query_type, tools = _STRATEGIES[min(strategy, len(_STRATEGIES) - 1)]
         if query_type == prior.get("query_type"):
-            query_type, tools = (
-                ("conceptual", ["vector_search", "hybrid_search"])
-                if query_type == "exact"
-                else ("exact", ["grep_search", "hybrid_search"])
-            )
-        prior.update(
-            query_type=query_type,
-            suggested_tools=tools,
-            complexity="complex",
-            decided_by=f"re_retrieve_strategy_{strategy}",
-        )
-        return {"route": prior, "timings": timed("analyze_and_route", started)}
+            query_type, tools = _STRATEGIES[1] if query_type == "exact" else _STRATEGIES[2]
+        switched: RouteState = {
+            **prior,
+            "query_type": query_type,
+            "suggested_tools": tools,
+            "complexity": "complex",
+            "decided_by": f"re_retrieve_strategy_{strategy}",
+        }
+        return {"route": switched, "timings": timed("analyze_and_route", started)}
 
     ruled = route_by_rules(query)
     if ruled is not None:
@@ -83,6 +81,6 @@ def analyze_and_route(state: AgentState, config) -> dict:
             update["notices"] = ["routing reply was not valid JSON; treated the question as complex"]
     else:  # no generative model: one search, extractive answer
         route, decided_by = Route(query_type="conceptual", complexity="simple"), "no_llm_default"
-    update["route"] = {**route.model_dump(), "decided_by": decided_by}
+    update["route"] = cast(RouteState, {**route.model_dump(), "decided_by": decided_by})
     update["timings"] = timed("analyze_and_route", started)
     return update

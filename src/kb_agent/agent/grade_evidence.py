@@ -8,7 +8,7 @@ import time
 from pydantic import BaseModel, Field
 
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.state import AgentState
+from kb_agent.agent.state import AgentState, GradeAction
 
 PROMPT = """You grade evidence for a question. For each numbered passage give a relevance score from 0 to 1:
 1 = states facts that answer (part of) the question, 0.5 = related background, 0 = unrelated.
@@ -23,20 +23,20 @@ class Grades(BaseModel):
     scores: list[float] = Field(default_factory=list)
 
 
-def grade_evidence(state: AgentState, config) -> dict:
+def grade_evidence(state: AgentState, config) -> AgentState:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
     evidence = list(state.get("evidence", []))
     iteration = state.get("iteration", 0) + 1
     last_round = iteration >= ctx.settings.max_iterations
-    update: dict = {"iteration": iteration}
+    update: AgentState = {"iteration": iteration}
 
     rule = _rule(ctx, state, evidence)
     if rule is not None:
         update["grade"] = {"action": "GENERATE", "decided_by": rule, "scores": [], "avg": None}
         update["fast_paths"] = [ctx.fast_path("rule_auto_approve", rule, state["query"])]
     elif not evidence:
-        action = "GENERATE" if last_round else "RE_RETRIEVE"
+        action: GradeAction = "GENERATE" if last_round else "RE_RETRIEVE"
         update["grade"] = {"action": action, "decided_by": "no_evidence", "scores": [], "avg": 0.0}
     elif ctx.fast is None:
         update["grade"] = {"action": "GENERATE", "decided_by": "retrieval_scores", "scores": [], "avg": None}
@@ -64,10 +64,12 @@ def grade_evidence(state: AgentState, config) -> dict:
                 if s >= DROP_BELOW
             ]
             kept.sort(key=lambda e: -e.scores["grade"])
-            action = "GENERATE" if avg >= GENERATE_AT else "REFINE" if avg >= DROP_BELOW else "RE_RETRIEVE"
+            verdict: GradeAction = (
+                "GENERATE" if avg >= GENERATE_AT else "REFINE" if avg >= DROP_BELOW else "RE_RETRIEVE"
+            )
             update["evidence"] = kept
             update["rejected_spans"] = [list(e.key) for e, s in zip(graded, scores, strict=True) if s < DROP_BELOW]
-            update["grade"] = {"action": action, "decided_by": "llm", "scores": scores, "avg": round(avg, 3)}
+            update["grade"] = {"action": verdict, "decided_by": "llm", "scores": scores, "avg": round(avg, 3)}
     if update["grade"]["action"] != "GENERATE" and not last_round and ctx.out_of_time():
         update["grade"] = {**update["grade"], "action": "GENERATE", "capped": True}
         update["notices"] = [

@@ -9,7 +9,7 @@ from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.state import AgentState
 
 
-def masking(state: AgentState, config) -> dict:
+def masking(state: AgentState, config) -> AgentState:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
     cited = state.get("citations", [])

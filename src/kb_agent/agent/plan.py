@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.rules import TICKET_RE, URL_RE
-from kb_agent.agent.state import AgentState, ToolCall
+from kb_agent.agent.state import AgentState, RouteState, ToolCall
 from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, cut_chinese, has_cjk
 from kb_agent.tools.base import ToolArgsError
 
@@ -49,7 +49,7 @@ ROUTING_TABLE = {
 }
 
 
-def plan(state: AgentState, config) -> dict:
+def plan(state: AgentState, config) -> AgentState:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
     route = state["route"]
@@ -150,7 +150,7 @@ def _validated(ctx: AgentContext, calls: list[ToolCall]) -> list[dict]:
     return valid
 
 
-def _table_calls(ctx: AgentContext, route: dict, queries: list[str], question: str = "") -> list[dict]:
+def _table_calls(ctx: AgentContext, route: RouteState, queries: list[str], question: str = "") -> list[dict]:
     """Run each planned query with the route's first available search tool; exact routes also grep."""
     preferred = [t for t in (route.get("suggested_tools") or []) if t in ctx.tools]
     preferred += [t for t in ROUTING_TABLE.get(route.get("query_type", "conceptual"), []) if t in ctx.tools]
@@ -227,7 +227,7 @@ _NOT_A_NAME = (
 )
 
 
-def _file_calls(ctx: AgentContext, route: dict, question: str) -> list[dict]:
+def _file_calls(ctx: AgentContext, route: RouteState, question: str) -> list[dict]:
     """File discovery and file-path questions first look the file up by name (seed 001 D1): a path, or the two
     longest words that could name a file (a word that names no file costs a refused lookup, nothing more)."""
     if "local_file_qa" not in ctx.tools:
@@ -245,7 +245,7 @@ def _file_calls(ctx: AgentContext, route: dict, question: str) -> list[dict]:
     return [{"name": "local_file_qa", "args": {"pattern": p[:300], "question": question[:1000]}} for p in patterns]
 
 
-def _graph_calls(ctx: AgentContext, route: dict, question: str) -> list[dict]:
+def _graph_calls(ctx: AgentContext, route: RouteState, question: str) -> list[dict]:
     """Ticket keys (and relational questions naming one) look the entity up in the knowledge graph first."""
     tickets = list(dict.fromkeys(TICKET_RE.findall(question)))[:2]
     calls = []

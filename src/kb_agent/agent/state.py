@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from pydantic import BaseModel, Field
 
@@ -24,6 +24,27 @@ class Route(BaseModel):
     grep_keywords: list[str] = Field(default_factory=list, max_length=10)
 
 
+class RouteState(TypedDict, total=False):
+    """`Route`'s fields as they travel in the state, plus who decided."""
+
+    query_type: QueryType
+    complexity: Complexity
+    sub_questions: list[str]
+    suggested_tools: list[str]
+    grep_keywords: list[str]
+    decided_by: str  # a rule's name | "llm" | "fallback" | "no_llm_default" | "re_retrieve_strategy_N"
+
+
+class Grade(TypedDict):
+    """grade_evidence's verdict (seed 000 D2): what to do next, who decided, the per-passage scores."""
+
+    action: GradeAction
+    decided_by: str
+    scores: list[float]
+    avg: float | None
+    capped: NotRequired[bool]  # forced to GENERATE by the iteration or time limit
+
+
 class ToolCall(BaseModel):
     name: str
     args: dict[str, Any] = Field(default_factory=dict)
@@ -37,7 +58,7 @@ def recent_history(state: AgentState, turns: int) -> list[dict]:
 class AgentState(TypedDict, total=False):
     query: str
     history: list[dict]
-    route: dict  # Route fields + "decided_by" (rule name | "llm" | "fallback")
+    route: RouteState
     strategy: int  # bumped by RE_RETRIEVE: which retrieval strategy to try next
     planned_queries: list[str]
     planner_fallback: str | None
@@ -47,7 +68,7 @@ class AgentState(TypedDict, total=False):
     rejected_spans: Annotated[list[list], operator.add]  # graded irrelevant: not brought back later
     round_tools: list[str]  # tools called in the latest round (grading rules look at them)
     tool_history: Annotated[list[dict], operator.add]
-    grade: dict  # action, scores, avg, decided_by
+    grade: Grade
     iteration: int
     answer: str
     citations: list[dict]

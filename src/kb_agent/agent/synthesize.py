@@ -75,7 +75,7 @@ def _focused(e: Evidence, max_chars: int, terms: set[str]) -> str:
     return "\n".join(out)
 
 
-def synthesize(state: AgentState, config) -> dict:
+def synthesize(state: AgentState, config) -> AgentState:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
     query = state["query"]
@@ -140,7 +140,7 @@ def synthesize(state: AgentState, config) -> dict:
                 ctx.emit({"type": "token", "text": text})
     if not checked.kept:
         return _refused(ctx, checked, zh, sources, notices, started)
-    update = {
+    update: AgentState = {
         "answer": with_references(checked.body, checked.citations),
         "citations": checked.citations,
         "claims": checked.public_claims(),
@@ -186,7 +186,7 @@ def _refused_by_model(said: str | None) -> bool:
     return said is not None and bool(REFUSAL_RE.search(said))
 
 
-def _files(ctx: AgentContext, checked: CheckedAnswer, sources: list[Evidence], zh: bool, started: float) -> dict:
+def _files(ctx: AgentContext, checked: CheckedAnswer, sources: list[Evidence], zh: bool, started: float) -> AgentState:
     """Where something is documented: the files found by name first, then those the search found."""
     by_name = [i for i, e in enumerate(sources) if e.tool == "local_file_qa"]
     seen: set[str] = set()
@@ -208,10 +208,10 @@ def _files(ctx: AgentContext, checked: CheckedAnswer, sources: list[Evidence], z
 
 def _refused(
     ctx: AgentContext, checked: CheckedAnswer, zh: bool, sources: list[Evidence], notices: list[str], started: float
-) -> dict:
+) -> AgentState:
     answer = refusal(zh, sources)
     ctx.emit({"type": "token", "text": answer})
-    update = {
+    update: AgentState = {
         "answer": answer,
         "citations": [],
         "claims": checked.public_claims(),

@@ -9,7 +9,7 @@ from kb_agent.agent.state import AgentState
 from kb_agent.tools.tasks import TaskRequest
 
 
-def tool_exec(state: AgentState, config) -> dict:
+def tool_exec(state: AgentState, config) -> AgentState:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
     calls = state.get("pending_calls", [])
@@ -67,7 +67,7 @@ def tool_exec(state: AgentState, config) -> dict:
                 "error": record.get("error"),
             }
         )
-    update: dict = {
+    update: AgentState = {
         "evidence": existing,
         "new_evidence_ids": new_ids,
         "tool_history": history,
