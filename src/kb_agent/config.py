@@ -108,6 +108,12 @@ class Settings(BaseSettings):
     jwt_secret: str | None = Field(default=None, description="HS256 secret for bearer JWTs (claims: sub, exp).")
     cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Allowed CORS origins.")
     server_max_body_bytes: int = Field(default=1_000_000, ge=1000)
+    server_max_in_flight: int = Field(
+        default=64, ge=1, description="Requests in progress at once; beyond it the server answers 503 + Retry-After."
+    )
+    server_max_per_client: int = Field(
+        default=8, ge=1, description="Requests in progress per API key / token / address; beyond it 429 + Retry-After."
+    )
     allowed_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="Host names an authenticated server answers (empty: any)."
     )

@@ -42,7 +42,7 @@ from kb_agent.tools.base import Tool, ToolContext
 from kb_agent.tools.registry import REQUIRES, default_tools
 from kb_agent.tools.tasks import TaskRequest, TaskResult, ToolRunner
 
-__all__ = ["SEARCH_MODES", "Engine", "KBStatus", "ToolServices"]
+__all__ = ["SEARCH_MODES", "Engine", "KBStatus", "Mode", "ToolServices"]
 
 
 @dataclass
@@ -246,6 +246,7 @@ class Engine:
         """Search as a user (policy decides KBs and ACL groups; snippets pass the outbound filter), or with an
         explicit filter (internal use: evaluation and tests, nothing leaves the process)."""
         names = kbs or [self.settings.default_kb]
+        query = _question(query, "query")
         if access is not None:
             return self.searcher(names).search(query, access=access, mode=mode, k=k, hops=hops)
         with self.gate.request(user or UserContext.local_owner(), names, action="search") as req:
@@ -491,10 +492,10 @@ class Engine:
 CHAT_SYSTEM = "You are a helpful assistant."
 
 
-def _question(text: str) -> str:
+def _question(text: str, what: str = "question") -> str:
     text = (text or "").strip()
     if not text:
-        raise ValueError("the question is empty")
+        raise ValueError(f"the {what} is empty")
     return text
 
 

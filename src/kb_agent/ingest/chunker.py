@@ -72,6 +72,25 @@ def merge_small_sections(sections: list[Section], max_chars: int) -> list[Sectio
     return merged
 
 
+def split_long_lines(section: Section, max_chars: int) -> Section:
+    """A line longer than a chunk becomes pieces of at most `max_chars` (cut at a space when one is near),
+    each a chunk of its own that cites the same line: a 15 MB minified line is never one 15 MB passage."""
+    if all(len(line) <= max_chars for line in section.lines):
+        return section
+    lines: list[str] = []
+    numbers: list[int] = []
+    for line, number in zip(section.lines, section.line_numbers, strict=True):
+        while len(line) > max_chars:
+            cut = line.rfind(" ", max_chars // 2, max_chars)
+            cut = cut + 1 if cut > 0 else max_chars
+            lines.append(line[:cut])
+            numbers.append(number)
+            line = line[cut:]
+        lines.append(line)
+        numbers.append(number)
+    return Section(lines=lines, line_numbers=numbers, heading_path=section.heading_path, page=section.page)
+
+
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -89,7 +108,8 @@ def chunk_document(
     overlap_chars: int,
 ) -> list[Chunk]:
     chunks: list[Chunk] = []
-    for section in merge_small_sections(doc.sections, max_chars):
+    for merged in merge_small_sections(doc.sections, max_chars):
+        section = split_long_lines(merged, max_chars)
         for a, b in line_windows(section.lines, max_chars, overlap_chars):
             text = "\n".join(section.lines[a:b])
             if not text.strip():

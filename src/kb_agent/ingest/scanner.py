@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,18 +48,50 @@ def symlink_problem(path: Path, roots: Iterable[Path]) -> str | None:
 
 def scan(root: Path, all_roots: Iterable[Path] = ()) -> Iterator[FoundFile]:
     """Yield every candidate file under `root` (or `root` itself when it is a file). `all_roots` are the
-    knowledge base's roots (resolved): symlinks may point into any of them."""
+    knowledge base's roots (resolved): symlinks may point into any of them. What cannot be indexed comes
+    with a `skip_reason`: a name that is not UTF-8, a FIFO/socket/device, a folder that cannot be read."""
     root = root.resolve()
     roots = {root, *(Path(r) for r in all_roots)}
     if root.is_file():
         yield FoundFile(root, root.name)
         return
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    unreadable: list[OSError] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unreadable.append):
+        while unreadable:  # reported where the walk met them
+            error = unreadable.pop()
+            folder = Path(error.filename or dirpath)
+            yield FoundFile(folder, _display(root, folder), f"cannot read folder: {error.strerror or error}")
         here = Path(dirpath)
         dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS and not d.startswith("."))
         for name in sorted(filenames):
             if name.startswith("."):
                 continue
             path = here / name
-            display = f"{root.name}/{path.relative_to(root).as_posix()}"
-            yield FoundFile(path, display, symlink_problem(path, roots) if path.is_symlink() else None)
+            yield FoundFile(path, _display(root, path), _problem(path, roots))
+    while unreadable:
+        error = unreadable.pop()
+        folder = Path(error.filename or root)
+        yield FoundFile(folder, _display(root, folder), f"cannot read folder: {error.strerror or error}")
+
+
+def _display(root: Path, path: Path) -> str:
+    """The citation path; bytes that are not UTF-8 shown escaped (`bad_\\xff.md`), never as surrogates."""
+    display = f"{root.name}/{path.relative_to(root).as_posix()}" if path != root else root.name
+    return os.fsencode(display).decode("utf-8", "backslashreplace")
+
+
+def _problem(path: Path, roots: set[Path]) -> str | None:
+    try:
+        os.fsencode(str(path)).decode("utf-8")
+    except UnicodeDecodeError:
+        return "file name is not valid UTF-8 (rename the file to index it)"
+    try:
+        mode = path.lstat().st_mode
+    except OSError as exc:
+        return f"cannot stat: {exc.strerror}"
+    if stat.S_ISLNK(mode):
+        return symlink_problem(path, roots)
+    if not stat.S_ISREG(mode):
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        return f"not a regular file ({kind})"
+    return None

@@ -54,7 +54,7 @@ class HttpGuard:
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         if self.allowed_hosts is not None and host_name(headers.get("host", "")) not in self.allowed_hosts:
-            return await _reply(
+            return await reply(
                 send,
                 403,
                 "this server only answers requests addressed to a loopback host name "
@@ -62,12 +62,12 @@ class HttpGuard:
             )
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > self.max_body_bytes:
-            return await _reply(send, 413, f"request body larger than {self.max_body_bytes:,} bytes")
+            return await reply(send, 413, f"request body larger than {self.max_body_bytes:,} bytes")
         if self.authenticate is not None:
             try:
                 self.authenticate(headers)
             except Exception as exc:
-                return await _reply(send, getattr(exc, "status", 401), str(exc))
+                return await reply(send, getattr(exc, "status", 401), str(exc))
         received, started = 0, False
 
         async def counted_receive():
@@ -88,16 +88,14 @@ class HttpGuard:
             await self.app(scope, counted_receive, tracked_send)
         except _TooLarge:
             if not started:
-                await _reply(send, 413, f"request body larger than {self.max_body_bytes:,} bytes")
+                await reply(send, 413, f"request body larger than {self.max_body_bytes:,} bytes")
 
 
-async def _reply(send, status: int, message: str) -> None:
+async def reply(send, status: int, message: str, *, retry_after: str | None = None) -> None:
+    """The documented error body, {"error": {"code", "message"}}, sent before any framework runs."""
     body = json.dumps({"error": {"code": status, "message": message}}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-        }
-    )
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if retry_after is not None:
+        headers.append((b"retry-after", retry_after.encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

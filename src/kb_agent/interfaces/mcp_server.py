@@ -16,6 +16,7 @@ from kb_agent.governance.errors import classify
 from kb_agent.governance.identity import UserContext
 from kb_agent.interfaces.auth import Authenticator
 from kb_agent.interfaces.http_guard import HttpGuard
+from kb_agent.interfaces.shedding import LoadShedder
 
 Identity = Callable[[Mapping[str, str] | None], UserContext]
 
@@ -119,9 +120,14 @@ def http_app(
     app = server.streamable_http_app(
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False)
     )
-    return HttpGuard(
+    guarded = HttpGuard(
         app,
         max_body_bytes=max_body_bytes,
         allowed_hosts=allowed_hosts,
         authenticate=auth.from_headers if auth is not None else None,
+    )
+    return LoadShedder(
+        guarded,
+        max_in_flight=engine.settings.server_max_in_flight,
+        max_per_client=engine.settings.server_max_per_client,
     )

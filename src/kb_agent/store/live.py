@@ -11,6 +11,7 @@ import hashlib
 import os
 
 from kb_agent.store.catalog import FileRecord
+from kb_agent.text.decoding import decode_text
 
 
 class StaleFile(PermissionError):
@@ -33,7 +34,7 @@ def read_indexed_bytes(record: FileRecord, max_bytes: int) -> bytes:
 
 def indexed_lines(data: bytes) -> list[str]:
     """Lines as the loaders count them (split on \\n, a trailing \\r dropped, BOM tolerated)."""
-    lines = data.decode("utf-8-sig", errors="replace").split("\n")
+    lines = decode_text(data).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return [line[:-1] if line.endswith("\r") else line for line in lines]

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from kb_agent.store.catalog import FileRecord
 from kb_agent.store.live import StaleFile, indexed_lines, read_indexed_bytes
+from kb_agent.text.decoding import has_wide_bom
 from kb_agent.tools.base import Evidence, Tool, ToolArgsError, ToolContext, ToolDenied
 
 EXTRACTED_SUFFIXES = (".pdf", ".docx", ".xlsx", ".html", ".htm", ".xhtml")
@@ -57,7 +58,7 @@ def open_checked(record: FileRecord, max_bytes: int) -> list[str]:
         raise ToolArgsError(f"read_file: {exc}") from None
     except OSError as exc:
         raise ToolArgsError(f"read_file: {record.path} cannot be read ({exc.strerror})") from exc
-    if b"\x00" in data[:_BINARY_PROBE]:
+    if b"\x00" in data[:_BINARY_PROBE] and not has_wide_bom(data):
         raise ToolArgsError(f"read_file: {record.path} is a binary file")
     return indexed_lines(data)
 

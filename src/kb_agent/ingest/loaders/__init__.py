@@ -8,6 +8,7 @@ from pathlib import Path
 from kb_agent.ingest.loaders.documents import load_csv, load_docx, load_html, load_pdf, load_xlsx
 from kb_agent.ingest.loaders.text import load_jsonl, load_markdown, load_plain
 from kb_agent.ingest.models import LoaderError, ParsedDocument
+from kb_agent.text.decoding import has_wide_bom
 
 MARKDOWN = {".md", ".markdown", ".mdx"}
 TEXT = {".txt", ".rst", ".text", ".log", ".adoc", ".org", ".tex"}
@@ -123,14 +124,44 @@ KNOWN_BINARY = {
 }
 
 
+# zip formats (DOCX, XLSX) are checked before a parser inflates them: a small file can unpack to gigabytes
+MAX_UNZIPPED_BYTES = 200 * 1024 * 1024
+MAX_ZIP_RATIO = 100  # office XML compresses about 5-20x; a zip bomb by thousands
+ZIP_FORMATS = {".docx", ".xlsx"}
+
+
+def check_zip(data: bytes, max_bytes: int = MAX_UNZIPPED_BYTES, max_ratio: int = MAX_ZIP_RATIO) -> None:
+    """LoaderError when the archive's declared unpacked size or compression ratio is out of bounds."""
+    import io
+    import zipfile
+
+    limit = min(max_bytes, max(max_ratio * len(data), 1024 * 1024))
+    unpacked = 0
+    try:  # the bytes are counted as they inflate: the sizes a zip header declares can lie
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            for info in archive.infolist():
+                with archive.open(info) as member:
+                    while block := member.read(1 << 20):
+                        unpacked += len(block)
+                        if unpacked > limit:
+                            raise LoaderError(
+                                f"unpacks to more than {limit:,} bytes (limits: {max_bytes:,} bytes and "
+                                f"{max_ratio}:1 compression): not parsed"
+                            )
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as exc:
+        raise LoaderError(f"not a valid zip container: {exc}") from None
+
+
 def looks_binary(data: bytes) -> bool:
-    return b"\x00" in data[:8192]
+    return b"\x00" in data[:8192] and not has_wide_bom(data)
 
 
 def load(path: Path, data: bytes) -> list[ParsedDocument]:
     """Parse a file into documents. Raises LoaderError with a human reason when it cannot."""
     suffix = path.suffix.lower()
     if suffix in BINARY_FORMATS:
+        if suffix in ZIP_FORMATS:
+            check_zip(data)
         return BINARY_FORMATS[suffix](path, data)
     if suffix in KNOWN_BINARY or looks_binary(data):
         raise LoaderError("binary file")

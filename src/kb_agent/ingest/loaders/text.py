@@ -10,14 +10,15 @@ from kb_agent.governance.access import NOBODY
 from kb_agent.ingest.acl import AclError, groups_from_value
 from kb_agent.ingest.loaders.front_matter import parse_front_matter
 from kb_agent.ingest.models import LoaderError, ParsedDocument, Section
+from kb_agent.text.decoding import decode_text
 
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 
 
 def decode(data: bytes) -> str:
-    """UTF-8 (BOM tolerated); undecodable bytes become U+FFFD instead of failing the file."""
-    return data.decode("utf-8-sig", errors="replace")
+    """UTF-8 (BOM tolerated), UTF-16/32 with a BOM; undecodable bytes become U+FFFD (text/decoding.py)."""
+    return decode_text(data)
 
 
 def split_lines(text: str) -> list[str]:
@@ -109,22 +110,33 @@ def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
     """One document per record `{"_id", "title", "text", "metadata"}`; citations point at its line."""
     docs: list[ParsedDocument] = []
     bad = 0
+    first_line: dict[str, int] = {}  # record key -> the line that used it first
+
+    def skip(line_no: int, why: str) -> None:
+        nonlocal bad
+        bad += 1
+        docs.append(ParsedDocument("record", "", [], key=f"L{line_no}", error=f"line {line_no}: {why}"))
+
     for line_no, raw in enumerate(split_lines(decode(data)), start=1):
         if not raw.strip():
             continue
         try:
             record = json.loads(raw)
-        except json.JSONDecodeError:
-            bad += 1
+        except json.JSONDecodeError as exc:
+            skip(line_no, f"not valid JSON ({exc.msg})")
             continue
         if not isinstance(record, dict):
-            bad += 1
+            skip(line_no, "not a JSON object")
             continue
         text = record.get("text")
         if not isinstance(text, str) or not text.strip():
-            bad += 1
+            skip(line_no, 'no "text" string')
             continue
         key = str(record.get("_id") or record.get("id") or f"L{line_no}")
+        if key in first_line:  # two records cannot share a citation id: the first one stays
+            skip(line_no, f"duplicate _id {key!r} (first on line {first_line[key]}); this record is skipped")
+            continue
+        first_line[key] = line_no
         title = str(record.get("title") or "")
         meta: dict = record["metadata"] if isinstance(record.get("metadata"), dict) else {}
         try:
@@ -145,7 +157,7 @@ def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
             record_lines = [*record_lines, " · ".join(fields)]
         section = Section(lines=record_lines, line_numbers=[line_no] * len(record_lines))
         docs.append(ParsedDocument("record", title, [section], key=key, acl=acl, metadata=meta))
-    if not docs and bad:
+    if bad and all(d.error for d in docs):
         raise LoaderError(f"no valid JSONL records ({bad} malformed lines)")
     return docs
 

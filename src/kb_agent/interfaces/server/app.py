@@ -14,6 +14,7 @@ from kb_agent.interfaces.auth import Authenticator
 from kb_agent.interfaces.http_guard import HttpGuard
 from kb_agent.interfaces.server import admin, openai, query, search, sources
 from kb_agent.interfaces.server.deps import Services, error, failure
+from kb_agent.interfaces.shedding import LoadShedder
 
 
 def create_app(
@@ -23,9 +24,11 @@ def create_app(
     cors_origins: list[str] | None = None,
     max_body_bytes: int = 1_000_000,
     allowed_hosts: frozenset[str] | None = None,
+    max_in_flight: int | None = None,
+    max_per_client: int | None = None,
 ) -> FastAPI:
     """`allowed_hosts`: Host names this server answers (None = any). `serve` passes the loopback names when it
-    runs without authentication."""
+    runs without authentication. `max_in_flight` / `max_per_client`: load-shedding limits (default: settings)."""
     app = FastAPI(
         title="kb-agent",
         version="0.1.0",
@@ -40,6 +43,11 @@ def create_app(
             allow_headers=["Authorization", "Content-Type", "X-API-Key"],
         )
     app.add_middleware(HttpGuard, max_body_bytes=max_body_bytes, allowed_hosts=allowed_hosts)
+    app.add_middleware(  # outermost: an overload is answered before any other work
+        LoadShedder,
+        max_in_flight=max_in_flight or engine.settings.server_max_in_flight,
+        max_per_client=max_per_client or engine.settings.server_max_per_client,
+    )
 
     @app.middleware("http")
     async def metrics_middleware(request: Request, call_next):

@@ -18,9 +18,16 @@ from kb_agent.interfaces.server.deps import Services, caller, error, services
 router = APIRouter()
 
 
+class ContentPart(BaseModel):
+    """An OpenAI content part; only text parts carry words for kb-agent (images and the like are ignored)."""
+
+    type: str = "text"
+    text: str = ""
+
+
 class ChatMessage(BaseModel):
     role: str
-    content: str | list | None = ""
+    content: str | list[ContentPart] | None = ""
 
 
 class ChatRequest(BaseModel):
@@ -30,9 +37,9 @@ class ChatRequest(BaseModel):
     kb_mode: bool = Field(default=True, description="false = plain chat with the model, no documents")
 
 
-def _text(content) -> str:
+def _text(content: str | list[ContentPart] | None) -> str:
     if isinstance(content, list):  # OpenAI content parts
-        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return " ".join(p.text for p in content if p.type == "text")
     return content or ""
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
+from kb_agent.engine import Mode
 from kb_agent.governance.identity import UserContext
 from kb_agent.interfaces.server.deps import Services, caller, services
-from kb_agent.retrieval.types import Mode
 
 router = APIRouter()
 
