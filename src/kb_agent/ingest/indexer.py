@@ -181,6 +181,7 @@ class Indexer:
             return
         chunks, doc_acls, derivation = [], [], [s.as_dict() for s in sources]
         for doc in docs:
+            report.skipped += [(f"{item.display}#{key}", reason) for key, reason in doc.skipped_records]
             doc_id = f"{item.display}#{doc.key}" if doc.key else item.display
             if doc.error:
                 report.skipped.append((doc_id, doc.error))

@@ -32,6 +32,8 @@ class ParsedDocument:
     acl: list[str] | None = None  # from front matter or a record's `acl`; None = not set
     metadata: dict[str, Any] = field(default_factory=dict)
     error: str | None = None  # a record that cannot be indexed (e.g. an unreadable acl): reported, skipped
+    # other records of the same file the loader left out, (key, reason): reported by the indexer
+    skipped_records: list[tuple[str, str]] = field(default_factory=list)
 
 
 class LoaderError(Exception):

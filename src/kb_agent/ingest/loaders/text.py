@@ -109,13 +109,11 @@ def load_plain(path: Path, data: bytes, source_type: str) -> list[ParsedDocument
 def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
     """One document per record `{"_id", "title", "text", "metadata"}`; citations point at its line."""
     docs: list[ParsedDocument] = []
-    bad = 0
+    left_out: list[tuple[str, str]] = []
     first_line: dict[str, int] = {}  # record key -> the line that used it first
 
     def skip(line_no: int, why: str) -> None:
-        nonlocal bad
-        bad += 1
-        docs.append(ParsedDocument("record", "", [], key=f"L{line_no}", error=f"line {line_no}: {why}"))
+        left_out.append((f"L{line_no}", f"line {line_no}: {why}"))
 
     for line_no, raw in enumerate(split_lines(decode(data)), start=1):
         if not raw.strip():
@@ -157,8 +155,10 @@ def load_jsonl(path: Path, data: bytes) -> list[ParsedDocument]:
             record_lines = [*record_lines, " · ".join(fields)]
         section = Section(lines=record_lines, line_numbers=[line_no] * len(record_lines))
         docs.append(ParsedDocument("record", title, [section], key=key, acl=acl, metadata=meta))
-    if bad and all(d.error for d in docs):
-        raise LoaderError(f"no valid JSONL records ({bad} malformed lines)")
+    if left_out and not docs:
+        raise LoaderError(f"no valid JSONL records ({len(left_out)} malformed lines)")
+    if docs:
+        docs[0].skipped_records = left_out
     return docs
 
 
