@@ -11,6 +11,7 @@ import zipfile
 import pytest
 
 from conftest import write
+from kb_agent.config import get_settings
 
 
 def _names(report) -> dict[str, str]:
@@ -86,7 +87,38 @@ def test_the_cli_reports_them_and_exits_0(hostile, settings, monkeypatch):
     from kb_agent.interfaces.cli import app
 
     monkeypatch.setenv("KB_AGENT_DATA_FOLDER", str(settings.data_folder))
+    get_settings.cache_clear()
     result = CliRunner().invoke(app, ["index", str(hostile), "--no-embed", "--json"])
+    get_settings.cache_clear()
     assert result.exit_code == 0, result.output
     skipped = {s["path"]: s["reason"] for s in json.loads(result.output)["skipped"]}
     assert skipped["docs/pipe.md"] == "not a regular file (a FIFO)"
+
+
+def test_a_root_that_is_gone_can_be_removed_or_pruned(engine, tmp_path):
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from kb_agent.interfaces.cli import app
+
+    for name in ("old", "kept"):
+        write(tmp_path / name / f"{name}.md", f"# {name}\nThe {name} folder mentions zebras.\n")
+    engine.index([tmp_path / "old"])
+    engine.index([tmp_path / "kept"])
+    shutil.rmtree(tmp_path / "old")
+    assert {h.path for h in engine.search("zebras", mode="bm25").hits} == {"old/old.md", "kept/kept.md"}  # stale
+    with pytest.raises(FileNotFoundError, match="not an indexed root"):
+        engine.remove([tmp_path / "nowhere"])
+    report = engine.remove(None)  # what `index --prune` does: every root missing on disk
+    assert report.deleted == ["old/old.md"] and report.chunks_removed == 1
+    assert {h.path for h in engine.search("zebras", mode="bm25").hits} == {"kept/kept.md"}
+    assert str(tmp_path / "old") not in engine.kb().roots()
+    env = {"KB_AGENT_DATA_FOLDER": str(engine.settings.data_folder)}
+    get_settings.cache_clear()
+    result = CliRunner().invoke(app, ["remove", str(tmp_path / "kept"), "--json"], env=env)
+    get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["removed_files"] == ["kept/kept.md"]
+    engine.kb().refresh()
+    assert engine.search("zebras", mode="bm25").hits == []

@@ -179,6 +179,22 @@ class Engine:
     ) -> IndexReport:
         return Indexer(self.kb(kb, create=True)).run(paths, acl=acl, on_progress=on_progress)
 
+    def remove(
+        self, paths: list[Path] | None = None, *, kb: str | None = None, user: UserContext | None = None
+    ) -> IndexReport:
+        """Forget indexed roots (`paths`), or with `paths=None` every root that no longer exists on disk."""
+        name = kb or self.settings.default_kb
+        with self.gate.request(user or UserContext.local_owner(), [name], action="index", admin=True) as req:
+            indexer = Indexer(self.kb(name))
+            roots = indexer.missing_roots() if paths is None else paths
+            report = indexer.remove(roots) if roots else IndexReport()
+            req.audit(
+                "remove",
+                {"kb": name, "roots": [str(p) for p in roots], "files": len(report.deleted),
+                 "chunks_removed": report.chunks_removed},
+            )  # fmt: skip
+            return report
+
     def embed(
         self,
         kb: str | None = None,

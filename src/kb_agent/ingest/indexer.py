@@ -84,6 +84,28 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
+    def remove(self, paths: list[Path]) -> IndexReport:
+        """Forget these indexed roots (they may be gone from disk): their files leave every search."""
+        report = IndexReport()
+        started = time.perf_counter()
+        with self.kb.writing():
+            known = self.kb.roots()
+            for path in paths:
+                root = os.path.abspath(os.path.expanduser(path))
+                if root not in known:
+                    listed = ", ".join(sorted(known)) or "none"
+                    raise FileNotFoundError(f"{path} is not an indexed root of {self.kb.name!r} (roots: {listed})")
+                removed, chunks = self.kb.remove_root(root)
+                report.deleted += removed
+                report.chunks_removed += chunks
+        sync_graph(self.kb)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def missing_roots(self) -> list[Path]:
+        """Indexed roots that no longer exist on disk (what `index --prune` removes)."""
+        return [Path(root) for root in self.kb.roots() if not os.path.exists(root)]
+
     def _index_root(
         self, root: Path, resolver: AclResolver, all_roots: list[Path], report: IndexReport, on_progress
     ) -> None:

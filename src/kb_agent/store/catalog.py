@@ -146,6 +146,9 @@ class Catalog:
             (root, json.dumps(sorted(set(acl))), now),
         )
 
+    def delete_root(self, root: str) -> None:
+        self._db.execute("DELETE FROM roots WHERE root=?", (root,))
+
     def files_under(self, root: str) -> dict[str, FileRecord]:
         rows = self._db.execute(f"SELECT {_FILE_COLS} FROM files WHERE root=?", (root,))
         return {r[0]: _file_record(r) for r in rows}

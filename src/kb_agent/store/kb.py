@@ -168,6 +168,14 @@ class KnowledgeBase:
         self._must_be_writing()
         self.catalog.set_root(root, acl, time.time())
 
+    def remove_root(self, root: str) -> tuple[list[str], int]:
+        """Forget an indexed root: every file it indexed and their chunks; (citation paths, chunks removed)."""
+        self._must_be_writing()
+        files = self.catalog.files_under(root)
+        chunks = sum(self.delete_file(source) for source in files)
+        self.catalog.delete_root(root)
+        return sorted(f.path for f in files.values()), chunks
+
     def roots(self) -> dict[str, list[str]]:
         """Indexed root folder -> its --acl groups."""
         return self.catalog.roots()

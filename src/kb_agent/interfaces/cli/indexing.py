@@ -22,10 +22,14 @@ def index(
     ] = None,
     embed: Annotated[bool, typer.Option("--embed/--no-embed", help="Embed new chunks after parsing.")] = True,
     background: Annotated[bool, typer.Option("--background", help="Embed in a detached worker.")] = False,
+    prune: Annotated[
+        bool, typer.Option("--prune", help="First forget indexed roots that no longer exist on disk.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Index files incrementally: only changed files are re-processed, deleted ones are removed."""
     engine = open_engine()
+    pruned = engine.remove(None, kb=kb) if prune and (kb or engine.settings.default_kb) in engine.kb_names() else None
     try:
         with progress_bar() as progress:
             task = progress.add_task("parsing", total=None, note="")
@@ -38,6 +42,9 @@ def index(
         err.print("[yellow]interrupted: the previous index is unchanged[/yellow]")
         raise typer.Exit(130) from None
     name = kb or engine.settings.default_kb
+    if pruned is not None:
+        report.deleted = pruned.deleted + report.deleted
+        report.chunks_removed += pruned.chunks_removed
     summary = {"kb": name, **report.as_dict()}
     if not as_json:
         _print_index_summary(summary)
@@ -51,6 +58,22 @@ def index(
             summary["embedding"] = _run_embed(engine, name, quiet=as_json)
     if as_json:
         out.print_json(json.dumps(summary))
+
+
+@app.command()
+def remove(
+    paths: Annotated[list[Path], typer.Argument(help="Indexed root folders or files to forget (they may be gone).")],
+    kb: KbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Forget indexed roots: their files and chunks leave every search (the files on disk are not touched)."""
+    engine = open_engine()
+    report = engine.remove(paths, kb=kb)
+    summary = {"kb": kb or engine.settings.default_kb, "removed_files": report.deleted, "chunks_removed": report.chunks_removed}
+    if as_json:
+        out.print_json(json.dumps(summary))
+        return
+    out.print(f"removed {len(report.deleted)} files ({report.chunks_removed} chunks)", highlight=False)
 
 
 def _print_index_summary(summary: dict) -> None:
