@@ -16,6 +16,7 @@ from kb_agent.agent.claims import SentenceStream, content_terms, without_markers
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.extractive import covers, extractive_sentences
 from kb_agent.agent.state import AgentState, recent_history
+from kb_agent.governance.errors import Unavailable
 from kb_agent.llm.base import LLMError
 from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence
@@ -92,6 +93,8 @@ def synthesize(state: AgentState, config) -> AgentState:
         }
 
     sources = _select(state.get("evidence", []), ctx.settings.synth_max_sources)
+    if not sources:
+        _raise_if_retrieval_failed(state.get("tool_history", []))
     notices: list[str] = []
     checked = CheckedAnswer(sources, query)
     if state.get("route", {}).get("query_type") == "file_discovery" and sources:
@@ -221,6 +224,15 @@ def _refused(
     if notices:
         update["notices"] = notices
     return update
+
+
+def _raise_if_retrieval_failed(history: list[dict]) -> None:
+    """No evidence because every search failed is an error, not "the knowledge base does not say":
+    a broken index or endpoint must not pass for a refusal."""
+    failed = [h for h in history if h.get("status") == "error"]
+    if failed and not any(h.get("status") == "ok" for h in history):
+        what = "; ".join(f"{h['name']}: {h.get('error') or 'failed'}" for h in failed[:3])
+        raise Unavailable(f"search failed, so there is no answer yet ({what}); check `kb-agent status` and re-index")
 
 
 def _select(evidence: list[Evidence], limit: int) -> list[Evidence]:

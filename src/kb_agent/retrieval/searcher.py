@@ -6,6 +6,7 @@ chunks are checked once more before they leave (defence in depth, never the prim
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 
@@ -21,6 +22,7 @@ from kb_agent.store.catalog import StoredChunk
 from kb_agent.store.kb import KnowledgeBase
 from kb_agent.store.live import indexed_lines, read_indexed_bytes
 
+log = logging.getLogger("kb_agent.retrieval")
 MODES: tuple[Mode, ...] = ("hybrid", "bm25", "dense", "grep")
 
 
@@ -127,13 +129,7 @@ class Searcher:
         grep_hits: dict[tuple, SearchHit] = {}
 
         if use_bm25:
-            t = time.perf_counter()
-            for kb in self.kbs:
-                found: list[tuple[tuple, float]] = [
-                    ((kb.name, i), s) for i, s in kb.lexical.search(query, pool, access)
-                ]
-                lists.append(("bm25", self.settings.rrf_weight_bm25, found))
-            timings["bm25_ms"] = (time.perf_counter() - t) * 1000
+            lists += self._bm25_lists(query, pool, access, timings)
 
         coverage = None
         if use_dense:
@@ -149,13 +145,24 @@ class Searcher:
                 if coverage < 1.0:
                     notices.append(f"dense vectors cover {coverage:.0%} of chunks; results use what is embedded so far")
                 t = time.perf_counter()
-                vector = embedder.embed_query(query)
-                timings["embed_ms"] = (time.perf_counter() - t) * 1000
-                t = time.perf_counter()
-                for kb in self.kbs:
-                    found = [((kb.name, i), s) for i, s in kb.vectors.search(vector, pool, access)]
-                    lists.append(("dense", self.settings.rrf_weight_dense, found))
-                timings["dense_ms"] = (time.perf_counter() - t) * 1000
+                try:
+                    vector = embedder.embed_query(query)
+                    timings["embed_ms"] = (time.perf_counter() - t) * 1000
+                    t = time.perf_counter()
+                    dense = [
+                        ("dense", self.settings.rrf_weight_dense, [((kb.name, i), s) for i, s in found])
+                        for kb in self.kbs
+                        for found in [kb.vectors.search(vector, pool, access)]
+                    ]
+                except Exception as exc:  # a broken endpoint or store: keyword results, and say so
+                    log.warning("dense search failed: %s", exc)
+                    why = f"{type(exc).__name__}: {str(exc)[:200]}"
+                    notices.append(f"dense search failed ({why}); the results come from keyword (BM25) search only")
+                    if not use_bm25:  # --mode dense: BM25 stands in rather than an empty list
+                        lists += self._bm25_lists(query, pool, access, timings)
+                else:
+                    lists += dense
+                    timings["dense_ms"] = (time.perf_counter() - t) * 1000
 
         if use_grep:
             t = time.perf_counter()
@@ -201,6 +208,19 @@ class Searcher:
             if total and holding / total <= RARE:
                 rare.append(identifier)
         return rare
+
+    def _bm25_lists(self, query: str, pool: int, access: AccessFilter, timings: dict[str, float]) -> list:
+        t = time.perf_counter()
+        lists = [
+            (
+                "bm25",
+                self.settings.rrf_weight_bm25,
+                [((kb.name, i), s) for i, s in kb.lexical.search(query, pool, access)],
+            )
+            for kb in self.kbs
+        ]
+        timings["bm25_ms"] = (time.perf_counter() - t) * 1000
+        return lists
 
     def _two_hops(self, query: str, *, access: AccessFilter, mode: Mode, k: int, pool: int | None) -> SearchResponse:
         started = time.perf_counter()

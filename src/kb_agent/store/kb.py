@@ -9,7 +9,9 @@ and rebuilds the lexical index from the catalog, which still holds the previous 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
+import logging
 import re
 import time
 from collections.abc import Iterator
@@ -29,6 +31,7 @@ from kb_agent.store.lexical import LexicalIndex
 from kb_agent.store.records import Chunk
 from kb_agent.store.vectors import FaissFlatStore, VectorStore
 
+log = logging.getLogger("kb_agent.store")
 _KB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -76,8 +79,8 @@ class KnowledgeBase:
         self.lexical = LexicalIndex(self.folder / "lexical")
         self.model_id = model_id or embedder_model_id(settings)
         self.cache = EmbeddingCache((cache_folder or settings.cache_folder) / "embeddings", self.model_id)
-        self.vectors: VectorStore = FaissFlatStore(self.folder / "dense")
-        self._vector_gen = self._stored_vector_gen()
+        self.vectors: VectorStore = FaissFlatStore(self._dense_folder())
+        self._vector_gen = self.vectors.stamp
         self._count_cache: tuple[int, int] = (-1, 0)
         self._graph: KnowledgeGraph | None = None
         self._writing = False
@@ -203,18 +206,18 @@ class KnowledgeBase:
         return embed_key(embedding_text(chunk, self.settings.embed_max_chars))
 
     # -- dense ------------------------------------------------------------------------------------
-    def _stored_vector_gen(self) -> str:
-        marker = self.folder / "dense" / "generation.json"
-        try:
-            return json.loads(marker.read_text()).get("stamp", "")
-        except (OSError, ValueError):
-            return ""
+    def _dense_folder(self) -> Path:
+        """One dense store per embedding model: switching models never mixes (or discards) vectors."""
+        return self.folder / "dense" / hashlib.sha256(self.model_id.encode()).hexdigest()[:16]
 
     def _vector_stamp(self) -> str:
         return f"{self.catalog.generation}:{self.catalog.get_meta('embed_generation', '0')}:{self.model_id}"
 
-    def sync_vectors(self, force: bool = False) -> None:
-        """Make the dense store hold exactly the catalog chunks whose vectors are cached."""
+    def sync_vectors(self, force: bool = False, *, save: bool = True) -> None:
+        """Make the dense store hold exactly the catalog chunks whose vectors are cached (for this model).
+
+        Writers (an index run, the embedding job) save it; a reader (`save=False`) only fixes its own copy
+        in memory, so searching processes never write store files."""
         stamp = self._vector_stamp()
         if not force and stamp == self._vector_gen:
             return
@@ -235,12 +238,8 @@ class KnowledgeBase:
                     np.vstack([h[1] for h in have]),
                     [h[2] for h in have],
                 )
-        self.vectors.save()
-        marker = self.folder / "dense" / "generation.json"
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        tmp = marker.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"stamp": stamp}))
-        tmp.replace(marker)
+        if save:
+            self.vectors.save(stamp)
         self._vector_gen = stamp
 
     def chunk_count(self) -> int:
@@ -251,13 +250,17 @@ class KnowledgeBase:
         return self._count_cache[1]
 
     def refresh(self) -> None:
-        """Pick up changes made by another process (indexer, embed worker)."""
-        if self._vector_stamp() != self._vector_gen:
-            fresh = FaissFlatStore(self.folder / "dense")
-            if self._stored_vector_gen() == self._vector_stamp():
-                self.vectors, self._vector_gen = fresh, self._vector_stamp()
-            else:
-                self.sync_vectors()
+        """Pick up changes made by another process (indexer, embed worker); never writes."""
+        stamp = self._vector_stamp()
+        if stamp != self._vector_gen:
+            fresh = FaissFlatStore(self._dense_folder())
+            if fresh.damaged:  # loads empty: rebuilt below from the catalog and the cache, in memory
+                log.warning(
+                    "%s; rebuilt from the embedding cache (the next index or embed run saves it)", fresh.damaged
+                )
+            self.vectors, self._vector_gen = fresh, fresh.stamp
+            if fresh.stamp != stamp:
+                self.sync_vectors(save=False)
         self.lexical.index.reload()
 
     def embed_progress(self) -> EmbedProgress:

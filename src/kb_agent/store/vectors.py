@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+import zipfile
 from pathlib import Path
 from typing import Protocol
 
@@ -29,7 +31,10 @@ class VectorStore(Protocol):
 
     def search(self, query: np.ndarray, k: int, access: AccessFilter) -> list[tuple[int, float]]: ...
 
-    def save(self) -> None: ...
+    stamp: str
+    damaged: str | None
+
+    def save(self, stamp: str = "") -> None: ...
 
 
 class FaissFlatStore:
@@ -42,42 +47,54 @@ class FaissFlatStore:
         self._index: faiss.IndexFlatIP | None = None
         self._group_masks: dict[str, np.ndarray] = {}
         self._public_mask = np.zeros(0, dtype=bool)
+        self.stamp = ""  # the catalog state the saved vectors reflect ("" = none saved)
+        self.damaged: str | None = None  # why the saved file could not be used
         self._load()
 
     # -- persistence --------------------------------------------------------------------------------
-    def _files(self) -> tuple[Path, Path, Path]:
-        return self.folder / "ids.npy", self.folder / "vectors.npy", self.folder / "acl.json"
+    # One file, replaced atomically: ids, vectors, ACLs and the stamp of the catalog state they reflect
+    # can never come from two different saves. The zip members carry CRCs: a flipped bit or a truncated
+    # file fails to load (`damaged` says why) instead of giving silently wrong results.
+    FILE = "store.npz"
 
     def _load(self) -> None:
-        ids_path, vec_path, acl_path = self._files()
-        if not (ids_path.exists() and vec_path.exists() and acl_path.exists()):
+        path = self.folder / self.FILE
+        if not path.exists():
             return
         try:
-            ids = np.load(ids_path)
-            vecs = np.load(vec_path)
-            acls = json.loads(acl_path.read_text())
-        except (OSError, ValueError):
-            return  # a torn snapshot: start empty; the owner re-syncs from the catalog
-        if len(ids) == len(vecs) == len(acls):
-            self._set(ids, vecs, acls)
+            with np.load(path, allow_pickle=False) as data:
+                ids, vecs = data["ids"], data["vectors"]
+                acls = json.loads(bytes(data["acl"]).decode("utf-8"))
+                stamp = bytes(data["stamp"]).decode("utf-8")
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            self.damaged = f"{path} cannot be read ({type(exc).__name__}: {str(exc)[:120]})"
+            return
+        if not (len(ids) == len(vecs) == len(acls)) or (len(vecs) and vecs.ndim != 2):
+            self.damaged = f"{path} is inconsistent ({len(ids)} ids, {len(vecs)} vectors, {len(acls)} ACLs)"
+            return
+        self._set(ids, vecs, acls)
+        self.stamp = stamp
 
-    def save(self) -> None:
+    def save(self, stamp: str = "") -> None:
+        """Write the store under a name no other writer uses, then rename it into place (atomic)."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        for path, write in zip(
-            self._files(),
-            (
-                lambda f: np.save(f, self._ids),
-                lambda f: np.save(f, self._vecs),
-                lambda f: f.write(json.dumps(self._acls).encode()),
-            ),
-            strict=True,
-        ):
-            tmp = path.with_suffix(path.suffix + ".tmp")
+        path = self.folder / self.FILE
+        tmp = self.folder / f".{self.FILE}.{os.getpid()}.{threading.get_ident()}.tmp"
+        try:
             with open(tmp, "wb") as handle:
-                write(handle)
+                np.savez(
+                    handle,
+                    ids=self._ids,
+                    vectors=self._vecs,
+                    acl=np.frombuffer(json.dumps(self._acls).encode("utf-8"), dtype=np.uint8),
+                    stamp=np.frombuffer(stamp.encode("utf-8"), dtype=np.uint8),
+                )
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        self.stamp, self.damaged = stamp, None
 
     # -- mutation -----------------------------------------------------------------------------------
     def _set(self, ids: np.ndarray, vecs: np.ndarray, acls: list[list[str]]) -> None:

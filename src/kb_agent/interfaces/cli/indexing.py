@@ -69,7 +69,11 @@ def remove(
     """Forget indexed roots: their files and chunks leave every search (the files on disk are not touched)."""
     engine = open_engine()
     report = engine.remove(paths, kb=kb)
-    summary = {"kb": kb or engine.settings.default_kb, "removed_files": report.deleted, "chunks_removed": report.chunks_removed}
+    summary = {
+        "kb": kb or engine.settings.default_kb,
+        "removed_files": report.deleted,
+        "chunks_removed": report.chunks_removed,
+    }
     if as_json:
         out.print_json(json.dumps(summary))
         return
