@@ -7,6 +7,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from kb_agent.connectors.services import Connectors
 from kb_agent.governance.access import AccessFilter
 from kb_agent.governance.acl_explain import explain
 from kb_agent.governance.audit import AuditLog, VerifyReport
-from kb_agent.governance.errors import NotFound, Unavailable
+from kb_agent.governance.errors import NotFound, Unavailable, UpstreamError
 from kb_agent.governance.gate import Gate
 from kb_agent.governance.identity import UserContext
 from kb_agent.governance.injection import scan
@@ -31,7 +32,7 @@ from kb_agent.governance.request import Request
 from kb_agent.governance.vault import Vault
 from kb_agent.ingest.embedding import embed_pending
 from kb_agent.ingest.indexer import Indexer, IndexReport, ProgressFn
-from kb_agent.llm.base import LLM, MeteredLLM
+from kb_agent.llm.base import LLM, LLMError, MeteredLLM
 from kb_agent.llm.embeddings import Embedder, get_embedder
 from kb_agent.llm.factory import LLMTiers, build_llms
 from kb_agent.retrieval.searcher import MODES as SEARCH_MODES
@@ -430,18 +431,24 @@ class Engine:
         main = self.llms().main
         if main is None:
             raise Unavailable("chat mode needs a generative model (`kb-agent models install`, or an API)")
-        llm = req.meter(MeteredLLM(main))
+        llm = req.meter(MeteredLLM(main, deadline=time.monotonic() + self.settings.max_answer_seconds))
         messages = [
             {"role": "system", "content": CHAT_SYSTEM},
             *(history or [])[-10:],
             {"role": "user", "content": message},
         ]
-        masker, released = req.outbound.stream(), []
-        for piece in llm.stream(messages, purpose="chat_mode"):
-            if text := masker.feed(piece):
-                released.append(text)
-                if on_event:
-                    on_event({"type": "token", "text": text})
+        masker, released, received = req.outbound.stream(), [], 0
+        try:
+            for piece in llm.stream(messages, purpose="chat_mode"):
+                received += len(piece)
+                if text := masker.feed(piece):
+                    released.append(text)
+                    if on_event:
+                        on_event({"type": "token", "text": text})
+        except LLMError as exc:  # plain chat has no evidence to fall back to: a clear 502, not a 500
+            raise UpstreamError(f"the model endpoint failed: {exc}") from exc
+        if not received:
+            raise UpstreamError("the model endpoint answered without any text (is it an OpenAI-compatible API?)")
         if text := masker.flush():
             released.append(text)
             if on_event:
@@ -456,15 +463,18 @@ class Engine:
         if injection:  # instructions in the question change nothing structural; recorded for review
             req.audit("injection_query", {"user": req.user.user_id, "patterns": injection})
         tiers = self.llms()
-        fast = req.meter(MeteredLLM(tiers.fast)) if tiers.fast is not None else None
+        deadline = time.monotonic() + self.settings.max_answer_seconds  # also cuts a call in progress
+        fast = req.meter(MeteredLLM(tiers.fast, deadline=deadline)) if tiers.fast is not None else None
         main = (
-            (fast if tiers.main is tiers.fast else req.meter(MeteredLLM(tiers.main)))
+            (fast if tiers.main is tiers.fast else req.meter(MeteredLLM(tiers.main, deadline=deadline)))
             if tiers.main is not None
             else None
         )
         # escalation only when a distinct, stronger model is configured
         strong = (
-            req.meter(MeteredLLM(tiers.strong)) if tiers.strong is not None and tiers.strong is not tiers.main else None
+            req.meter(MeteredLLM(tiers.strong, deadline=deadline))
+            if tiers.strong is not None and tiers.strong is not tiers.main
+            else None
         )
         emit, flush = req.outbound.events(on_event)
         tool_ctx = self.tool_context(req, names, allowed_urls=frozenset(URL_RE.findall(query)))

@@ -50,6 +50,9 @@ class LLM:
 
     model: str = "unknown"
     supports_tools: bool = False
+    # a call past its deadline may be abandoned on its thread (a remote endpoint); an in-process model may
+    # not (an abandoned generation would keep the cores busy): it is bounded by max_tokens instead
+    abandonable: bool = False
 
     def __init__(self) -> None:
         self.calls: list[CallRecord] = []
@@ -178,14 +181,31 @@ def _estimate_tokens(messages: list[Message]) -> int:
 class MeteredLLM(LLM):
     """A per-query view of a shared backend: same model, its own call log (for Answer.llm_calls)."""
 
-    def __init__(self, inner: LLM):
+    def __init__(self, inner: LLM, *, deadline: float | None = None):
+        """`deadline` (time.monotonic()): the answer's circuit breaker also cuts a call in progress."""
         super().__init__()
         self.inner = inner
         self.model = inner.model
         self.supports_tools = inner.supports_tools
+        self.deadline = deadline if inner.abandonable else None
+
+    def _left(self) -> float:
+        assert self.deadline is not None
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise LLMError("the answer's time budget (KB_AGENT_MAX_ANSWER_SECONDS) is spent")
+        return left
 
     def _complete(self, messages: list[Message], **options) -> Completion:
-        return self.inner._complete(messages, **options)
+        if self.deadline is None:
+            return self.inner._complete(messages, **options)
+        from kb_agent.llm.deadline import call_with_deadline
+
+        return call_with_deadline(lambda: self.inner._complete(messages, **options), self._left(), self.model)
 
     def _stream(self, messages: list[Message], **options) -> Iterator[str]:
-        return self.inner._stream(messages, **options)
+        if self.deadline is None:
+            return self.inner._stream(messages, **options)
+        from kb_agent.llm.deadline import iterate_with_deadline
+
+        return iterate_with_deadline(lambda: self.inner._stream(messages, **options), self._left(), self.model)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kb_agent.llm.base import LLM, Completion, LLMError, Message
+from kb_agent.llm.deadline import call_with_deadline, iterate_with_deadline
 
 
 class OpenAIChat(LLM):
     supports_tools = True
+    abandonable = True
 
     def __init__(
         self,
@@ -26,6 +28,7 @@ class OpenAIChat(LLM):
         self._openai = openai
         self.model = model
         self._temperature = temperature
+        self._deadline_s = timeout_s * (max_retries + 1)  # the whole call, retries and a trickling stream included
         # the SDK retries 408/409/429/5xx with exponential backoff and honours Retry-After
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=max_retries
@@ -48,15 +51,24 @@ class OpenAIChat(LLM):
         return request
 
     def _complete(self, messages: list[Message], **options) -> Completion:
+        request = self._request(messages, options)
         try:
-            response = self._client.chat.completions.create(**self._request(messages, options))
+            response = call_with_deadline(
+                lambda: self._client.chat.completions.create(**request), self._deadline_s, self.model
+            )
         except self._openai.OpenAIError as exc:
             raise LLMError(f"{type(exc).__name__}: {exc}") from exc
-        choice = response.choices[0].message
-        calls = [
-            {"id": c.id, "name": c.function.name, "arguments": c.function.arguments} for c in (choice.tool_calls or [])
-        ]
-        usage = response.usage
+        except ValueError as exc:  # a 200 whose body is not JSON
+            raise LLMError(f"the endpoint's reply is not a chat completion ({exc})") from exc
+        try:
+            choice = response.choices[0].message
+            calls = [
+                {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
+                for c in (choice.tool_calls or [])
+            ]
+        except (AttributeError, IndexError, TypeError, KeyError) as exc:  # 200 without `choices`, or not JSON
+            raise LLMError(f"the endpoint's reply is not a chat completion: {str(response)[:200]!r}") from exc
+        usage = getattr(response, "usage", None)
         return Completion(
             text=choice.content or "",
             tool_calls=calls,
@@ -65,10 +77,17 @@ class OpenAIChat(LLM):
         )
 
     def _stream(self, messages: list[Message], **options) -> Iterator[str]:
+        request = self._request(messages, options)
+
+        def pieces() -> Iterator[str]:
+            for event in self._client.chat.completions.create(**request, stream=True):
+                choices = getattr(event, "choices", None)
+                if choices and choices[0].delta.content:
+                    yield choices[0].delta.content
+
         try:
-            stream = self._client.chat.completions.create(**self._request(messages, options), stream=True)
-            for event in stream:
-                if event.choices and event.choices[0].delta.content:
-                    yield event.choices[0].delta.content
+            yield from iterate_with_deadline(pieces, self._deadline_s, self.model)
         except self._openai.OpenAIError as exc:
             raise LLMError(f"{type(exc).__name__}: {exc}") from exc
+        except (ValueError, AttributeError, TypeError) as exc:  # a stream that is not OpenAI chunks
+            raise LLMError(f"the endpoint's stream is not chat-completion chunks ({exc})") from exc
