@@ -84,6 +84,7 @@ def test_the_rule_catches_a_bypass(tmp_path):
 CLI_GOVERNED = {  # command path -> (arguments, the action of the request it opens)
     "index": (lambda root: ["index", str(root), "--no-embed"], "index"),
     "remove": (lambda root: ["remove", str(root)], "index"),
+    "repair": (lambda root: ["repair"], "index"),
     "search": (lambda root: ["search", "office"], "search"),
     "ask": (lambda root: ["ask", "When does the office open?"], "answer"),
     "chat": (lambda root: ["chat"], "chat"),

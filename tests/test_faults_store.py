@@ -159,3 +159,88 @@ def test_a_failing_retriever_is_an_error_not_a_refusal(settings, docs, monkeypat
         response = client.post("/v1/query", json={"question": "When do access tokens expire?"})
     assert response.status_code == 503 and "search failed" in response.json()["error"]["message"]
     engine.close()
+
+
+def _lexical_damage(folder, kind):
+    import shutil
+
+    if kind == "meta_lost":
+        (folder / "meta.json").unlink()
+    elif kind == "meta_garbage":
+        (folder / "meta.json").write_text("{not json")
+    else:  # the whole folder is gone
+        shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize("kind", ["meta_lost", "meta_garbage", "folder_lost"])
+def test_a_lost_or_damaged_keyword_index_is_reported_then_rebuilt(settings, docs, kind):
+    engine = _indexed(settings, docs, HashEmbedder())
+    folder = engine.kb().folder / "lexical"
+    engine.close()
+    _lexical_damage(folder, kind)
+    reader = Engine(settings, embedder=HashEmbedder())
+    response = reader.search("tokens expire", mode="bm25")
+    assert any(
+        "keyword search of 'default' cannot be trusted" in n and "kb-agent repair" in n for n in response.notices
+    )
+    reader.close()
+    writer = Engine(settings, embedder=HashEmbedder())
+    done = writer.repair()
+    assert any(line.startswith("keyword index rebuilt from the catalog (2 chunks)") for line in done)
+    response = writer.search("tokens expire", mode="bm25")
+    assert _paths(response)[0] == "docs/auth.md" and not response.notices
+    writer.close()
+
+
+def test_an_interrupted_commit_is_repaired_by_the_next_index_run(settings, docs):
+    """tantivy committed, the catalog did not: readers say so; the next writer rebuilds (no repair needed)."""
+    engine = _indexed(settings, docs, HashEmbedder())
+    kb = engine.kb()
+    with kb.lexical.index.writer(heap_size=15_000_000, num_threads=1) as writer:  # a stray document
+        import tantivy
+
+        doc = tantivy.Document()
+        doc.add_unsigned("id", 999_999)
+        doc.add_text("body", "ghost")
+        writer.add_document(doc)
+        writer.commit()
+    kb.catalog.set_meta("lexical_dirty", "1")
+    assert any("cannot be trusted" in n for n in engine.search("tokens", mode="bm25").notices)
+    engine.index([docs])
+    assert not engine.search("tokens", mode="bm25").notices and kb.lexical_problem() is None
+    engine.close()
+
+
+def test_a_damaged_embedding_cache_is_set_aside_not_a_traceback(settings, docs):
+    engine = _indexed(settings, docs, HashEmbedder())
+    cache = engine.kb().cache.path
+    engine.close()
+    for suffix in ("-wal", "-shm"):
+        cache.with_name(cache.name + suffix).unlink(missing_ok=True)
+    cache.write_bytes(b"this is not a database" * 100)
+    again = Engine(settings, embedder=HashEmbedder())
+    assert again.search("tokens expire", mode="hybrid").hits  # BM25 at least; no sqlite traceback
+    assert list(cache.parent.glob(cache.name + ".damaged-*"))  # kept for inspection
+    assert again.embed()["embedded"] == 2  # computed again
+    again.close()
+
+
+def test_a_damaged_catalog_is_a_clear_error_naming_the_way_out(settings, docs):
+    from typer.testing import CliRunner
+
+    from kb_agent.config import get_settings
+    from kb_agent.interfaces.cli import app
+
+    engine = _indexed(settings, docs, HashEmbedder())
+    catalog = engine.kb().folder / "catalog.sqlite"
+    engine.close()
+    for suffix in ("-wal", "-shm"):
+        catalog.with_name(catalog.name + suffix).unlink(missing_ok=True)
+    catalog.write_bytes(b"SQLite format 3\x00" + b"\xff" * 5000)
+    get_settings.cache_clear()
+    result = CliRunner().invoke(app, ["search", "tokens"], env={"KB_AGENT_DATA_FOLDER": str(settings.data_folder)})
+    get_settings.cache_clear()
+    output = " ".join(result.output.split())
+    assert result.exit_code == 1 and "Traceback" not in output
+    squeezed = "".join(output.split())  # rich wraps long paths
+    assert f"{catalog}isdamaged" in squeezed and "kb-agentindexPATH--kbNEW" in squeezed

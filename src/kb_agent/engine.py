@@ -180,6 +180,14 @@ class Engine:
     ) -> IndexReport:
         return Indexer(self.kb(kb, create=True)).run(paths, acl=acl, on_progress=on_progress)
 
+    def repair(self, kb: str | None = None, *, user: UserContext | None = None) -> list[str]:
+        """`kb-agent repair`: check the KB's store files, rebuild what derives from the catalog; what was done."""
+        name = kb or self.settings.default_kb
+        with self.gate.request(user or UserContext.local_owner(), [name], action="index", admin=True) as req:
+            done = Indexer(self.kb(name)).repair()
+            req.audit("repair", {"kb": name, "done": done})
+            return done
+
     def remove(
         self, paths: list[Path] | None = None, *, kb: str | None = None, user: UserContext | None = None
     ) -> IndexReport:

@@ -7,6 +7,7 @@ every path, and the message is masked like any other outbound text (no traceback
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 
 from kb_agent.governance.masking import mask_text
@@ -40,13 +41,17 @@ class Unavailable(RuntimeError):
     """The request needs something this installation does not have (e.g. a generative model): HTTP 503."""
 
 
+class StoreDamaged(RuntimeError):
+    """A store file is damaged beyond what can be rebuilt automatically; the message says what to do."""
+
+
 class UpstreamError(RuntimeError):
     """A model endpoint or connector behind kb-agent failed."""
 
 
 @dataclass(frozen=True)
 class Failure:
-    kind: str  # denied unauthenticated limited bad_input not_found conflict unavailable upstream internal
+    kind: str  # denied unauthenticated limited bad_input not_found conflict unavailable upstream damaged internal
     status: int
     exit_code: int
     message: str
@@ -60,6 +65,8 @@ def classify(exc: BaseException) -> Failure:
     text = str(exc) or type(exc).__name__
     if kind == "internal":  # the type helps an operator; a traceback never leaves
         text = f"internal error ({type(exc).__name__}): {text}"
+    if kind == "damaged" and not isinstance(exc, StoreDamaged):
+        text = f"a knowledge-base file is damaged ({text}); `kb-agent repair --kb NAME` rebuilds what can be rebuilt"
     return Failure(kind, status, code, mask_text(text[:2000])[0])
 
 
@@ -78,6 +85,10 @@ def _kind(exc: BaseException) -> tuple[str, int, int]:
         return "unavailable", 503, 1
     if isinstance(exc, UpstreamError):
         return "upstream", 502, 1
+    if isinstance(exc, StoreDamaged):
+        return "damaged", 500, 1
+    if isinstance(exc, sqlite3.DatabaseError):  # a catalog or cache file that is not a database any more
+        return "damaged", 500, 1
     if isinstance(exc, ValueError):  # validation errors, bad arguments (pydantic's ValidationError too)
         return "bad_input", 400, 2
     return "internal", 500, 1

@@ -102,6 +102,13 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
+    def repair(self) -> list[str]:
+        """Check every store file of the KB and rebuild the derived ones (keyword index, dense store, graph)."""
+        with self.kb.writing():
+            done = self.kb.repair_stores()
+        sync_graph(self.kb)
+        return done
+
     def missing_roots(self) -> list[Path]:
         """Indexed roots that no longer exist on disk (what `index --prune` removes)."""
         return [Path(root) for root in self.kb.roots() if not os.path.exists(root)]

@@ -130,6 +130,12 @@ class Searcher:
 
         if use_bm25:
             lists += self._bm25_lists(query, pool, access, timings)
+            for kb in self.kbs:  # an interrupted or damaged index is said, never silently empty
+                if problem := kb.lexical_problem():
+                    notices.append(
+                        f"keyword search of {kb.name!r} cannot be trusted: {problem}; "
+                        f"`kb-agent repair --kb {kb.name}` rebuilds it from the catalog"
+                    )
 
         coverage = None
         if use_dense:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb_agent.governance.access import AccessFilter
+from kb_agent.governance.errors import StoreDamaged
 from kb_agent.store.records import Chunk
 
 _SCHEMA = """
@@ -94,13 +95,25 @@ class Catalog:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._lock = threading.RLock()
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise StoreDamaged(
+                f"{path} is damaged ({exc}); the catalog is the knowledge base's source of truth and cannot be "
+                "rebuilt from its other files: index the sources again into a new knowledge base "
+                "(`kb-agent index PATH --kb NEW`)"
+            ) from exc
         present = {row[1] for row in self._db.execute("PRAGMA table_info(files)")}
         for column, kind in _ADDED_COLUMNS.items():  # catalogs written by earlier versions
             if column not in present:
                 self._db.execute(f"ALTER TABLE files ADD COLUMN {column} {kind}")
+
+    def integrity_problems(self) -> list[str]:
+        rows = [r[0] for r in self._db.execute("PRAGMA quick_check")]
+        return [] if rows == ["ok"] else rows
 
     def close(self) -> None:
         self._db.close()

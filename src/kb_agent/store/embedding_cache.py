@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
+
+log = logging.getLogger("kb_agent.store")
 
 
 def embed_key(text: str) -> str:
@@ -22,10 +26,35 @@ class EmbeddingCache:
         folder.mkdir(parents=True, exist_ok=True)
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id)[:120]
         self.path = folder / f"{slug}.sqlite"
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, v BLOB NOT NULL)")
         self._lock = threading.Lock()
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as exc:  # a cache: set the damaged file aside (kept) and start empty
+            aside = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
+            log.warning("embedding cache %s is damaged (%s): moved to %s; vectors are computed again", self.path,
+                        exc, aside.name)  # fmt: skip
+            self.path.rename(aside)
+            for suffix in ("-wal", "-shm"):
+                self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, v BLOB NOT NULL)")
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def integrity_problems(self) -> list[str]:
+        rows = [r[0] for r in self._db.execute("PRAGMA quick_check")]
+        return [] if rows == ["ok"] else rows
+
+    def reset(self) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM vec")
 
     def missing(self, keys: Iterable[str]) -> list[str]:
         keys = list(dict.fromkeys(keys))

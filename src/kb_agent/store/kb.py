@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from kb_agent.config import Settings
-from kb_agent.governance.errors import Conflict, NotFound
+from kb_agent.governance.errors import Conflict, NotFound, StoreDamaged
 from kb_agent.llm.embeddings import embedder_model_id
 from kb_agent.store.catalog import Catalog, FileRecord
 from kb_agent.store.embedding_cache import EmbeddingCache, embed_key
 from kb_agent.store.graph import KnowledgeGraph
-from kb_agent.store.lexical import LexicalIndex
+from kb_agent.store.lexical import LexicalIndex, LexicalIndexDamaged
 from kb_agent.store.records import Chunk
 from kb_agent.store.vectors import FaissFlatStore, VectorStore
 
@@ -76,7 +76,13 @@ class KnowledgeBase:
         self.settings = settings
         self.folder = settings.kbs_folder / name
         self.catalog = Catalog(self.folder / "catalog.sqlite", name)
-        self.lexical = LexicalIndex(self.folder / "lexical")
+        self.lexical_damaged: str | None = None
+        try:
+            self.lexical = LexicalIndex(self.folder / "lexical")
+        except LexicalIndexDamaged as exc:  # readers run on an empty stand-in and say so; a writer rebuilds
+            log.warning("%s; `kb-agent repair --kb %s` rebuilds it", exc, name)
+            self.lexical_damaged = str(exc)
+            self.lexical = LexicalIndex.in_memory(self.folder / "lexical")
         self.model_id = model_id or embedder_model_id(settings)
         self.cache = EmbeddingCache((cache_folder or settings.cache_folder) / "embeddings", self.model_id)
         self.vectors: VectorStore = FaissFlatStore(self._dense_folder())
@@ -120,8 +126,8 @@ class KnowledgeBase:
                 fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError as exc:
                 raise KBBusy(f"another process is writing to knowledge base {self.name!r}") from exc
-            if self.catalog.get_meta("lexical_dirty") == "1":  # an earlier writer died mid-commit
-                self.rebuild_lexical()
+            if self.catalog.get_meta("lexical_dirty") == "1" or self.lexical_problem():
+                self.rebuild_lexical()  # an earlier writer died mid-commit, or the folder was damaged or lost
             self.catalog.set_meta("lexical_dirty", "1")
             lexical_committed = False
             self._writing = True
@@ -191,7 +197,20 @@ class KnowledgeBase:
         """Another indexed file that already uses citation path `path`."""
         return self.catalog.other_file_at(path, source)
 
+    def lexical_problem(self) -> str | None:
+        """Why keyword search cannot be trusted right now (None: it holds exactly the catalog's chunks)."""
+        if self.lexical_damaged:
+            return self.lexical_damaged
+        indexed, chunks = self.lexical.num_docs(), self.chunk_count()
+        if indexed != chunks:
+            return f"the keyword index holds {indexed} chunks, the catalog {chunks} (an interrupted or lost index)"
+        return None
+
     def rebuild_lexical(self) -> None:
+        """Refill the keyword index from the catalog (the source of truth); a damaged folder is recreated."""
+        if self.lexical_damaged or not (self.folder / "lexical" / "meta.json").exists():
+            self.lexical = LexicalIndex.recreate(self.folder / "lexical")
+            self.lexical_damaged = None
         self.lexical.clear()
         batch: list[tuple[int, Chunk]] = []
         for stored in self.catalog.iter_chunks():
@@ -262,6 +281,38 @@ class KnowledgeBase:
             if fresh.stamp != stamp:
                 self.sync_vectors(save=False)
         self.lexical.index.reload()
+
+    def repair_stores(self) -> list[str]:
+        """Check every store file and rebuild what is derived from the catalog (inside `writing()`).
+
+        The catalog is the source of truth: if it is damaged, nothing can be rebuilt from the other stores
+        and the error says how to start again."""
+        self._must_be_writing()
+        done: list[str] = []
+        problems = self.catalog.integrity_problems()
+        if problems:
+            raise StoreDamaged(
+                f"{self.folder / 'catalog.sqlite'} is damaged ({problems[0]}); it is the source of truth: index "
+                f"the sources again into a new knowledge base (`kb-agent index PATH --kb NEW`)"
+            )
+        done.append("catalog: integrity check ok")
+        if problems := self.cache.integrity_problems():
+            self.cache.reset()
+            done.append(f"embedding cache was damaged ({problems[0]}): emptied; `kb-agent embed` fills it again")
+        problem = self.lexical_problem()
+        self.rebuild_lexical()
+        done.append(f"keyword index rebuilt from the catalog ({self.chunk_count()} chunks)" + (
+            f"; it was: {problem}" if problem else ""))  # fmt: skip
+        damaged = self.vectors.damaged
+        self.vectors = FaissFlatStore.empty(self._dense_folder())
+        self._vector_gen = ""
+        self.sync_vectors(save=True)
+        done.append(f"dense store rebuilt from the embedding cache ({len(self.vectors.ids())} vectors)" + (
+            f"; it was: {damaged}" if damaged else ""))  # fmt: skip
+        (self.folder / "graph.json").unlink(missing_ok=True)
+        self._graph = None
+        done.append("knowledge graph: re-extracted after the run")
+        return done
 
     def embed_progress(self) -> EmbedProgress:
         rows = self.catalog.embed_keys()

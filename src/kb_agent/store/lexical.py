@@ -33,13 +33,34 @@ def lexical_text(chunk: Chunk) -> str:
     return "\n".join(p for p in (chunk.title, chunk.title, " ".join(chunk.heading_path), chunk.text, meta) if p)
 
 
+class LexicalIndexDamaged(RuntimeError):
+    """The tantivy folder cannot be opened; `kb-agent repair` rebuilds it from the catalog."""
+
+
 class LexicalIndex:
     def __init__(self, folder: Path):
         self.folder = folder
         self.schema = _schema()
         folder.mkdir(parents=True, exist_ok=True)
-        self.index = tantivy.Index(self.schema, path=str(folder))
+        try:
+            self.index = tantivy.Index(self.schema, path=str(folder))
+        except ValueError as exc:  # tantivy reports a damaged meta.json / segment as ValueError
+            raise LexicalIndexDamaged(f"the keyword index in {folder} cannot be opened ({exc})") from exc
         self._writer: tantivy.IndexWriter | None = None
+
+    @classmethod
+    def in_memory(cls, folder: Path) -> LexicalIndex:
+        """An empty stand-in for a damaged index, so readers still run (and say so); never written to disk."""
+        self = cls.__new__(cls)
+        self.folder, self.schema, self._writer = folder, _schema(), None
+        self.index = tantivy.Index(self.schema)
+        return self
+
+    @classmethod
+    def recreate(cls, folder: Path) -> LexicalIndex:
+        """An empty index in place of whatever is in `folder` (the caller refills it from the catalog)."""
+        shutil.rmtree(folder, ignore_errors=True)
+        return cls(folder)
 
     # -- writing ------------------------------------------------------------------------------------
     def _get_writer(self) -> tantivy.IndexWriter:

@@ -51,6 +51,17 @@ class FaissFlatStore:
         self.damaged: str | None = None  # why the saved file could not be used
         self._load()
 
+    @classmethod
+    def empty(cls, folder: Path) -> FaissFlatStore:
+        """A store that ignores what is on disk (it is about to be rebuilt and saved over it)."""
+        store = cls.__new__(cls)
+        store.folder, store.dim, store.stamp, store.damaged = folder, None, "", None
+        store._ids = np.zeros(0, dtype=np.int64)
+        store._vecs = np.zeros((0, 0), dtype=np.float32)
+        store._acls, store._index, store._group_masks = [], None, {}
+        store._public_mask = np.zeros(0, dtype=bool)
+        return store
+
     # -- persistence --------------------------------------------------------------------------------
     # One file, replaced atomically: ids, vectors, ACLs and the stamp of the catalog state they reflect
     # can never come from two different saves. The zip members carry CRCs: a flipped bit or a truncated

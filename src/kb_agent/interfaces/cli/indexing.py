@@ -80,6 +80,19 @@ def remove(
     out.print(f"removed {len(report.deleted)} files ({report.chunks_removed} chunks)", highlight=False)
 
 
+@app.command()
+def repair(kb: KbOpt = None, as_json: JsonOpt = False) -> None:
+    """Check a knowledge base's store files and rebuild the keyword index, dense store and graph from the
+    catalog and the embedding cache (after a crash, a lost folder or a damaged file)."""
+    engine = open_engine()
+    done = engine.repair(kb)
+    if as_json:
+        out.print_json(json.dumps({"kb": kb or engine.settings.default_kb, "done": done}))
+        return
+    for line in done:
+        out.print(f"- {line}", markup=False, highlight=False)
+
+
 def _print_index_summary(summary: dict) -> None:
     table = Table(title=f"indexed into {summary['kb']!r}", show_header=False)
     for key in ("added", "updated", "deleted", "unchanged", "chunks_added", "chunks_removed", "chunks_per_s"):
