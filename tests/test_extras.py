@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 OPTIONAL = ["fastapi", "uvicorn", "prometheus_client", "jwt", "textual", "mcp", "xllamacpp", "starlette"]
 
 SCRIPT = textwrap.dedent(
@@ -40,6 +42,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # a real subprocess that imports the whole CLI (CI runs it)
 def test_the_core_runs_without_the_optional_extras(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()

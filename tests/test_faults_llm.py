@@ -65,7 +65,7 @@ def test_a_broken_endpoint_gets_the_extractive_fallback(endpoint, settings, tmp_
     FaultyEndpoint.mode = mode
     write(tmp_path / "docs" / "auth.md", "# Auth\nAccess tokens expire after thirty minutes.\n")
     llm = OpenAIChat(base_url=f"http://127.0.0.1:{endpoint.server_port}/v1", api_key="k", model="m",
-                     timeout_s=1.0, max_retries=0)  # fmt: skip
+                     timeout_s=0.5, max_retries=0)  # fmt: skip
     engine = Engine(settings.model_copy(update={"max_answer_seconds": 4.0}), embedder=HashEmbedder(), llm=llm)
     engine.index([tmp_path / "docs"])
     started = time.monotonic()
@@ -88,7 +88,7 @@ def test_the_http_api_answers_200_not_500_when_the_model_sends_garbage(endpoint,
     FaultyEndpoint.mode = "no_choices"
     write(tmp_path / "docs" / "auth.md", "# Auth\nAccess tokens expire after thirty minutes.\n")
     llm = OpenAIChat(base_url=f"http://127.0.0.1:{endpoint.server_port}/v1", api_key="k", model="m",
-                     timeout_s=1.0, max_retries=0)  # fmt: skip
+                     timeout_s=0.5, max_retries=0)  # fmt: skip
     engine = Engine(settings, embedder=HashEmbedder(), llm=llm)
     engine.index([tmp_path / "docs"])
     with TestClient(create_app(engine, Authenticator(None, None, allow_anonymous=True))) as client:

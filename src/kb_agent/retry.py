@@ -15,6 +15,9 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})  # the statuses the OpenAI SDK retries too
+# a Jira/Confluence 500 is usually a query the server cannot answer (it answers the same way again):
+# reported at once rather than retried while a question waits
+GATEWAY_STATUSES = frozenset({429, 502, 503, 504})
 T = TypeVar("T")
 
 

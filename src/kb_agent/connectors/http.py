@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 
 from kb_agent.governance.vault import Secret
-from kb_agent.retry import RETRY_STATUSES, RetryableStatus, call_with_retries
+from kb_agent.retry import GATEWAY_STATUSES, RetryableStatus, call_with_retries
 
 
 class ConnectorError(RuntimeError):
@@ -133,7 +133,7 @@ class RestClient:
 
             def attempt() -> httpx.Response:
                 response = self._get(client, url, params, headers)
-                if response.status_code in RETRY_STATUSES:
+                if response.status_code in GATEWAY_STATUSES:
                     raise RetryableStatus(response)
                 return response
 
