@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import re
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -90,6 +91,7 @@ class KnowledgeBase:
         self._count_cache: tuple[int, int] = (-1, 0)
         self._graph: KnowledgeGraph | None = None
         self._writing = False
+        self._vectors_lock = threading.RLock()  # server threads share this object: one sync at a time
 
     def graph(self) -> KnowledgeGraph:
         """The knowledge graph as the last index run left it (the ingest graph job writes it, readers never do)."""
@@ -237,6 +239,10 @@ class KnowledgeBase:
 
         Writers (an index run, the embedding job) save it; a reader (`save=False`) only fixes its own copy
         in memory, so searching processes never write store files."""
+        with self._vectors_lock:
+            self._sync_vectors(force, save)
+
+    def _sync_vectors(self, force: bool, save: bool) -> None:
         stamp = self._vector_stamp()
         if not force and stamp == self._vector_gen:
             return
@@ -271,16 +277,18 @@ class KnowledgeBase:
     def refresh(self) -> None:
         """Pick up changes made by another process (indexer, embed worker); never writes."""
         stamp = self._vector_stamp()
-        if stamp != self._vector_gen:
-            fresh = FaissFlatStore(self._dense_folder())
-            if fresh.damaged:  # loads empty: rebuilt below from the catalog and the cache, in memory
-                log.warning(
-                    "%s; rebuilt from the embedding cache (the next index or embed run saves it)", fresh.damaged
-                )
-            self.vectors, self._vector_gen = fresh, fresh.stamp
-            if fresh.stamp != stamp:
-                self.sync_vectors(save=False)
+        with self._vectors_lock:
+            if stamp != self._vector_gen:
+                self._reload_vectors(stamp)
         self.lexical.index.reload()
+
+    def _reload_vectors(self, stamp: str) -> None:
+        fresh = FaissFlatStore(self._dense_folder())
+        if fresh.damaged:  # loads empty: rebuilt below from the catalog and the cache, in memory
+            log.warning("%s; rebuilt from the embedding cache (the next index or embed run saves it)", fresh.damaged)
+        self.vectors, self._vector_gen = fresh, fresh.stamp
+        if fresh.stamp != stamp:
+            self.sync_vectors(save=False)
 
     def repair_stores(self) -> list[str]:
         """Check every store file and rebuild what is derived from the catalog (inside `writing()`).
