@@ -122,3 +122,12 @@ def test_a_root_that_is_gone_can_be_removed_or_pruned(engine, tmp_path):
     assert json.loads(result.output)["removed_files"] == ["kept/kept.md"]
     engine.kb().refresh()
     assert engine.search("zebras", mode="bm25").hits == []
+
+
+def test_two_roots_of_the_same_name_in_one_run(engine, tmp_path):
+    write(tmp_path / "a" / "docs" / "x.md", "# X\none\n")
+    write(tmp_path / "b" / "docs" / "x.md", "# X\ntwo\n")
+    write(tmp_path / "b" / "docs" / "y.md", "# Y\nthree\n")
+    report = engine.index([tmp_path / "a" / "docs", tmp_path / "b" / "docs"])
+    assert sorted(report.added) == ["docs/x.md", "docs/y.md"]
+    assert "already used by" in _names(report)["docs/x.md"]
