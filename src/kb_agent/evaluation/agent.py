@@ -1,9 +1,11 @@
 """`kb-agent eval agent`: the whole agent on a multi-hop QA set (HotpotQA layout: corpus.jsonl + qa.jsonl).
 
-Evidence recall@5 (gold paragraphs among the first five distinct documents of the final evidence),
-answer EM/F1 (HotpotQA normalisation), citation precision (citations that point at a gold paragraph,
-which holds the supporting sentence), LLM calls and seconds per route, and single-shot BM25 recall@5
-from the same index as the baseline.
+Evidence recall@2/@5 (gold paragraphs among the first two / five distinct documents of the final
+evidence), all gold @5, answer EM/F1 (HotpotQA normalisation) and "contains the gold answer" (whole words,
+any alias; a refusal contains nothing), citation precision (citations that point at a gold paragraph),
+steps, LLM calls and seconds - overall, per route and per hop count - and single-shot BM25 recall@5 from
+the same index as the baseline. `out` writes one JSON row per question; `report` draws the plots
+(evaluation/report.py).
 """
 
 from __future__ import annotations
@@ -40,6 +42,15 @@ def f1_score(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def contains_answer(body: str, answers: list[str], refused: bool) -> bool:
+    """The normalised gold answer (or an alias) as whole words of the answer; a refusal never counts
+    ("no" is not found inside "I could not find it")."""
+    if refused:
+        return False
+    text = f" {normalize_answer(body)} "
+    return any(f" {gold} " in text for gold in (normalize_answer(a) for a in answers) if gold)
+
+
 def answer_body(answer: str) -> str:
     """The answer without its References footer and [n] markers."""
     body = answer.split("\n\nReferences:\n", 1)[0]
@@ -57,6 +68,8 @@ def evaluate_agent(
     limit: int | None = None,
     on_progress: Callable[[int, int, str], None] | None = None,
     engine_factory=None,
+    out: Path | None = None,
+    report: Path | None = None,
 ) -> dict:
 
     dataset_dir = Path(dataset_dir)
@@ -103,35 +116,45 @@ def evaluate_agent(
                 if doc not in base_docs:
                     base_docs.append(doc)
             body = answer_body(answer.answer)
+            answers = [item["answer"], *(item.get("answer_aliases") or item.get("aliases") or [])]
             rows.append(
                 {
+                    "id": item.get("id", str(index)),
+                    "question": item["question"],
+                    "answer": body,
+                    "gold": answers,
+                    "hops": int(item.get("hops") or len(gold) or 1),
+                    "recall2": len(gold & set(docs[:2])) / len(gold) if gold else 0.0,
                     "recall5": len(gold & set(docs[:5])) / len(gold) if gold else 0.0,
                     "both5": float(gold <= set(docs[:5])) if gold else 0.0,
                     "bm25_recall5": len(gold & set(base_docs[:5])) / len(gold) if gold else 0.0,
                     "em": float(normalize_answer(body) == normalize_answer(item["answer"])),
-                    "contains": float(normalize_answer(item["answer"]) in normalize_answer(body)),
+                    "contains": float(contains_answer(body, answers, answer.refused)),
                     "f1": f1_score(body, item["answer"]),
                     "citation_precision": (sum(c in gold for c in cited) / len(cited)) if cited else None,
                     "refused": answer.refused,
                     "llm_calls": answer.llm_calls,
+                    "steps": answer.iterations,
+                    "planned_queries": len(answer.planned_queries),
                     "seconds": seconds,
                     "complexity": answer.route.get("complexity"),
                 }
             )
+            if out is not None:
+                with open(out, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(rows[-1], ensure_ascii=False) + "\n")
     precisions = [r["citation_precision"] for r in rows if r["citation_precision"] is not None]
-    by_route: dict[str, dict] = {}
-    for complexity in sorted({r["complexity"] for r in rows}, key=str):
-        group = [r for r in rows if r["complexity"] == complexity]
-        by_route[str(complexity)] = {
-            "questions": len(group),
-            "llm_calls": round(statistics.fmean(r["llm_calls"] for r in group), 2),
-            "seconds": round(statistics.fmean(r["seconds"] for r in group), 2),
-        }
+    by_route = {
+        str(c): _group([r for r in rows if r["complexity"] == c])
+        for c in sorted({r["complexity"] for r in rows}, key=str)
+    }
+    by_hops = {str(h): _group([r for r in rows if r["hops"] == h]) for h in sorted({r["hops"] for r in rows})}
     llm = engine.llms().main
-    return {
+    result = {
         "dataset": str(dataset_dir),
         "questions": len(rows),
         "llm": llm.model if llm is not None else "none (extractive)",
+        "evidence_recall@2": round(statistics.fmean(r["recall2"] for r in rows), 4),
         "evidence_recall@5": round(statistics.fmean(r["recall5"] for r in rows), 4),
         "both_gold@5": round(statistics.fmean(r["both5"] for r in rows), 4),
         "baseline_bm25_recall@5": round(statistics.fmean(r["bm25_recall5"] for r in rows), 4),
@@ -142,5 +165,24 @@ def evaluate_agent(
         "refusal_rate": round(statistics.fmean(float(r["refused"]) for r in rows), 4),
         "llm_calls_per_question": round(statistics.fmean(r["llm_calls"] for r in rows), 2),
         "seconds_per_question": round(statistics.fmean(r["seconds"] for r in rows), 2),
+        "steps_per_question": round(statistics.fmean(r["steps"] for r in rows), 2),
         "by_route": by_route,
+        "by_hops": by_hops,
+    }
+    if report is not None:
+        from kb_agent.evaluation.report import write_report
+
+        write_report(report, result, rows)
+    return result
+
+
+def _group(group: list[dict]) -> dict:
+    return {
+        "questions": len(group),
+        "recall@5": round(statistics.fmean(r["recall5"] for r in group), 4),
+        "all_gold@5": round(statistics.fmean(r["both5"] for r in group), 4),
+        "contains": round(statistics.fmean(r["contains"] for r in group), 4),
+        "llm_calls": round(statistics.fmean(r["llm_calls"] for r in group), 2),
+        "steps": round(statistics.fmean(r["steps"] for r in group), 2),
+        "seconds": round(statistics.fmean(r["seconds"] for r in group), 2),
     }

@@ -87,6 +87,7 @@ def mrr_at(ranked: list[str], rels: dict[str, int], k: int) -> float:
 @dataclass
 class ModeScores:
     ndcg10: list[float] = field(default_factory=list)
+    recall2: list[float] = field(default_factory=list)
     recall5: list[float] = field(default_factory=list)
     recall10: list[float] = field(default_factory=list)
     recall100: list[float] = field(default_factory=list)
@@ -95,6 +96,7 @@ class ModeScores:
 
     def add(self, ranked: list[str], rels: dict[str, int], latency_ms: float) -> None:
         self.ndcg10.append(ndcg_at(ranked, rels, 10))
+        self.recall2.append(recall_at(ranked, rels, 2))
         self.recall5.append(recall_at(ranked, rels, 5))
         self.recall10.append(recall_at(ranked, rels, 10))
         self.recall100.append(recall_at(ranked, rels, 100))
@@ -105,6 +107,7 @@ class ModeScores:
         lat = sorted(self.latency_ms)
         return {
             "ndcg@10": round(statistics.fmean(self.ndcg10), 4),
+            "recall@2": round(statistics.fmean(self.recall2), 4),
             "recall@5": round(statistics.fmean(self.recall5), 4),
             "recall@10": round(statistics.fmean(self.recall10), 4),
             "recall@100": round(statistics.fmean(self.recall100), 4),
@@ -136,6 +139,20 @@ class _QueryMemo:
         return self.inner.embed_passages(texts)
 
 
+def _write_row(out: Path, qid: str, mode: str, ranked: list[str], rels: dict[str, int], latency: float) -> None:
+    row = {
+        "query_id": qid,
+        "mode": mode,
+        "ndcg@10": round(ndcg_at(ranked, rels, 10), 4),
+        **{f"recall@{k}": round(recall_at(ranked, rels, k), 4) for k in (2, 5, 10)},
+        "gold": sorted(d for d, r in rels.items() if r > 0),
+        "top10": ranked[:10],
+        "latency_ms": round(latency, 2),
+    }
+    with open(out, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(row) + "\n")
+
+
 def evaluate_retrieval(
     dataset_dir: Path,
     settings: Settings,
@@ -148,7 +165,9 @@ def evaluate_retrieval(
     on_stage: Callable[[str], None] | None = None,
     on_embed: Callable[[int, int, float], None] | None = None,
     embedder: Embedder | None = None,
+    out: Path | None = None,
 ) -> dict:
+    """`out`: one JSON row per query and mode (query id, mode, nDCG@10, R@2/5/10, the first ten documents)."""
     data = load_beir(dataset_dir, split)
     query_ids = sorted(data.queries)[: limit or None]
     workdir = Path(tempfile.mkdtemp(prefix="kb-agent-eval-"))
@@ -197,6 +216,8 @@ def evaluate_retrieval(
                         ranked.append(doc)
                 latency = response.timings_ms["total_ms"] - response.timings_ms.get("embed_ms", 0.0)
                 scores.add(ranked[:depth], data.qrels[qid], latency)
+                if out is not None:
+                    _write_row(out, qid, mode, ranked, data.qrels[qid], latency)
             result[mode] = scores.summary()
         if memo is not None and memo.times_ms:
             lat = sorted(memo.times_ms)

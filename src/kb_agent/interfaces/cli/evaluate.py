@@ -26,6 +26,9 @@ def eval_retrieval(
         "bm25,dense,hybrid"
     ),
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N queries.")] = None,
+    out_rows: Annotated[
+        Path | None, typer.Option("--out", help="Append one JSON row per query and mode to this file.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """nDCG@10, Recall@5/10/100, MRR@10 and latency for each retrieval mode."""
@@ -52,6 +55,7 @@ def eval_retrieval(
                 limit=limit,
                 on_stage=lambda s: err.print(f"[dim]{s}[/dim]"),
                 on_embed=on_embed,
+                out=out_rows,
             )
     except DatasetError as exc:
         fail(str(exc), 2)
@@ -61,6 +65,7 @@ def eval_retrieval(
     table = Table(
         "mode",
         "nDCG@10",
+        "R@2",
         "R@5",
         "R@10",
         "R@100",
@@ -73,7 +78,7 @@ def eval_retrieval(
         r = result[mode]
         table.add_row(
             mode,
-            *(f"{r[key]:.4f}" for key in ("ndcg@10", "recall@5", "recall@10", "recall@100", "mrr@10")),
+            *(f"{r[key]:.4f}" for key in ("ndcg@10", "recall@2", "recall@5", "recall@10", "recall@100", "mrr@10")),
             f"{r['p50_ms']:.1f}",
             f"{r['p95_ms']:.1f}",
         )
@@ -88,16 +93,28 @@ def eval_retrieval(
 def eval_agent(
     dataset: Annotated[Path, typer.Option("--dataset", help="Folder with corpus.jsonl and qa.jsonl (HotpotQA).")],
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    out_rows: Annotated[
+        Path | None, typer.Option("--out", help="Append one JSON row per question to this file.")
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write a static HTML page with plots (recall vs calls/seconds).")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Evidence recall@5, answer EM/F1, citation precision, LLM calls and seconds per route."""
+    """Evidence recall@2/@5, all gold @5, answer EM/F1/contains, citation precision, steps, LLM calls and
+    seconds - overall, per route and per hop count."""
     from kb_agent.config import get_settings
     from kb_agent.evaluation.agent import evaluate_agent
     from kb_agent.evaluation.retrieval import DatasetError
 
     try:
         result = evaluate_agent(
-            dataset, get_settings(), limit=limit, on_progress=lambda i, n, q: err.print(f"[dim]{i}/{n} {q[:70]}[/dim]")
+            dataset,
+            get_settings(),
+            limit=limit,
+            on_progress=lambda i, n, q: err.print(f"[dim]{i}/{n} {escape(q[:70])}[/dim]"),
+            out=out_rows,
+            report=report,
         )
     except DatasetError as exc:
         fail(str(exc), 2)
@@ -105,7 +122,9 @@ def eval_agent(
         print(json.dumps(result))
         return
     for key, value in result.items():
-        out.print(f"{key}: {value}")
+        out.print(f"{key}: {value}", markup=False, highlight=False)
+    if report is not None:
+        err.print(f"report: {report}")
 
 
 @eval_app.command("answers")
