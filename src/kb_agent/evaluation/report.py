@@ -68,7 +68,7 @@ def _group_table(name: str, groups: dict) -> str:
 def _scatter(rows: list[dict], x_key: str, x_label: str, group_key: str, group_label: str) -> str:
     """Recall@5 (y, 0..1) against `x_key`: small dots per question, a large ringed point per group mean."""
     xs = [float(r.get(x_key) or 0.0) for r in rows] or [0.0]
-    x_max = max(max(xs), 1e-9) * 1.1
+    x_max = max(max(xs) * 1.1, 1.0)  # at least one unit: a run with no LLM call still has an axis
 
     def px(x: float) -> float:
         return _PAD + (_W - 2 * _PAD) * x / x_max
@@ -86,7 +86,7 @@ def _scatter(rows: list[dict], x_key: str, x_label: str, group_key: str, group_l
     ]
     for tick in (0.0, 0.5, 1.0):
         parts.append(f'<text x="{_PAD - 6}" y="{py(tick) + 4}" text-anchor="end">{tick:g}</text>')
-    for tick in (0.0, x_max / 2, x_max / 1.1):
+    for tick in (0.0, x_max / 2, x_max):
         parts.append(f'<text x="{px(tick)}" y="{py(0) + 16}" text-anchor="middle">{tick:.3g}</text>')
     for r, x in zip(rows, xs, strict=False):
         g = str(r.get(group_key))
