@@ -244,3 +244,22 @@ def test_a_damaged_catalog_is_a_clear_error_naming_the_way_out(settings, docs):
     assert result.exit_code == 1 and "Traceback" not in output
     squeezed = "".join(output.split())  # rich wraps long paths
     assert f"{catalog}isdamaged" in squeezed and "kb-agentindexPATH--kbNEW" in squeezed
+
+
+def test_hybrid_never_ranks_worse_than_bm25_while_embedding_fills_in(settings, tmp_path):
+    """At low coverage a few embedded chunks would outrank the right page: hybrid uses keywords alone."""
+    root = tmp_path / "docs"
+    for i in range(9):
+        write(root / f"release-{i}.md", f"# Release notes {i}\nRelease {i} changed the request body parsing.\n")
+    engine = Engine(settings, embedder=HashEmbedder())
+    engine.index([root])
+    engine.embed()  # the release notes are embedded ...
+    write(root / "body.md", "# Request body\nDeclare a request body with a Pydantic model.\n")
+    for i in range(20):  # ... and 20 new pages are not yet: coverage 9/30
+        write(root / f"page-{i}.md", f"# Page {i}\nUnrelated page {i} about cookies.\n")
+    engine.index([root])
+    bm25 = _paths(engine.search("declare a request body", access=ALL, mode="bm25", k=5))
+    hybrid = engine.search("declare a request body", access=ALL, mode="hybrid", k=5)
+    assert hybrid.dense_coverage < 0.5 and _paths(hybrid) == bm25 and bm25[0] == "docs/body.md"
+    assert any("hybrid search uses keyword results" in n for n in hybrid.notices)
+    engine.close()

@@ -23,6 +23,7 @@ from kb_agent.store.kb import KnowledgeBase
 from kb_agent.store.live import indexed_lines, read_indexed_bytes
 
 log = logging.getLogger("kb_agent.retrieval")
+DENSE_MIN_COVERAGE = 0.5  # below it, hybrid leaves the dense side out
 MODES: tuple[Mode, ...] = ("hybrid", "bm25", "dense", "grep")
 
 
@@ -147,16 +148,24 @@ class Searcher:
                 notices.append("dense search skipped: no chunk is embedded yet (run `kb-agent embed`)")
             elif embedder is None:
                 notices.append("dense search skipped: no embedder configured")
+            elif mode == "hybrid" and coverage < DENSE_MIN_COVERAGE:
+                # a few embedded chunks would outrank the right page in fusion: keyword results alone
+                notices.append(
+                    f"dense vectors cover only {coverage:.0%} of chunks: hybrid search uses keyword results until "
+                    "`kb-agent embed` has filled at least half (--mode dense uses what is embedded)"
+                )
             else:
                 if coverage < 1.0:
                     notices.append(f"dense vectors cover {coverage:.0%} of chunks; results use what is embedded so far")
+                # in fusion the dense side counts as much as it covers
+                dense_weight = self.settings.rrf_weight_dense * (coverage if mode == "hybrid" else 1.0)
                 t = time.perf_counter()
                 try:
                     vector = embedder.embed_query(query)
                     timings["embed_ms"] = (time.perf_counter() - t) * 1000
                     t = time.perf_counter()
                     dense = [
-                        ("dense", self.settings.rrf_weight_dense, [((kb.name, i), s) for i, s in found])
+                        ("dense", dense_weight, [((kb.name, i), s) for i, s in found])
                         for kb in self.kbs
                         for found in [kb.vectors.search(vector, pool, access)]
                     ]
