@@ -82,6 +82,8 @@ def docs(tmp_path):
 
 
 def make_engine(settings, docs, script, embed=True, **overrides):
+    """These tests drive the LLM router's path: routing by shape is off unless a test turns it on."""
+    overrides = {"route_by_shape": False, **overrides}
     for key, value in overrides.items():
         setattr(settings, key, value)
     llm = ScriptedLLM(script)
@@ -441,9 +443,43 @@ def test_tiers_route_on_fast_answer_on_main_escalate_to_strong(settings, docs):
     main.model = "main-model"
     strong = ScriptedLLM(ByRole(synth="Declare a Pydantic model [1]."))
     strong.model = "strong-model"
+    settings.route_by_shape = False  # the fast tier's router call is what this test follows
     engine = Engine(settings, embedder=HashEmbedder(), llm=(fast, main, strong))
     engine.index([docs])
     answer = engine.answer_query("How do I read the request body?")
     assert len(fast.prompts) == 1 and len(main.prompts) == 1 and len(strong.prompts) == 1
     assert answer.llm_calls == 3 and answer.answer.startswith("Declare a Pydantic model [1].")
     assert any("escalated the answer to strong-model" in n for n in answer.notices)
+
+
+@pytest.mark.parametrize(
+    ("question", "shape"),
+    [
+        ("How do I declare a request body?", "simple"),
+        ("What status code does FastAPI return for invalid data?", "simple"),
+        ("Are Nantong and Jingdezhen in the same province?", "multi_step"),
+        ("Who directed the film that was shot in Leland in 1986?", "multi_step"),
+        ("Which is older, the Eiffel Tower or the Statue of Liberty?", "multi_step"),
+        ("What is Bob's manager's phone number?", "multi_step"),
+        ("How do I add middleware and also configure CORS for several origins in one app?", "unsure"),
+        ("如何声明请求体？", "simple"),
+        ("北京和上海哪个城市更大？", "multi_step"),
+    ],
+)
+def test_question_shape(question, shape):
+    from kb_agent.agent.shape import question_shape
+
+    assert question_shape(question) == shape
+
+
+def test_a_plainly_simple_question_skips_the_router_call(settings, docs):
+    script = ByRole(route=route(), synth="Raise HTTPException with a status code [1].")
+    engine, _ = make_engine(settings, docs, script, route_by_shape=True)
+    answer = engine.answer_query("How do I raise an HTTP error?")
+    assert "route" not in script.roles and answer.route["decided_by"] == "shape_simple"
+    assert answer.llm_calls == 1 and not answer.refused
+    compare = engine.answer_query("Is HTTPException or a custom handler better for request body errors?")
+    assert compare.route["decided_by"] == "llm"  # several steps: the router still decides
+    history = [{"role": "user", "content": "How do I raise an HTTP error?"}, {"role": "assistant", "content": "..."}]
+    follow_up = engine.answer_query("And its status code?", history=history)
+    assert follow_up.route["decided_by"] == "llm"  # a follow-up needs the history read

@@ -190,7 +190,8 @@ def test_planted_instructions_cannot_spend_egress(settings, embedder, tmp_path, 
         grade=json.dumps({"scores": [1.0] * 8}),
         synth="25 days [1].",
     )
-    engine = Engine(settings, embedder=embedder, llm=ScriptedLLM(script))
+    # the compromised router sends the question to the planner (routing by shape would skip both)
+    engine = Engine(settings.model_copy(update={"route_by_shape": False}), embedder=embedder, llm=ScriptedLLM(script))
     try:
         engine.index([tmp_path / "kb"])
         answer = engine.answer_query("How many vacation days do employees get?")

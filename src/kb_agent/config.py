@@ -79,6 +79,10 @@ class Settings(BaseSettings):
     tool_timeout_s: float = Field(default=20.0, gt=0)
     evidence_top_k: int = Field(default=6, ge=1, le=50, description="Passages each search tool returns.")
     read_file_max_bytes: int = Field(default=5_000_000, ge=1000, description="read_file refuses larger files.")
+    route_by_shape: bool = Field(
+        default=True,
+        description="Route a plainly simple first question (short, one clause) without the LLM router call.",
+    )
     search_hops: int = Field(
         default=2,
         ge=1,

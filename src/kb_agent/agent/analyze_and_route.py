@@ -7,6 +7,7 @@ from typing import cast
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.rules import route_by_rules
+from kb_agent.agent.shape import question_shape
 from kb_agent.agent.state import AgentState, QueryType, Route, RouteState, recent_history
 
 PROMPT = """You route questions for a company knowledge-base assistant. Classify the user's question.
@@ -40,6 +41,11 @@ _STRATEGIES: list[tuple[QueryType, list[str]]] = [  # index = the strategy numbe
 ]
 
 
+def _plainly_simple(ctx: AgentContext, state: AgentState, query: str) -> bool:
+    """Routing by shape applies to a first question only: a follow-up needs the history read."""
+    return ctx.settings.route_by_shape and not recent_history(state, 4) and question_shape(query) == "simple"
+
+
 def analyze_and_route(state: AgentState, config) -> AgentState:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
@@ -66,6 +72,10 @@ def analyze_and_route(state: AgentState, config) -> AgentState:
         path_type = "chitchat" if route.complexity == "chitchat" else "rule_route"
         update["fast_paths"] = [ctx.fast_path(path_type, rule_name, query)]
         decided_by = rule_name
+    elif ctx.fast is not None and _plainly_simple(ctx, state, query):
+        # one lookup by its shape: no router call (on a CPU that is the larger part of the wait)
+        route, decided_by = Route(query_type="conceptual", complexity="simple"), "shape_simple"
+        update["fast_paths"] = [ctx.fast_path("rule_route", "shape_simple", query)]
     elif ctx.fast is not None:
         ctx.emit({"type": "step", "label": "🧭 Understanding the question"})
         messages = [

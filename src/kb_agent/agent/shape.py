@@ -1,0 +1,40 @@
+"""The question's shape, read by rules a small model cannot spoil: is it plainly one lookup, does it need
+several steps (a comparison, a relative clause, a possessive chain), or is it unclear?
+
+analyze_and_route asks the LLM router only when the shape is not plainly simple: a simple question then
+costs one model call (the answer) instead of two, the larger part of its latency on a CPU."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from kb_agent.text.tokenize import has_cjk
+
+Shape = Literal["simple", "multi_step", "unsure"]
+
+_MULTI_STEP_EN = [
+    re.compile(r"\b(both|neither|either|same|different|compared?|comparison|versus|vs\.?)\b", re.I),
+    re.compile(
+        r"\b(older|younger|earlier|later|larger|smaller|bigger|longer|shorter|higher|lower|more|less|fewer|"
+        r"first|last|before|after)\b.*\b(than|or)\b",
+        re.I,
+    ),
+    re.compile(r"\b(?:the|a|an)\s+\w+(?:\s+\w+)?\s+(?:that|which|who|whose|where)\b", re.I),  # relative clause
+    re.compile(r"\w'?s\b[^?]*\b\w+'s\b"),  # possessive chain: "X's Y's"
+    re.compile(r"\bof the \w+(?:\s+\w+)? (?:of|that|which|who)\b", re.I),
+]
+_MULTI_STEP_ZH = re.compile(r"(哪个|哪一个|分别|同一|相同|不同|比较|相比|还是|更早|更晚|的.{1,12}的.{1,12}的)")
+_JOINED_EN = re.compile(r"\b(and|or|but|while|whereas)\b|[,;]", re.I)
+_JOINED_ZH = re.compile(r"[，,；;和与及]")
+
+
+def question_shape(query: str) -> Shape:
+    text = query.strip()
+    if has_cjk(text):
+        if _MULTI_STEP_ZH.search(text):
+            return "multi_step"
+        return "simple" if len(text) <= 30 and not _JOINED_ZH.search(text) else "unsure"
+    if any(pattern.search(text) for pattern in _MULTI_STEP_EN):
+        return "multi_step"
+    return "simple" if len(text.split()) <= 14 and not _JOINED_EN.search(text) else "unsure"
