@@ -4,15 +4,19 @@ machine is shared and noisy).
 
     python benchmarks/answer_latency.py [--questions 6] [--threads N]
 
-Needs the local model (`kb-agent models install`). Each configuration answers the same questions once,
-after one warm-up question that loads the model and fills the prompt cache.
+Needs the local model (`kb-agent models install`). Each configuration runs in its own process (the
+model's prompt cache would otherwise replay the other configuration's identical synthesis prompts) and
+answers the same questions once, after one warm-up question that loads the model.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -43,11 +47,7 @@ def _answer(engine, question: str) -> tuple[float, float, int, bool]:
     return (first if first is not None else total), total, answer.llm_calls, answer.refused
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=int, default=6)
-    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: free cores)")
-    args = parser.parse_args()
+def _run_config(by_shape: bool, questions: int, threads: int | None) -> dict:
     from kb_agent.config import Settings
     from kb_agent.engine import Engine
     from kb_agent.llm.model_install import is_installed, model_path
@@ -57,23 +57,40 @@ def main() -> None:
     if not (real.local_model_path or is_installed(real.models_folder)):
         raise SystemExit("the local model is not installed: kb-agent models install")
     home = Path(tempfile.mkdtemp(prefix="kb-latency-"))
-    base = real.model_copy(update={"data_folder": home, "local_model_path": local_model, "llm_provider": "local"})
-    update: dict = {"llm_threads": args.threads} if args.threads else {}
-    rows = []
+    update = {"data_folder": home, "local_model_path": local_model, "llm_provider": "local", "route_by_shape": by_shape}
+    if threads:
+        update["llm_threads"] = threads
     try:
-        for label, by_shape in (("router always (before)", False), ("route by shape (now)", True)):
-            settings = base.model_copy(update={**update, "route_by_shape": by_shape})
-            engine = Engine(settings, cache_folder=real.cache_folder)
-            engine.index([ROOT / "demo" / "fastapi-docs"], kb="demo")
-            engine.embed("demo")
-            _answer(engine, "What is FastAPI?")  # warm-up: model load, prompt cache
-            results = [_answer(engine, q) for q in QUESTIONS[: args.questions]]
-            engine.close()
-            firsts, totals = [r[0] for r in results], [r[1] for r in results]
-            rows.append((label, len(results), statistics.median(firsts), statistics.median(totals),
-                         max(totals), statistics.fmean(r[2] for r in results), sum(r[3] for r in results)))  # fmt: skip
+        engine = Engine(real.model_copy(update=update), cache_folder=real.cache_folder)
+        engine.index([ROOT / "demo" / "fastapi-docs"], kb="demo")
+        engine.embed("demo")
+        _answer(engine, "What is FastAPI?")  # warm-up: model load
+        results = [_answer(engine, q) for q in QUESTIONS[:questions]]
+        engine.close()
     finally:
         shutil.rmtree(home, ignore_errors=True)
+    return {"results": results}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=6)
+    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: free cores)")
+    parser.add_argument("--one", choices=["router", "shape"], help=argparse.SUPPRESS)  # a child process
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(_run_config(args.one == "shape", args.questions, args.threads)))
+        return
+    rows = []
+    for label, one in (("router always (before)", "router"), ("route by shape (now)", "shape")):
+        command = [sys.executable, __file__, "--one", one, "--questions", str(args.questions)]
+        if args.threads:
+            command += ["--threads", str(args.threads)]
+        child = subprocess.run(command, capture_output=True, text=True, check=True)
+        results = json.loads(child.stdout.strip().splitlines()[-1])["results"]
+        firsts, totals = [r[0] for r in results], [r[1] for r in results]
+        rows.append((label, len(results), statistics.median(firsts), statistics.median(totals),
+                     max(totals), statistics.fmean(r[2] for r in results), sum(r[3] for r in results)))  # fmt: skip
     print(
         "| configuration | questions | first token p50 (s) | full answer p50 (s) | max (s) | LLM calls / q | refused |"
     )
