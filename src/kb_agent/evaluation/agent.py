@@ -154,18 +154,18 @@ def evaluate_agent(
         "dataset": str(dataset_dir),
         "questions": len(rows),
         "llm": llm.model if llm is not None else "none (extractive)",
-        "evidence_recall@2": round(statistics.fmean(r["recall2"] for r in rows), 4),
-        "evidence_recall@5": round(statistics.fmean(r["recall5"] for r in rows), 4),
-        "both_gold@5": round(statistics.fmean(r["both5"] for r in rows), 4),
-        "baseline_bm25_recall@5": round(statistics.fmean(r["bm25_recall5"] for r in rows), 4),
-        "answer_em": round(statistics.fmean(r["em"] for r in rows), 4),
-        "answer_f1": round(statistics.fmean(r["f1"] for r in rows), 4),
-        "answer_contains_gold": round(statistics.fmean(r["contains"] for r in rows), 4),
+        "evidence_recall@2": _mean(rows, "recall2", 4),
+        "evidence_recall@5": _mean(rows, "recall5", 4),
+        "both_gold@5": _mean(rows, "both5", 4),
+        "baseline_bm25_recall@5": _mean(rows, "bm25_recall5", 4),
+        "answer_em": _mean(rows, "em", 4),
+        "answer_f1": _mean(rows, "f1", 4),
+        "answer_contains_gold": _mean(rows, "contains", 4),
         "citation_precision": round(statistics.fmean(precisions), 4) if precisions else None,
-        "refusal_rate": round(statistics.fmean(float(r["refused"]) for r in rows), 4),
-        "llm_calls_per_question": round(statistics.fmean(r["llm_calls"] for r in rows), 2),
-        "seconds_per_question": round(statistics.fmean(r["seconds"] for r in rows), 2),
-        "steps_per_question": round(statistics.fmean(r["steps"] for r in rows), 2),
+        "refusal_rate": _mean(rows, "refused", 4),
+        "llm_calls_per_question": _mean(rows, "llm_calls", 2),
+        "seconds_per_question": _mean(rows, "seconds", 2),
+        "steps_per_question": _mean(rows, "steps", 2),
         "by_route": by_route,
         "by_hops": by_hops,
     }
@@ -176,13 +176,17 @@ def evaluate_agent(
     return result
 
 
+def _mean(rows: list[dict], key: str, digits: int) -> float:
+    return round(statistics.fmean(float(r[key]) for r in rows), digits)
+
+
 def _group(group: list[dict]) -> dict:
     return {
         "questions": len(group),
-        "recall@5": round(statistics.fmean(r["recall5"] for r in group), 4),
-        "all_gold@5": round(statistics.fmean(r["both5"] for r in group), 4),
-        "contains": round(statistics.fmean(r["contains"] for r in group), 4),
-        "llm_calls": round(statistics.fmean(r["llm_calls"] for r in group), 2),
-        "steps": round(statistics.fmean(r["steps"] for r in group), 2),
-        "seconds": round(statistics.fmean(r["seconds"] for r in group), 2),
+        "recall@5": _mean(group, "recall5", 4),
+        "all_gold@5": _mean(group, "both5", 4),
+        "contains": _mean(group, "contains", 4),
+        "llm_calls": _mean(group, "llm_calls", 2),
+        "steps": _mean(group, "steps", 2),
+        "seconds": _mean(group, "seconds", 2),
     }
