@@ -202,6 +202,9 @@ def run_redteam(
                 "jira_url": "http://127.0.0.1:9",
                 "evidence_top_k": 8,
                 "tool_timeout_s": 5.0,
+                # the suite's scripted model plays a compromised router and planner: routing a simple question
+                # by its shape would never reach them, and a broken guard would go unnoticed
+                "route_by_shape": False,
             }
         )
         embedder = fx.FeatureHashEmbedder()
