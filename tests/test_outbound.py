@@ -127,3 +127,72 @@ def test_no_false_positives_on_real_corpora():
                 if "[SECRET]" in line_masked:
                     assert re.search(r"(?:password\W*\s*[:=]\s*|密码\s*[：:]\s*)[\"'`]", line, re.I), line
     assert kinds <= {"email", "phone", "jwt", "secret"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    sentences=st.lists(
+        st.lists(st.one_of(st.sampled_from(SECRETS), st.text("ab \n,:", min_size=1, max_size=30)), min_size=1,
+                 max_size=4),
+        min_size=1,
+        max_size=6,
+    )
+)  # fmt: skip
+def test_checked_sentences_are_released_at_once_and_masked_as_a_whole(sentences):
+    """A token marked as a sentence boundary is released without the 160-character look-behind, and the
+    stream still equals masking the whole text."""
+    texts = [" ".join(words) + ". " for words in sentences]
+    stream = Outbound().stream()
+    released = [stream.feed(text, boundary=True) for text in texts]
+    streamed = "".join(released) + stream.flush()
+    assert streamed == mask_text("".join(texts))[0]
+
+
+def test_a_dotted_card_number_before_a_full_stop_is_masked():
+    """Found by the sentence-boundary property: the full stop after `4111.1111.1111.1111` hid the card."""
+    assert mask_text("Pay with 4111.1111.1111.1111. ")[0] == "Pay with [CARD]. "
+
+
+def test_a_short_first_sentence_is_not_held_back():
+    stream = Outbound().stream()
+    assert stream.feed("Tokens expire after thirty minutes [1]. ") == ""  # without a boundary: held
+    stream = Outbound().stream()
+    assert stream.feed("Tokens expire after thirty minutes [1]. ", boundary=True) == (
+        "Tokens expire after thirty minutes [1]. "
+    )
+
+
+def test_the_first_checked_sentence_streams_before_the_model_has_finished(settings, tmp_path):
+    """End to end: the first token event of an answer arrives while the model is still writing (the model
+    waits for it before its last piece; held until the end, it would time out and come after)."""
+    import threading
+
+    from conftest import HashEmbedder, write
+    from kb_agent.engine import Engine
+    from kb_agent.llm.base import LLM, Completion
+
+    log: list[str] = []
+    seen = threading.Event()
+
+    class Writer(LLM):
+        model = "writer"
+
+        def _complete(self, messages, **options):
+            return Completion("Access tokens expire after thirty minutes [1].", 1, 1)
+
+        def _stream(self, messages, **options):
+            yield from ["Access tokens expire ", "after thirty minutes [1]. ", "Refresh tokens "]
+            seen.wait(10)
+            log.append("model: last piece")
+            yield "last a day [1]."
+
+    text = "# Auth\nAccess tokens expire after thirty minutes.\nRefresh tokens last a day.\n"
+    write(tmp_path / "docs" / "auth.md", text)
+    engine = Engine(settings, embedder=HashEmbedder(), llm=Writer())
+    engine.index([tmp_path / "docs"])
+    for event in engine.stream("When do access tokens expire?"):
+        if event["type"] == "token":
+            log.append(f"token: {event['text']}")
+            seen.set()
+    assert log[0].startswith("token: Access tokens expire") and "model: last piece" in log[1:]
+    engine.close()

@@ -140,7 +140,7 @@ def synthesize(state: AgentState, config) -> AgentState:
         checked.claims = list(model_claims)
         for sentence in extractive_sentences(query, sources, ctx.embed, weights=ctx.term_weights):
             if text := checked.add(sentence):
-                ctx.emit({"type": "token", "text": text})
+                ctx.emit({"type": "token", "text": text, "boundary": True})  # a whole checked sentence
     if not checked.kept:
         return _refused(ctx, checked, zh, sources, notices, started)
     update: AgentState = {
@@ -167,7 +167,7 @@ def _generate(ctx: AgentContext, llm, messages: list[dict], checked: CheckedAnsw
         for sentence in sentences:
             footer = footer or bool(_FOOTER_LINE.match(sentence.text))  # the model's own references: ours replace them
             if not footer and (text := checked.add(sentence)):
-                ctx.emit({"type": "token", "text": text})
+                ctx.emit({"type": "token", "text": text, "boundary": True})  # a whole checked sentence
 
     try:
         for piece in llm.stream(messages, purpose="synthesize"):

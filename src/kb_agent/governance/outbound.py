@@ -3,7 +3,9 @@ file previews, errors - on the CLI, HTTP (JSON, SSE, the OpenAI-compatible strea
 
 Streams are masked with a look-behind buffer: text is released only up to a whitespace that no possibly
 sensitive span crosses and that lies `HOLD` characters behind the newest token, so a card number or a key
-split across tokens is masked as a whole."""
+split across tokens is masked as a whole. A token marked `boundary` ends a complete, checked sentence: the
+text it closes cannot grow any more, so it is released at once (still never inside a sensitive span or
+an unterminated key block) - the first sentence of an answer need not wait for 160 more characters."""
 
 from __future__ import annotations
 
@@ -55,8 +57,9 @@ class Outbound:
             if sink is None:
                 return
             if event.get("type") == "token":
-                if text := masker.feed(event.get("text", "")):
-                    sink({**event, "text": text})
+                boundary = bool(event.get("boundary"))
+                if text := masker.feed(event.get("text", ""), boundary=boundary):
+                    sink({k: v for k, v in event.items() if k != "boundary"} | {"text": text})
             else:
                 sink(self.value(event))
 
@@ -74,9 +77,10 @@ class StreamMasker:
         self._outbound = outbound
         self._pending = ""
 
-    def feed(self, piece: str) -> str:
+    def feed(self, piece: str, *, boundary: bool = False) -> str:
+        """`boundary`: `piece` ends a complete sentence, so nothing later can extend what it closes."""
         self._pending += piece
-        cut = self._cut()
+        cut = self._cut(0 if boundary else HOLD)
         if cut <= 0:
             return ""
         released, self._pending = self._pending[:cut], self._pending[cut:]
@@ -86,9 +90,9 @@ class StreamMasker:
         released, self._pending = self._pending, ""
         return self._outbound.text(released)
 
-    def _cut(self) -> int:
+    def _cut(self, hold: int) -> int:
         text = self._pending
-        limit = len(text) - HOLD
+        limit = len(text) - hold
         if limit <= 0:
             return 0
         spans = sensitive_spans(text)
