@@ -146,11 +146,19 @@ def test_checked_sentences_are_released_at_once_and_masked_as_a_whole(sentences)
     released = [stream.feed(text, boundary=True) for text in texts]
     streamed = "".join(released) + stream.flush()
     assert streamed == mask_text("".join(texts))[0]
+    for secret in SECRETS:  # and no piece carries a secret unmasked
+        assert all(secret not in piece for piece in released)
 
 
 def test_a_dotted_card_number_before_a_full_stop_is_masked():
     """Found by the sentence-boundary property: the full stop after `4111.1111.1111.1111` hid the card."""
     assert mask_text("Pay with 4111.1111.1111.1111. ")[0] == "Pay with [CARD]. "
+
+
+def test_a_card_right_after_a_phone_number_is_masked():
+    """Found by the same property: the card candidate starting at the phone number failed its checksum and
+    swallowed the card's first digits."""
+    assert mask_text("13812345678 4111 1111 1111 1111. ")[0] == "[PHONE] [CARD]. "
 
 
 def test_a_short_first_sentence_is_not_held_back():

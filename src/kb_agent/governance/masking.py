@@ -74,6 +74,28 @@ def iban_ok(value: str) -> bool:
     return int("".join(str(int(ch, 36)) for ch in rearranged)) % 97 == 1
 
 
+def _card_ok(value: str) -> bool:
+    digits = re.sub(r"\D", "", value)
+    return 13 <= len(digits) <= 19 and luhn_ok(digits)
+
+
+def _mask_cards(text: str, counts: dict[str, int]) -> str:
+    """Card candidates, searched again inside one that fails the checksum: in "13812345678 4111 1111 1111
+    1111" the first candidate starts at the phone number and fails, and the card begins after its space."""
+    out, kept_to, start = [], 0, 0
+    while (match := _CARD.search(text, start)) is not None:
+        value = match.group(0)
+        if _card_ok(value):
+            out += [text[kept_to : match.start()], "[CARD]"]
+            counts["card"] = counts.get("card", 0) + 1
+            kept_to = start = match.end()
+            continue
+        inner = re.search(r"[ .]\d", value)  # the next digit group that may start a card
+        start = match.start() + (inner.start() + 1 if inner else len(value))
+    out.append(text[kept_to:])
+    return "".join(out)
+
+
 def mask_text(text: str, exempt: Iterable[str] = ()) -> tuple[str, dict[str, int]]:
     """(masked text, count per kind). Order matters: keys and tokens first, then structured numbers."""
     skip = set(exempt)
@@ -111,9 +133,8 @@ def mask_text(text: str, exempt: Iterable[str] = ()) -> tuple[str, dict[str, int
     text = _EMAIL.sub(label("email"), text)
     text = _IBAN.sub(label("iban", iban_ok), text)
     text = _CN_ID.sub(label("cn_id", cn_id_ok), text)
-    text = _CARD.sub(
-        label("card", lambda v: 13 <= len(re.sub(r"\D", "", v)) <= 19 and luhn_ok(re.sub(r"\D", "", v))), text
-    )
+    if "card" not in skip:
+        text = _mask_cards(text, counts)
     text = _PHONE.sub(label("phone"), text)
     return text, counts
 
