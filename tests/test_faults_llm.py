@@ -100,3 +100,17 @@ def test_the_http_api_answers_200_not_500_when_the_model_sends_garbage(endpoint,
         chat.status_code == 502 and "model endpoint" in chat.json()["error"]["message"]
     )  # no evidence to fall back on
     engine.close()
+
+
+def test_the_answers_budget_cuts_a_call_in_progress(endpoint, settings, tmp_path):
+    """A slow call with a generous call deadline still stops when KB_AGENT_MAX_ANSWER_SECONDS is spent."""
+    FaultyEndpoint.mode = "trickle"
+    write(tmp_path / "docs" / "auth.md", "# Auth\nAccess tokens expire after thirty minutes.\n")
+    llm = OpenAIChat(base_url=f"http://127.0.0.1:{endpoint.server_port}/v1", api_key="k", model="m",
+                     timeout_s=30.0, max_retries=0)  # fmt: skip
+    engine = Engine(settings.model_copy(update={"max_answer_seconds": 1.5}), embedder=HashEmbedder(), llm=llm)
+    engine.index([tmp_path / "docs"])
+    answer = engine.answer_query("When do access tokens expire?")
+    failed = [n for n in answer.notices if n.startswith("answer model failed")]
+    assert not answer.refused and failed and "within 30s" not in failed[0]  # cut by the budget, not the call
+    engine.close()

@@ -34,11 +34,9 @@ Examples:
 Reply with one JSON object with keys query_type, complexity, sub_questions, suggested_tools, grep_keywords."""
 
 # RE_RETRIEVE switches strategy: the next attempt leans on a different kind of retrieval
-_STRATEGIES: list[tuple[QueryType, list[str]]] = [  # index = the strategy number (0: the first route)
-    ("conceptual", ["vector_search", "hybrid_search"]),
-    ("conceptual", ["vector_search", "hybrid_search"]),
-    ("exact", ["grep_search", "hybrid_search"]),
-]
+_CONCEPTUAL: tuple[QueryType, list[str]] = ("conceptual", ["vector_search", "hybrid_search"])
+_EXACT: tuple[QueryType, list[str]] = ("exact", ["grep_search", "hybrid_search"])
+_STRATEGIES = [_CONCEPTUAL, _EXACT]  # RE_RETRIEVE round 1, 2 (and later rounds keep the last)
 
 
 def _plainly_simple(ctx: AgentContext, state: AgentState, query: str) -> bool:
@@ -54,9 +52,9 @@ def analyze_and_route(state: AgentState, config) -> AgentState:
     update: AgentState = {}
     if strategy > 0:  # re-entry after RE_RETRIEVE: switch strategy, no LLM call
         prior: RouteState = {**state["route"]}
-        query_type, tools = _STRATEGIES[min(strategy, len(_STRATEGIES) - 1)]
+        query_type, tools = _STRATEGIES[min(strategy, len(_STRATEGIES)) - 1]
         if query_type == prior.get("query_type"):
-            query_type, tools = _STRATEGIES[1] if query_type == "exact" else _STRATEGIES[2]
+            query_type, tools = _CONCEPTUAL if query_type == "exact" else _EXACT
         switched: RouteState = {
             **prior,
             "query_type": query_type,

@@ -97,7 +97,7 @@ class Decision:
 
     def allowed_tools(self, names: Iterable[str]) -> set[str]:
         """The names among `names` this decision allows."""
-        return set(names) if self.tools is None else set(names) & set(self.tools)
+        return {name for name in names if self.allows_tool(name)}
 
     def allows_kb(self, name: str) -> bool:
         return self.knowledge_bases is None or name in self.knowledge_bases

@@ -57,10 +57,7 @@ def scan(root: Path, all_roots: Iterable[Path] = ()) -> Iterator[FoundFile]:
         return
     unreadable: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unreadable.append):
-        while unreadable:  # reported where the walk met them
-            error = unreadable.pop()
-            folder = Path(error.filename or dirpath)
-            yield FoundFile(folder, _display(root, folder), f"cannot read folder: {error.strerror or error}")
+        yield from _unreadable(root, unreadable, Path(dirpath))  # reported where the walk met them
         here = Path(dirpath)
         dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS and not d.startswith("."))
         for name in sorted(filenames):
@@ -68,9 +65,13 @@ def scan(root: Path, all_roots: Iterable[Path] = ()) -> Iterator[FoundFile]:
                 continue
             path = here / name
             yield FoundFile(path, _display(root, path), _problem(path, roots))
-    while unreadable:
-        error = unreadable.pop()
-        folder = Path(error.filename or root)
+    yield from _unreadable(root, unreadable, root)
+
+
+def _unreadable(root: Path, errors: list[OSError], where: Path) -> Iterator[FoundFile]:
+    while errors:
+        error = errors.pop()
+        folder = Path(error.filename or where)
         yield FoundFile(folder, _display(root, folder), f"cannot read folder: {error.strerror or error}")
 
 

@@ -50,8 +50,8 @@ class LLM:
 
     model: str = "unknown"
     supports_tools: bool = False
-    # a call past its deadline may be abandoned on its thread (a remote endpoint); an in-process model may
-    # not (an abandoned generation would keep the cores busy): it is bounded by max_tokens instead
+    # a backend that honours a `deadline_s` option by abandoning the call (a remote endpoint); an in-process
+    # model does not (an abandoned generation would keep the cores busy): it is bounded by max_tokens instead
     abandonable: bool = False
 
     def __init__(self) -> None:
@@ -196,16 +196,12 @@ class MeteredLLM(LLM):
             raise LLMError("the answer's time budget (KB_AGENT_MAX_ANSWER_SECONDS) is spent")
         return left
 
-    def _complete(self, messages: list[Message], **options) -> Completion:
-        if self.deadline is None:
-            return self.inner._complete(messages, **options)
-        from kb_agent.llm.deadline import call_with_deadline
+    def _with_deadline(self, options: dict) -> dict:
+        """The backend's own deadline mechanism cuts the call at the answer's budget too (one watchdog)."""
+        return options if self.deadline is None else {**options, "deadline_s": self._left()}
 
-        return call_with_deadline(lambda: self.inner._complete(messages, **options), self._left(), self.model)
+    def _complete(self, messages: list[Message], **options) -> Completion:
+        return self.inner._complete(messages, **self._with_deadline(options))
 
     def _stream(self, messages: list[Message], **options) -> Iterator[str]:
-        if self.deadline is None:
-            return self.inner._stream(messages, **options)
-        from kb_agent.llm.deadline import iterate_with_deadline
-
-        return iterate_with_deadline(lambda: self.inner._stream(messages, **options), self._left(), self.model)
+        return self.inner._stream(messages, **self._with_deadline(options))

@@ -34,6 +34,10 @@ class OpenAIChat(LLM):
             base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=max_retries
         )
 
+    def _seconds(self, options: dict) -> float:
+        """The call's own deadline, or less when the answer's budget (`deadline_s`, MeteredLLM) runs out first."""
+        return min(self._deadline_s, options.get("deadline_s") or self._deadline_s)
+
     def _request(self, messages: list[Message], options: dict) -> dict:
         request: dict = {
             "model": self.model,
@@ -54,7 +58,7 @@ class OpenAIChat(LLM):
         request = self._request(messages, options)
         try:
             response = call_with_deadline(
-                lambda: self._client.chat.completions.create(**request), self._deadline_s, self.model
+                lambda: self._client.chat.completions.create(**request), self._seconds(options), self.model
             )
         except self._openai.OpenAIError as exc:
             raise LLMError(f"{type(exc).__name__}: {exc}") from exc
@@ -86,7 +90,7 @@ class OpenAIChat(LLM):
                     yield choices[0].delta.content
 
         try:
-            yield from iterate_with_deadline(pieces, self._deadline_s, self.model)
+            yield from iterate_with_deadline(pieces, self._seconds(options), self.model)
         except self._openai.OpenAIError as exc:
             raise LLMError(f"{type(exc).__name__}: {exc}") from exc
         except (ValueError, AttributeError, TypeError) as exc:  # a stream that is not OpenAI chunks

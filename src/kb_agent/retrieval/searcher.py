@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import cast
 
 from kb_agent.config import Settings
 from kb_agent.governance.access import AccessFilter
@@ -261,7 +262,7 @@ class Searcher:
         if single:  # one retriever over several KBs: fuse its lists by rank
             weighted = [(f"{name}{i}", w, keys) for i, (name, w, keys) in enumerate(weighted)]
         fused = rrf(weighted, k=self.settings.rrf_k)
-        return [(key, score, ranks_of[key], raw[key]) for key, score, _ in fused if isinstance(key, tuple)]
+        return [(key, score, ranks_of[key], raw[key]) for key, score, _ in cast(list[tuple[tuple, float, dict]], fused)]
 
     def _materialize(self, ranked, by_kb, grep_hits, access: AccessFilter, k: int) -> list[SearchHit]:
         """Hydrate only as many fused results as needed; re-check each chunk's ACL (defence in depth)."""

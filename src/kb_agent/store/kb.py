@@ -83,7 +83,7 @@ class KnowledgeBase:
         except LexicalIndexDamaged as exc:  # readers run on an empty stand-in and say so; a writer rebuilds
             log.warning("%s; `kb-agent repair --kb %s` rebuilds it", exc, name)
             self.lexical_damaged = str(exc)
-            self.lexical = LexicalIndex.in_memory(self.folder / "lexical")
+            self.lexical = LexicalIndex(self.folder / "lexical", on_disk=False)
         self.model_id = model_id or embedder_model_id(settings)
         self.cache = EmbeddingCache((cache_folder or settings.cache_folder) / "embeddings", self.model_id)
         self.vectors: VectorStore = FaissFlatStore(self._dense_folder())
@@ -128,6 +128,7 @@ class KnowledgeBase:
                 fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError as exc:
                 raise KBBusy(f"another process is writing to knowledge base {self.name!r}") from exc
+            self.lexical.index.reload()  # what other writers committed, before judging it
             if self.catalog.get_meta("lexical_dirty") == "1" or self.lexical_problem():
                 self.rebuild_lexical()  # an earlier writer died mid-commit, or the folder was damaged or lost
             self.catalog.set_meta("lexical_dirty", "1")
@@ -312,7 +313,7 @@ class KnowledgeBase:
         done.append(f"keyword index rebuilt from the catalog ({self.chunk_count()} chunks)" + (
             f"; it was: {problem}" if problem else ""))  # fmt: skip
         damaged = self.vectors.damaged
-        self.vectors = FaissFlatStore.empty(self._dense_folder())
+        self.vectors = FaissFlatStore(self._dense_folder(), load=False)
         self._vector_gen = ""
         self.sync_vectors(save=True)
         done.append(f"dense store rebuilt from the embedding cache ({len(self.vectors.ids())} vectors)" + (

@@ -38,23 +38,19 @@ class LexicalIndexDamaged(RuntimeError):
 
 
 class LexicalIndex:
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, *, on_disk: bool = True):
+        """`on_disk=False`: an empty stand-in for a damaged index, so readers still run (and say so)."""
         self.folder = folder
         self.schema = _schema()
+        self._writer: tantivy.IndexWriter | None = None
+        if not on_disk:
+            self.index = tantivy.Index(self.schema)
+            return
         folder.mkdir(parents=True, exist_ok=True)
         try:
             self.index = tantivy.Index(self.schema, path=str(folder))
         except ValueError as exc:  # tantivy reports a damaged meta.json / segment as ValueError
             raise LexicalIndexDamaged(f"the keyword index in {folder} cannot be opened ({exc})") from exc
-        self._writer: tantivy.IndexWriter | None = None
-
-    @classmethod
-    def in_memory(cls, folder: Path) -> LexicalIndex:
-        """An empty stand-in for a damaged index, so readers still run (and say so); never written to disk."""
-        self = cls.__new__(cls)
-        self.folder, self.schema, self._writer = folder, _schema(), None
-        self.index = tantivy.Index(self.schema)
-        return self
 
     @classmethod
     def recreate(cls, folder: Path) -> LexicalIndex:
@@ -102,7 +98,7 @@ class LexicalIndex:
 
     # -- reading ------------------------------------------------------------------------------------
     def num_docs(self) -> int:
-        self.index.reload()
+        """Documents in the reader's view (callers reload first: `KnowledgeBase.refresh`, an index run)."""
         return self.index.searcher().num_docs
 
     def doc_freqs(self, terms: list[str]) -> tuple[dict[str, int], int]:

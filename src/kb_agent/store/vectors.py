@@ -38,7 +38,8 @@ class VectorStore(Protocol):
 
 
 class FaissFlatStore:
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, *, load: bool = True):
+        """`load=False`: ignore what is on disk (the store is about to be rebuilt and saved over it)."""
         self.folder = folder
         self.dim: int | None = None
         self._ids = np.zeros(0, dtype=np.int64)
@@ -49,18 +50,8 @@ class FaissFlatStore:
         self._public_mask = np.zeros(0, dtype=bool)
         self.stamp = ""  # the catalog state the saved vectors reflect ("" = none saved)
         self.damaged: str | None = None  # why the saved file could not be used
-        self._load()
-
-    @classmethod
-    def empty(cls, folder: Path) -> FaissFlatStore:
-        """A store that ignores what is on disk (it is about to be rebuilt and saved over it)."""
-        store = cls.__new__(cls)
-        store.folder, store.dim, store.stamp, store.damaged = folder, None, "", None
-        store._ids = np.zeros(0, dtype=np.int64)
-        store._vecs = np.zeros((0, 0), dtype=np.float32)
-        store._acls, store._index, store._group_masks = [], None, {}
-        store._public_mask = np.zeros(0, dtype=bool)
-        return store
+        if load:
+            self._load()
 
     # -- persistence --------------------------------------------------------------------------------
     # One file, replaced atomically: ids, vectors, ACLs and the stamp of the catalog state they reflect
