@@ -131,3 +131,11 @@ def test_two_roots_of_the_same_name_in_one_run(engine, tmp_path):
     report = engine.index([tmp_path / "a" / "docs", tmp_path / "b" / "docs"])
     assert sorted(report.added) == ["docs/x.md", "docs/y.md"]
     assert "already used by" in _names(report)["docs/x.md"]
+
+
+def test_what_remove_reports_passes_the_outbound_filter(engine, tmp_path):
+    root = tmp_path / "boss@corp.example"
+    write(root / "a.md", "# A\ntext\n")
+    engine.index([root])
+    report = engine.remove([root])
+    assert report.deleted and all("boss@corp.example" not in path for path in report.deleted)

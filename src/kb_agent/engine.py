@@ -186,7 +186,7 @@ class Engine:
         with self.gate.request(user or UserContext.local_owner(), [name], action="index", admin=True) as req:
             done = Indexer(self.kb(name)).repair()
             req.audit("repair", {"kb": name, "done": done})
-            return done
+            return [req.outbound.text(line) for line in done]
 
     def remove(
         self, paths: list[Path] | None = None, *, kb: str | None = None, user: UserContext | None = None
@@ -202,6 +202,7 @@ class Engine:
                 {"kb": name, "roots": [str(p) for p in roots], "files": len(report.deleted),
                  "chunks_removed": report.chunks_removed},
             )  # fmt: skip
+            report.deleted = [req.outbound.text(path) for path in report.deleted]  # shown to the caller
             return report
 
     def embed(
