@@ -102,7 +102,7 @@ def test_ctrl_c_rolls_back_cleanly(engine, tmp_path, monkeypatch):
 def test_second_writer_gets_a_clear_error(engine, tmp_path):
     import fcntl
 
-    from kb_agent.store.kb import KBError
+    from kb_agent.store.base import KBError
 
     root = tmp_path / "docs"
     write(root / "a.md", "# A\nalpha\n")

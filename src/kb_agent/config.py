@@ -30,6 +30,25 @@ class Settings(BaseSettings):
     data_folder: Path = Field(default=Path("~/.kb-agent"), description="Where indexes, caches and logs live.")
     default_kb: str = Field(default="default", description="Knowledge base used when --kb is not given.")
 
+    # Store backend
+    store: Literal["embedded", "postgres"] = Field(
+        default="embedded",
+        description="embedded: SQLite + tantivy + faiss in the data folder; postgres: PostgreSQL + pgvector.",
+    )
+    database_url: SecretStr | None = Field(
+        default=None,
+        description="PostgreSQL URL for KB_AGENT_STORE=postgres (default: the one `kb-agent db start` wrote).",
+    )
+    db_pool_size: int = Field(default=4, ge=1, le=100, description="PostgreSQL connections per process.")
+    pg_ef_search: int = Field(
+        default=100, ge=10, le=1000, description="HNSW candidate list per dense search (hnsw.ef_search)."
+    )
+    db_os_user: str | None = Field(
+        default=None,
+        description="Unprivileged OS user that runs the embedded PostgreSQL when kb-agent runs as root "
+        "(default: postgres if it exists, else nobody).",
+    )
+
     # Ingestion
     chunk_max_chars: int = Field(default=2000, ge=200, description="Upper bound of a chunk's text length.")
     chunk_overlap_chars: int = Field(default=200, ge=0, description="Characters of context repeated between chunks.")
@@ -169,6 +188,11 @@ class Settings(BaseSettings):
     @property
     def cache_folder(self) -> Path:
         return self.data_folder / "cache"
+
+    @property
+    def db_folder(self) -> Path:
+        """Where `kb-agent db start` keeps the embedded PostgreSQL cluster and its connection file."""
+        return self.data_folder / "postgres"
 
 
 @lru_cache(maxsize=1)

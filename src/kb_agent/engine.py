@@ -38,7 +38,8 @@ from kb_agent.llm.factory import LLMTiers, build_llms
 from kb_agent.retrieval.searcher import MODES as SEARCH_MODES
 from kb_agent.retrieval.searcher import Searcher
 from kb_agent.retrieval.types import Mode, SearchResponse
-from kb_agent.store.kb import KBNotFound, KnowledgeBase
+from kb_agent.store.backends import knowledge_base_exists, knowledge_base_names, open_knowledge_base
+from kb_agent.store.base import KBNotFound, KnowledgeBase
 from kb_agent.tools.base import Tool, ToolContext
 from kb_agent.tools.registry import REQUIRES, default_tools
 from kb_agent.tools.tasks import TaskRequest, TaskResult, ToolRunner
@@ -131,15 +132,17 @@ class Engine:
     def kb(self, name: str | None = None, *, create: bool = False) -> KnowledgeBase:
         name = name or self.settings.default_kb
         if name not in self._kbs:
-            if not create and not KnowledgeBase.exists(name, self.settings):
-                known = ", ".join(KnowledgeBase.list_names(self.settings)) or "none yet"
+            if not create and not knowledge_base_exists(name, self.settings):
+                known = ", ".join(knowledge_base_names(self.settings)) or "none yet"
                 raise KBNotFound(f"knowledge base {name!r} does not exist (known: {known}); run `kb-agent index`")
             model_id = self._embedder.model_id if self._embedder is not None else None
-            self._kbs[name] = KnowledgeBase(name, self.settings, model_id=model_id, cache_folder=self._cache_folder)
+            self._kbs[name] = open_knowledge_base(
+                name, self.settings, model_id=model_id, cache_folder=self._cache_folder
+            )
         return self._kbs[name]
 
     def kb_names(self) -> list[str]:
-        return KnowledgeBase.list_names(self.settings)
+        return knowledge_base_names(self.settings)
 
     def close(self) -> None:
         for kb in self._kbs.values():
@@ -319,7 +322,7 @@ class Engine:
         self, req: Request, kbs: list[str] | None = None, allowed_urls: frozenset[str] | None = None
     ) -> ToolContext:
         # named KBs must exist; the default one may not yet (connector tools and index_command need none)
-        names = kbs or [n for n in [self.settings.default_kb] if KnowledgeBase.exists(n, self.settings)]
+        names = kbs or [n for n in [self.settings.default_kb] if knowledge_base_exists(n, self.settings)]
         knowledge_bases = [self.kb(n) for n in names]
         searcher = Searcher(knowledge_bases, self.settings, embedder=self.embedder) if knowledge_bases else None
         return ToolContext(
@@ -498,7 +501,7 @@ class Engine:
             on_event=emit,
             runner=self._runner,
             trace_id=req.trace_id,
-            embed=self._similarity if any(len(kb.vectors.ids()) for kb in tool_ctx.kbs) else None,
+            embed=self._similarity if any(len(kb.vectors) for kb in tool_ctx.kbs) else None,
             term_weights=lambda terms: _term_weights(tool_ctx.kbs, terms),
         )
         state = {"query": query, "history": list(history or []), "iteration": 0, "strategy": 0, "evidence": []}

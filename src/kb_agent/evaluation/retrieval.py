@@ -26,7 +26,7 @@ from kb_agent.ingest.indexer import Indexer
 from kb_agent.llm.embeddings import Embedder, get_embedder
 from kb_agent.retrieval.searcher import Searcher
 from kb_agent.retrieval.types import Mode
-from kb_agent.store.kb import KnowledgeBase
+from kb_agent.store.backends import open_knowledge_base
 
 
 class DatasetError(ValueError):
@@ -173,7 +173,7 @@ def evaluate_retrieval(
     workdir = Path(tempfile.mkdtemp(prefix="kb-agent-eval-"))
     eval_settings = settings.model_copy(update={"data_folder": workdir})
     model_id = embedder.model_id if embedder is not None else None
-    kb = KnowledgeBase("eval", eval_settings, cache_folder=settings.cache_folder, model_id=model_id)
+    kb = open_knowledge_base("eval", eval_settings, cache_folder=settings.cache_folder, model_id=model_id)
     try:
         if on_stage:
             on_stage(f"indexing {data.corpus}")

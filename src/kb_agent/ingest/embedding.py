@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from kb_agent.llm.embeddings import Embedder
-from kb_agent.store.kb import KBError, KnowledgeBase
+from kb_agent.store.base import KBError, KnowledgeBase
 
 
 def embed_pending(

@@ -5,8 +5,8 @@ It runs inside the index run (never on the read path), so a search never waits f
 from __future__ import annotations
 
 from kb_agent.ingest.graph_extract import extract, link_resolver
-from kb_agent.store.catalog import Catalog, FileRecord
-from kb_agent.store.kb import KnowledgeBase
+from kb_agent.store.base import CatalogReader, KnowledgeBase
+from kb_agent.store.catalog import FileRecord
 
 
 def sync_graph(kb: KnowledgeBase) -> bool:
@@ -32,7 +32,7 @@ def sync_graph(kb: KnowledgeBase) -> bool:
     return bool(changed or removed)
 
 
-def _stems(catalog: Catalog, records: dict[str, FileRecord]) -> dict[str, str]:
+def _stems(catalog: CatalogReader, records: dict[str, FileRecord]) -> dict[str, str]:
     """[[WikiLink]] targets: file stems and document titles."""
     stems: dict[str, str] = {}
     for path in sorted(records, key=len):

@@ -15,8 +15,8 @@ from kb_agent.ingest.chunker import chunk_document
 from kb_agent.ingest.graph_job import sync_graph
 from kb_agent.ingest.loaders import LoaderError, load
 from kb_agent.ingest.scanner import FoundFile, scan
+from kb_agent.store.base import KnowledgeBase
 from kb_agent.store.catalog import FileRecord
-from kb_agent.store.kb import KnowledgeBase
 
 
 @dataclass

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from kb_agent.governance.access import AccessFilter
 from kb_agent.retrieval.types import SearchHit
+from kb_agent.store.base import KnowledgeBase
 from kb_agent.store.catalog import StoredChunk
-from kb_agent.store.kb import KnowledgeBase
 
 _WORD = re.compile(r"[\w'&.\-]+")
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")

@@ -19,8 +19,8 @@ from kb_agent.retrieval.fusion import rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
 from kb_agent.retrieval.hops import linked_hits, merge_hops
 from kb_agent.retrieval.types import Mode, SearchHit, SearchResponse
+from kb_agent.store.base import KnowledgeBase
 from kb_agent.store.catalog import StoredChunk
-from kb_agent.store.kb import KnowledgeBase
 from kb_agent.store.live import indexed_lines, read_indexed_bytes
 
 log = logging.getLogger("kb_agent.retrieval")
@@ -142,7 +142,7 @@ class Searcher:
         coverage = None
         if use_dense:
             total = sum(kb.chunk_count() for kb in self.kbs)
-            embedded = sum(len(kb.vectors.ids()) for kb in self.kbs)
+            embedded = sum(len(kb.vectors) for kb in self.kbs)
             coverage = 1.0 if total == 0 else min(1.0, embedded / total)
             embedder = self._get_embedder() if embedded else None
             if embedded == 0:

@@ -12,66 +12,31 @@ import fcntl
 import hashlib
 import json
 import logging
-import re
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from kb_agent.config import Settings
-from kb_agent.governance.errors import Conflict, NotFound, StoreDamaged
+from kb_agent.governance.errors import StoreDamaged
 from kb_agent.llm.embeddings import embedder_model_id
+from kb_agent.store.base import EmbedProgress, KBBusy, embedding_text, validate_kb_name
 from kb_agent.store.catalog import Catalog, FileRecord
 from kb_agent.store.embedding_cache import EmbeddingCache, embed_key
 from kb_agent.store.graph import KnowledgeGraph
 from kb_agent.store.lexical import LexicalIndex, LexicalIndexDamaged
 from kb_agent.store.records import Chunk
-from kb_agent.store.vectors import FaissFlatStore, VectorStore
+from kb_agent.store.vectors import FaissFlatStore
 
 log = logging.getLogger("kb_agent.store")
-_KB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-class KBError(ValueError):
-    pass
+class EmbeddedKnowledgeBase:
+    """The embedded default: everything in the data folder, no server."""
 
-
-class KBNotFound(KBError, NotFound):
-    pass
-
-
-class KBBusy(KBError, Conflict):
-    pass
-
-
-def validate_kb_name(name: str) -> str:
-    if not _KB_NAME.match(name or ""):
-        raise KBError(f"invalid knowledge-base name {name!r}: use letters, digits, '.', '_' or '-'")
-    return name
-
-
-def embedding_text(chunk: Chunk, max_chars: int) -> str:
-    """The passage the embedder sees: document title and section path give the chunk its context."""
-    head = " > ".join(p for p in [chunk.title, *chunk.heading_path] if p)
-    text = f"{head}\n{chunk.text}" if head and head not in chunk.text[: len(head) + 20] else chunk.text
-    return text[:max_chars]
-
-
-@dataclass
-class EmbedProgress:
-    total: int
-    embedded: int
-
-    @property
-    def coverage(self) -> float:
-        return 1.0 if self.total == 0 else self.embedded / self.total
-
-
-class KnowledgeBase:
     def __init__(self, name: str, settings: Settings, *, cache_folder: Path | None = None, model_id: str | None = None):
         self.name = validate_kb_name(name)
         self.settings = settings
@@ -86,7 +51,7 @@ class KnowledgeBase:
             self.lexical = LexicalIndex(self.folder / "lexical", on_disk=False)
         self.model_id = model_id or embedder_model_id(settings)
         self.cache = EmbeddingCache((cache_folder or settings.cache_folder) / "embeddings", self.model_id)
-        self.vectors: VectorStore = FaissFlatStore(self._dense_folder())
+        self.vectors = FaissFlatStore(self._dense_folder())
         self._vector_gen = self.vectors.stamp
         self._count_cache: tuple[int, int] = (-1, 0)
         self._graph: KnowledgeGraph | None = None

@@ -18,9 +18,10 @@ import faiss
 import numpy as np
 
 from kb_agent.governance.access import AccessFilter
+from kb_agent.store.base import VectorIndex
 
 
-class VectorStore(Protocol):
+class VectorStore(VectorIndex, Protocol):
     dim: int | None
 
     def upsert(self, ids: np.ndarray, vectors: np.ndarray, acls: list[list[str]]) -> None: ...

@@ -15,7 +15,7 @@ from kb_agent.store.spans import Passage
 if TYPE_CHECKING:
     from kb_agent.governance.request import Request
     from kb_agent.retrieval.searcher import Searcher
-    from kb_agent.store.kb import KnowledgeBase
+    from kb_agent.store.base import KnowledgeBase
 
 
 class Evidence(Passage):

@@ -1,0 +1,44 @@
+"""Pick the store backend from `KB_AGENT_STORE`: the embedded default or PostgreSQL + pgvector."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kb_agent.config import Settings
+from kb_agent.store.base import KnowledgeBase
+from kb_agent.store.kb import EmbeddedKnowledgeBase
+
+
+def open_knowledge_base(
+    name: str, settings: Settings, *, cache_folder: Path | None = None, model_id: str | None = None
+) -> KnowledgeBase:
+    if settings.store == "postgres":
+        from kb_agent.store.postgres.kb import PostgresKnowledgeBase  # psycopg only when chosen
+
+        return PostgresKnowledgeBase(name, settings, model_id=model_id)
+    return EmbeddedKnowledgeBase(name, settings, cache_folder=cache_folder, model_id=model_id)
+
+
+def knowledge_base_exists(name: str, settings: Settings) -> bool:
+    if settings.store == "postgres":
+        from kb_agent.store.postgres.kb import PostgresKnowledgeBase
+
+        return PostgresKnowledgeBase.exists(name, settings)
+    return EmbeddedKnowledgeBase.exists(name, settings)
+
+
+def knowledge_base_names(settings: Settings) -> list[str]:
+    if settings.store == "postgres":
+        from kb_agent.store.postgres.kb import PostgresKnowledgeBase
+
+        return PostgresKnowledgeBase.list_names(settings)
+    return EmbeddedKnowledgeBase.list_names(settings)
+
+
+def store_health(settings: Settings) -> dict:
+    """What /healthz reports about the store: its kind and whether it answers."""
+    if settings.store == "postgres":
+        from kb_agent.store.postgres.db import database_for
+
+        return {"store": "postgres", **database_for(settings).health()}
+    return {"store": "embedded", "reachable": settings.data_folder.exists() or not settings.kbs_folder.exists()}

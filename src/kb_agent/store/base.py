@@ -1,0 +1,175 @@
+"""What every store backend offers the layers above it: the knowledge-base protocol and its parts.
+
+Two backends implement it: the embedded default (`store/kb.py`: SQLite catalog + tantivy + faiss in the
+data folder) and PostgreSQL + pgvector (`store/postgres/`). Retrieval, tools, ingest jobs and the engine
+see only these protocols; `store/backends.py` picks the implementation from `KB_AGENT_STORE`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from kb_agent.config import Settings
+from kb_agent.governance.access import AccessFilter
+from kb_agent.governance.errors import Conflict, NotFound
+from kb_agent.store.catalog import FileRecord, StoredChunk
+from kb_agent.store.graph import KnowledgeGraph
+from kb_agent.store.records import Chunk
+
+_KB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class KBError(ValueError):
+    pass
+
+
+class KBNotFound(KBError, NotFound):
+    pass
+
+
+class KBBusy(KBError, Conflict):
+    pass
+
+
+def validate_kb_name(name: str) -> str:
+    if not _KB_NAME.match(name or ""):
+        raise KBError(f"invalid knowledge-base name {name!r}: use letters, digits, '.', '_' or '-'")
+    return name
+
+
+def embedding_text(chunk: Chunk, max_chars: int) -> str:
+    """The passage the embedder sees: document title and section path give the chunk its context."""
+    head = " > ".join(p for p in [chunk.title, *chunk.heading_path] if p)
+    text = f"{head}\n{chunk.text}" if head and head not in chunk.text[: len(head) + 20] else chunk.text
+    return text[:max_chars]
+
+
+@dataclass
+class EmbedProgress:
+    total: int
+    embedded: int
+
+    @property
+    def coverage(self) -> float:
+        return 1.0 if self.total == 0 else self.embedded / self.total
+
+
+class CatalogReader(Protocol):
+    """The file manifest and chunk table, as readers above the store use them."""
+
+    @property
+    def generation(self) -> int: ...
+
+    def roots(self) -> dict[str, list[str]]: ...
+
+    def file(self, source: str) -> FileRecord | None: ...
+
+    def file_by_path(self, path: str) -> FileRecord | None: ...
+
+    def find_files(self, fragment: str, limit: int) -> list[FileRecord]: ...
+
+    def all_files(self) -> list[FileRecord]: ...
+
+    def visible_files(self, access: AccessFilter) -> list[FileRecord]: ...
+
+    def count_files(self) -> int: ...
+
+    def count_chunks(self) -> int: ...
+
+    def get_chunks(self, ids: Iterable[int]) -> dict[int, StoredChunk]: ...
+
+    def iter_chunks(self, batch: int = 2000) -> Iterator[StoredChunk]: ...
+
+    def chunks_of_source(self, source: str) -> list[StoredChunk]: ...
+
+    def doc_leads(self) -> list[tuple[str, str, int, str]]: ...
+
+
+class KeywordIndex(Protocol):
+    """BM25 over the analysed terms of every chunk; the ACL filter is part of each query."""
+
+    def search(self, query: str, k: int, access: AccessFilter) -> list[tuple[int, float]]: ...
+
+    def rarest_term_chunks(self, text: str) -> tuple[int, int]: ...
+
+    def doc_freqs(self, terms: list[str]) -> tuple[dict[str, int], int]: ...
+
+    def num_docs(self) -> int: ...
+
+
+class VectorIndex(Protocol):
+    """Dense vectors of one embedding model; the ACL filter is part of each query."""
+
+    def search(self, query: np.ndarray, k: int, access: AccessFilter) -> list[tuple[int, float]]: ...
+
+    def __len__(self) -> int: ...
+
+
+class KnowledgeBase(Protocol):
+    """One knowledge base, whichever engine holds it.
+
+    Writes happen only inside `writing()` (one atomic run); readers call `refresh()` to see what other
+    processes committed."""
+
+    name: str
+    settings: Settings
+    model_id: str
+    folder: Path  # local working folder: process files (embed.pid/log), the knowledge graph
+
+    @property
+    def catalog(self) -> CatalogReader: ...
+
+    @property
+    def lexical(self) -> KeywordIndex: ...
+
+    @property
+    def vectors(self) -> VectorIndex: ...
+
+    def graph(self) -> KnowledgeGraph: ...
+
+    def close(self) -> None: ...
+
+    def refresh(self) -> None: ...
+
+    def chunk_count(self) -> int: ...
+
+    def lexical_problem(self) -> str | None: ...
+
+    # -- the write API --
+    def writing(self) -> AbstractContextManager[None]: ...
+
+    def replace_file(self, record: FileRecord, chunks: list[Chunk]) -> tuple[int, int]: ...
+
+    def delete_file(self, source: str) -> int: ...
+
+    def touch_file(self, source: str, size: int, mtime: float) -> None: ...
+
+    def set_root(self, root: str, acl: list[str]) -> None: ...
+
+    def remove_root(self, root: str) -> tuple[list[str], int]: ...
+
+    def roots(self) -> dict[str, list[str]]: ...
+
+    def files_within(self, root: str) -> dict[str, FileRecord]: ...
+
+    def other_file_at(self, path: str, source: str) -> FileRecord | None: ...
+
+    def repair_stores(self) -> list[str]: ...
+
+    # -- embedding --
+    def sync_vectors(self, force: bool = False, *, save: bool = True) -> None: ...
+
+    def embed_progress(self) -> EmbedProgress: ...
+
+    def unembedded(self) -> dict[str, int]: ...
+
+    def embedding_texts(self, rows: dict[str, int]) -> dict[str, str]: ...
+
+    def add_vectors(self, vectors: dict[str, np.ndarray]) -> None: ...

@@ -1,0 +1,96 @@
+"""BM25 in PostgreSQL as a sparse inner product (pgvector `sparsevec`).
+
+`ts_rank_cd` is not BM25 (SciFact nDCG@10 ≈ 0.42 against tantivy's 0.70). Here each chunk stores the
+saturated, length-normalised weight of every term, tf·(k1+1)/(tf+k1·(1−b+b·dl/avgdl)); a query holds
+each term's IDF from the term-statistics table; their inner product is the BM25 score. Terms come from
+our own analyser (jieba, stemming, identifiers: `text/tokenize.py`), the same one tantivy is fed with,
+and are hashed into the sparse dimensions. A GIN index on the chunk's term ids picks the candidates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+
+from kb_agent.governance.access import AccessFilter
+from kb_agent.store.lexical import lexical_text
+from kb_agent.store.postgres.db import Database
+from kb_agent.store.records import Chunk
+from kb_agent.text.tokenize import tokenize
+
+K1, B = 1.2, 0.75  # tantivy's defaults, so both backends rank alike
+DIMENSIONS = 1_000_000_000  # sparsevec's limit; collisions among a corpus' terms are negligible
+
+
+def term_id(term: str) -> int:
+    return int.from_bytes(hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=8).digest()) % (
+        DIMENSIONS - 1
+    )
+
+
+def analyse(chunk: Chunk) -> tuple[Counter[int], int]:
+    """(term id -> frequency, document length in terms) of what BM25 sees of the chunk."""
+    terms = tokenize(lexical_text(chunk))
+    return Counter(term_id(t) for t in terms), len(terms)
+
+
+def doc_weights(tf: Counter[int], length: int, avgdl: float):
+    from pgvector import SparseVector
+
+    norm = K1 * (1 - B + B * length / max(avgdl, 1e-9))
+    return SparseVector({t: f * (K1 + 1) / (f + norm) for t, f in tf.items()}, DIMENSIONS)
+
+
+def idf(df: int, n: int) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+class PostgresKeywordIndex:
+    def __init__(self, db: Database, kb: str):
+        self.db = db
+        self.kb = kb
+
+    def _stats(self, ids: list[int]) -> tuple[dict[int, int], int]:
+        with self.db.read() as conn:
+            n = conn.execute("SELECT value FROM kb_meta WHERE kb=%s AND key='lex_docs'", (self.kb,)).fetchone()
+            rows = conn.execute(
+                "SELECT term, df FROM kb_terms WHERE kb=%s AND term = ANY(%s)", (self.kb, ids)
+            ).fetchall()
+        return {t: df for t, df in rows if df > 0}, int(n[0]) if n else 0
+
+    def num_docs(self) -> int:
+        return self._stats([])[1]
+
+    def doc_freqs(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        dfs, n = self._stats([term_id(t) for t in terms])
+        return {t: dfs.get(term_id(t), 0) for t in terms}, n
+
+    def rarest_term_chunks(self, text: str) -> tuple[int, int]:
+        terms = list(dict.fromkeys(tokenize(text)))
+        dfs, n = self._stats([term_id(t) for t in terms])
+        if not terms:
+            return n, n
+        return min(dfs.get(term_id(t), 0) for t in terms), n
+
+    def search(self, query: str, k: int, access: AccessFilter) -> list[tuple[int, float]]:
+        from pgvector import SparseVector
+
+        ids = list(dict.fromkeys(term_id(t) for t in tokenize(query)))
+        if not ids:
+            return []
+        dfs, n = self._stats(ids)
+        weights = {t: idf(df, n) for t, df in dfs.items()}
+        if not weights:
+            return []
+        vector = SparseVector(weights, DIMENSIONS)
+        acl, params = "", [self.kb, list(weights)]
+        if access.restricted:  # first guard: the ACL is part of the query (row-level security is the second)
+            acl, params = " AND (acl = '{}' OR acl && %s::text[])", [*params, sorted(access.groups or ())]
+        sql = (
+            "SELECT id, -(bm25 <#> %s) AS score FROM kb_chunks WHERE kb = %s AND terms && %s::int[]"
+            f"{acl} ORDER BY bm25 <#> %s LIMIT %s"
+        )
+        with self.db.read(access) as conn:
+            rows = conn.execute(sql, (vector, *params, vector, k)).fetchall()
+        return [(int(i), float(s)) for i, s in rows if s > 0]

@@ -1,0 +1,124 @@
+"""Dense vectors and the embedding cache in PostgreSQL (pgvector).
+
+The cache (`kb_embeddings`: model, hash of the embedded text -> vector) is shared by every host and
+knowledge base, so no text is embedded twice anywhere. `kb_vectors` holds, per chunk and model, the
+vector and the chunk's ACL; it is filled from the cache by one SQL statement after each index or
+embedding run, and emptied by the chunk's deletion (foreign key). Searches use a per-model HNSW index
+with iterative scans, the ACL condition inside the query."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from kb_agent.governance.access import AccessFilter
+from kb_agent.store.postgres.db import Database
+from kb_agent.store.postgres.schema import hnsw_index_ddl
+
+
+class PostgresEmbeddingCache:
+    def __init__(self, db: Database, model_key: str):
+        self.db = db
+        self.model = model_key
+
+    def missing(self, keys: Iterable[str]) -> list[str]:
+        keys = list(dict.fromkeys(keys))
+        with self.db.read() as conn:
+            have = {
+                r[0]
+                for r in conn.execute(
+                    "SELECT key FROM kb_embeddings WHERE model=%s AND key = ANY(%s)", (self.model, keys)
+                )
+            }
+        return [k for k in keys if k not in have]
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT key, embedding FROM kb_embeddings WHERE model=%s AND key = ANY(%s)", (self.model, list(keys))
+            ).fetchall()
+        return {k: np.asarray(v, dtype=np.float32) for k, v in rows}
+
+    def put_many(self, items: dict[str, np.ndarray]) -> None:
+        with self.db.write() as conn, conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO kb_embeddings(model, key, embedding) VALUES (%s, %s, %s) "
+                "ON CONFLICT (model, key) DO UPDATE SET embedding = excluded.embedding",
+                [(self.model, k, np.asarray(v, dtype=np.float32)) for k, v in items.items()],
+            )
+
+    def __len__(self) -> int:
+        with self.db.read() as conn:
+            return conn.execute("SELECT count(*) FROM kb_embeddings WHERE model=%s", (self.model,)).fetchone()[0]
+
+    def integrity_problems(self) -> list[str]:
+        return []
+
+    def reset(self) -> None:
+        with self.db.write() as conn:
+            conn.execute("DELETE FROM kb_embeddings WHERE model=%s", (self.model,))
+
+    def close(self) -> None:
+        pass  # the pool belongs to the process
+
+
+class PostgresVectorIndex:
+    def __init__(self, db: Database, kb: str, model_key: str):
+        self.db = db
+        self.kb = kb
+        self.model = model_key
+        self.count = 0  # refreshed by the knowledge base from its meta row (one read per search)
+        self.dim: int | None = None
+
+    def __len__(self) -> int:
+        return self.count
+
+    def sync(self) -> int:
+        """Bring the vectors in step with the chunks whose text is in the cache; returns the count."""
+        with self.db.write() as conn:
+            row = conn.execute(
+                "SELECT vector_dims(embedding) FROM kb_embeddings WHERE model=%s LIMIT 1", (self.model,)
+            ).fetchone()
+            if row:
+                self.dim = int(row[0])
+                conn.execute(hnsw_index_ddl(self.model, self.dim))
+            conn.execute(
+                "INSERT INTO kb_vectors(kb, chunk, model, acl, embedding) "
+                "SELECT c.kb, c.id, %(m)s, c.acl, e.embedding FROM kb_chunks c "
+                "JOIN kb_embeddings e ON e.model = %(m)s AND e.key = c.embed_key "
+                "WHERE c.kb = %(kb)s AND NOT EXISTS "
+                "(SELECT 1 FROM kb_vectors v WHERE v.kb = c.kb AND v.model = %(m)s AND v.chunk = c.id)",
+                {"m": self.model, "kb": self.kb},
+            )
+            count = conn.execute(
+                "SELECT count(*) FROM kb_vectors WHERE kb=%s AND model=%s", (self.kb, self.model)
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO kb_meta(kb, key, value) VALUES (%s, %s, %s) "
+                "ON CONFLICT (kb, key) DO UPDATE SET value = excluded.value",
+                (self.kb, f"vectors:{self.model}", str(count)),
+            )
+        self.count = count
+        return count
+
+    def search(self, query: np.ndarray, k: int, access: AccessFilter) -> list[tuple[int, float]]:
+        if not self.count:
+            return []
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        dim = len(query)
+        # the model key is our own hex digest: inlined so the planner matches the partial HNSW index
+        column = f"embedding::vector({dim})"
+        params: list[object] = [self.kb]
+        acl = ""
+        if access.restricted:
+            acl = " AND (acl = '{}' OR acl && %s::text[])"
+            params.append(sorted(access.groups or ()))
+        sql = (
+            f"SELECT chunk, -({column} <#> %s) FROM kb_vectors WHERE model = '{self.model}' AND kb = %s{acl} "
+            f"ORDER BY {column} <#> %s LIMIT %s"
+        )
+        with self.db.read(access) as conn:
+            rows = conn.execute(sql, (query, *params, query, k)).fetchall()
+        found = [(int(c), float(s)) for c, s in rows]
+        return sorted(found, key=lambda r: -r[1])  # iterative scans may return neighbours slightly out of order
