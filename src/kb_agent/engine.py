@@ -191,6 +191,32 @@ class Engine:
             req.audit("repair", {"kb": name, "done": done})
             return [req.outbound.text(line) for line in done]
 
+    def migrate(
+        self, kb: str | None = None, *, to: str = "postgres", replace: bool = False, user: UserContext | None = None
+    ) -> dict:
+        """`kb-agent migrate`: copy an embedded KB into PostgreSQL (vectors included, nothing re-embedded)."""
+        if to != "postgres":
+            raise ValueError(f"unknown migration target {to!r}: only `postgres` is supported")
+        from kb_agent.store.kb import EmbeddedKnowledgeBase
+        from kb_agent.store.migrate import migrate_to_postgres
+        from kb_agent.store.postgres.kb import PostgresKnowledgeBase
+
+        name = kb or self.settings.default_kb
+        with self.gate.request(user or UserContext.local_owner(), [name], action="index", admin=True) as req:
+            embedded = self.settings.model_copy(update={"store": "embedded"})
+            if not EmbeddedKnowledgeBase.exists(name, embedded):
+                raise KBNotFound(f"no embedded knowledge base {name!r} in {embedded.kbs_folder}")
+            model_id = self._embedder.model_id if self._embedder is not None else None
+            source = EmbeddedKnowledgeBase(name, embedded, cache_folder=self._cache_folder, model_id=model_id)
+            try:
+                target = PostgresKnowledgeBase(name, self.settings.model_copy(update={"store": "postgres"}),
+                                               model_id=source.model_id)  # fmt: skip
+                report = migrate_to_postgres(source, target, replace=replace)
+            finally:
+                source.close()
+            req.audit("migrate", {"to": to, **report})
+            return report
+
     def remove(
         self, paths: list[Path] | None = None, *, kb: str | None = None, user: UserContext | None = None
     ) -> IndexReport:

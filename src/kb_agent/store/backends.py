@@ -40,5 +40,8 @@ def store_health(settings: Settings) -> dict:
     if settings.store == "postgres":
         from kb_agent.store.postgres.db import database_for
 
-        return {"store": "postgres", **database_for(settings).health()}
+        try:
+            return {"store": "postgres", **database_for(settings).health()}
+        except Exception as exc:  # unreachable, or no URL configured: report it, /healthz itself stays up
+            return {"store": "postgres", "reachable": False, "error": str(exc)[:300]}
     return {"store": "embedded", "reachable": settings.data_folder.exists() or not settings.kbs_folder.exists()}

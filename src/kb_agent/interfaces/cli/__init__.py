@@ -6,7 +6,17 @@ from __future__ import annotations
 
 import sys
 
-from kb_agent.interfaces.cli import ask, evaluate, governance, indexing, models, search, server, tools  # noqa: F401
+from kb_agent.interfaces.cli import (  # noqa: F401
+    ask,
+    database,
+    evaluate,
+    governance,
+    indexing,
+    models,
+    search,
+    server,
+    tools,
+)
 from kb_agent.interfaces.cli.app import app
 
 __all__ = ["app", "main"]

@@ -59,7 +59,7 @@ def close_all() -> None:
 class Database:
     def __init__(self, url: str, *, pool_size: int = 4, ef_search: int = 100):
         try:
-            import psycopg  # noqa: F401  (a clear message instead of an ImportError deep inside)
+            import psycopg
             from pgvector.psycopg import register_vector
             from psycopg_pool import ConnectionPool
         except ImportError as exc:
@@ -81,6 +81,7 @@ class Database:
         )
         self._local = threading.local()  # a writer's transaction connection, per thread
         try:
+            psycopg.connect(url, connect_timeout=10).close()  # fail at once (the pool would keep retrying)
             self._pool.open(wait=True, timeout=15)
         except Exception as exc:
             self._pool.close()
@@ -93,8 +94,22 @@ class Database:
     def _ensure_schema(self) -> None:
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(7160301)")  # one process creates the schema
+            if not conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+                try:
+                    with conn.transaction():
+                        conn.execute("CREATE EXTENSION vector")
+                except Exception as exc:
+                    raise Unavailable(
+                        f"the database has no pgvector extension and this role cannot add it ({_safe(exc)}); "
+                        "a superuser runs: CREATE EXTENSION vector"
+                    ) from exc
             conn.execute(DDL)
             conn.execute(RLS)
+            if conn.execute("SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone()[0]:
+                log.warning(
+                    "the PostgreSQL role is a superuser or has BYPASSRLS: row-level security, the second ACL guard, "
+                    "does not apply to it; connect as an ordinary role (`kb-agent db start` creates one)"
+                )
             conn.execute(
                 "INSERT INTO kb_meta(kb, key, value) VALUES ('', 'schema_version', %s) ON CONFLICT DO NOTHING",
                 (SCHEMA_VERSION,),
@@ -104,8 +119,17 @@ class Database:
         try:
             with self._pool.connection(timeout=5) as conn:
                 version = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+                bypass = conn.execute(
+                    "SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user"
+                ).fetchone()[0]
             stats = self._pool.get_stats()
-            return {"reachable": True, "pgvector": version[0] if version else None, "pool": stats.get("pool_size")}
+            return {
+                "reachable": True,
+                "pgvector": version[0] if version else None,
+                # a superuser or BYPASSRLS role skips row-level security: only the query's ACL condition holds
+                "row_level_security": not bypass,
+                "pool": stats.get("pool_size"),
+            }
         except Exception as exc:
             return {"reachable": False, "error": _safe(exc)}
 
@@ -148,6 +172,13 @@ class Database:
 
     def in_write(self) -> bool:
         return getattr(self._local, "conn", None) is not None
+
+
+def acl_condition(access: AccessFilter) -> tuple[str, list]:
+    """The first guard: the caller's ACL as a condition inside the query (SQL fragment, its parameters)."""
+    if not access.restricted:
+        return "", []
+    return " AND (acl = '{}' OR acl && %s::text[])", [sorted(access.groups or ())]
 
 
 def _declare(conn, access: AccessFilter | None) -> None:

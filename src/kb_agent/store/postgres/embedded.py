@@ -25,7 +25,8 @@ from kb_agent.config import Settings
 from kb_agent.governance.errors import Unavailable
 
 DATABASE = "kb_agent"
-ROLE = "kb_agent"
+ROLE = "kb_agent"  # what kb-agent connects as: no superuser, no BYPASSRLS, so row-level security applies
+ADMIN = "kb_agent_admin"  # the cluster's superuser: creates the role, the database and the extension
 
 
 class EmbeddedPostgresError(Unavailable):
@@ -126,14 +127,15 @@ def _connection(cluster: Cluster) -> dict:
         return {}
 
 
-def url_of(info: dict) -> str:
-    return f"postgresql://{info['user']}:{quote(info['password'], safe='')}@127.0.0.1:{info['port']}/{info['database']}"
+def url_of(info: dict, *, admin: bool = False, database: str | None = None) -> str:
+    user, password = (info["admin_user"], info["admin_password"]) if admin else (info["user"], info["password"])
+    return f"postgresql://{user}:{quote(password, safe='')}@127.0.0.1:{info['port']}/{database or info['database']}"
 
 
 def saved_url(settings: Settings) -> str | None:
     """The URL `db start` wrote, if the embedded cluster was ever started."""
     info = _connection(Cluster(settings.db_folder, None))
-    return url_of(info) if info.get("password") else None
+    return url_of(info) if info.get("admin_password") else None
 
 
 def _initdb(cluster: Cluster) -> dict:
@@ -146,17 +148,19 @@ def _initdb(cluster: Cluster) -> dict:
         "password": secrets.token_urlsafe(24),
         "database": DATABASE,
         "port": _free_port(),
+        "admin_user": ADMIN,
+        "admin_password": secrets.token_urlsafe(24),
     }
     cluster.data.mkdir(mode=0o700, exist_ok=True)
     pwfile = cluster.folder / ".pwfile"
-    _write_private(pwfile, f"{info['password']}\n")
+    _write_private(pwfile, f"{info['admin_password']}\n")
     try:
         if cluster.os_user:
             pw = pwd.getpwnam(cluster.os_user)
             for path in (cluster.data, pwfile):
                 os.chown(path, pw.pw_uid, pw.pw_gid)
         done = _run(cluster, [
-            _bin("initdb"), "-D", str(cluster.data), "-U", ROLE, f"--pwfile={pwfile}", "--auth=scram-sha-256",
+            _bin("initdb"), "-D", str(cluster.data), "-U", ADMIN, f"--pwfile={pwfile}", "--auth=scram-sha-256",
             "-E", "UTF8", "--locale=C", "--no-instructions",
         ])  # fmt: skip
     finally:
@@ -178,7 +182,7 @@ def start(settings: Settings) -> str:
     """Initialise (first time) and start the cluster; return its connection URL. Idempotent."""
     cluster = cluster_for(settings)
     info = _connection(cluster) if (cluster.data / "PG_VERSION").exists() else {}
-    if not info:
+    if not info.get("admin_password"):
         info = _initdb(cluster)
     if not running(cluster):
         _check_reachable(cluster)
@@ -203,13 +207,20 @@ def start(settings: Settings) -> str:
 
 def _ensure_database(info: dict) -> None:
     import psycopg
+    from psycopg import sql
 
-    admin = {**info, "database": "postgres"}
-    with psycopg.connect(url_of(admin), autocommit=True, connect_timeout=10) as conn:
+    role, database = sql.Identifier(info["user"]), sql.Identifier(info["database"])
+    with psycopg.connect(url_of(info, admin=True, database="postgres"), autocommit=True, connect_timeout=10) as conn:
+        if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (info["user"],)).fetchone():
+            conn.execute(
+                sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB PASSWORD {}").format(
+                    role, sql.Literal(info["password"])
+                )
+            )
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (info["database"],)).fetchone():
-            conn.execute(f'CREATE DATABASE "{info["database"]}"')
-    with psycopg.connect(url_of(info), autocommit=True, connect_timeout=10) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(database, role))
+    with psycopg.connect(url_of(info, admin=True), autocommit=True, connect_timeout=10) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")  # not a trusted extension: the superuser adds it
 
 
 def stop(settings: Settings) -> bool:

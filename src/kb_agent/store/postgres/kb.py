@@ -207,7 +207,12 @@ class PostgresKnowledgeBase:
         avgdl = (int(self.catalog.get_meta("lex_len") or "0") + batch_len) / docs
         df: Counter[int] = Counter()
         with self.db.write() as conn, conn.cursor() as cur:
-            with cur.copy(f"COPY kb_chunks ({_COPY_COLS}) FROM STDIN") as copy:
+            # COPY cannot write a table under row-level security: copy into a private staging table
+            cur.execute(
+                f"CREATE TEMP TABLE IF NOT EXISTS kb_chunks_in ON COMMIT DROP AS SELECT {_COPY_COLS} FROM kb_chunks "
+                "WITH NO DATA"
+            )
+            with cur.copy(f"COPY kb_chunks_in ({_COPY_COLS}) FROM STDIN") as copy:
                 for p in batch:
                     c = p.chunk
                     df.update(p.tf.keys())
@@ -218,6 +223,8 @@ class PostgresKnowledgeBase:
                         _clean(json.dumps(c.metadata, ensure_ascii=False, default=str)), p.key, p.length,
                         sorted(p.tf), doc_weights(p.tf, p.length, avgdl),
                     ))  # fmt: skip
+            cur.execute(f"INSERT INTO kb_chunks ({_COPY_COLS}) SELECT {_COPY_COLS} FROM kb_chunks_in")
+            cur.execute("TRUNCATE kb_chunks_in")
             terms, counts = zip(*df.items(), strict=True) if df else ((), ())
             cur.execute(
                 "INSERT INTO kb_terms(kb, term, df) SELECT %s, t, c FROM unnest(%s::int[], %s::int[]) AS u(t, c) "

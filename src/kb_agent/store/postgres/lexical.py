@@ -15,7 +15,7 @@ from collections import Counter
 
 from kb_agent.governance.access import AccessFilter
 from kb_agent.store.lexical import lexical_text
-from kb_agent.store.postgres.db import Database
+from kb_agent.store.postgres.db import Database, acl_condition
 from kb_agent.store.records import Chunk
 from kb_agent.text.tokenize import tokenize
 
@@ -84,9 +84,8 @@ class PostgresKeywordIndex:
         if not weights:
             return []
         vector = SparseVector(weights, DIMENSIONS)
-        acl, params = "", [self.kb, list(weights)]
-        if access.restricted:  # first guard: the ACL is part of the query (row-level security is the second)
-            acl, params = " AND (acl = '{}' OR acl && %s::text[])", [*params, sorted(access.groups or ())]
+        acl, acl_params = acl_condition(access)  # first guard; row-level security is the second
+        params = [self.kb, list(weights), *acl_params]
         sql = (
             "SELECT id, -(bm25 <#> %s) AS score FROM kb_chunks WHERE kb = %s AND terms && %s::int[]"
             f"{acl} ORDER BY bm25 <#> %s LIMIT %s"

@@ -10,7 +10,6 @@ from __future__ import annotations
 SCHEMA_VERSION = "1"
 
 DDL = """
-CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TABLE IF NOT EXISTS kb_meta (
     kb text NOT NULL, key text NOT NULL, value text NOT NULL, PRIMARY KEY (kb, key)
 );

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from kb_agent.governance.access import AccessFilter
-from kb_agent.store.postgres.db import Database
+from kb_agent.store.postgres.db import Database, acl_condition
 from kb_agent.store.postgres.schema import hnsw_index_ddl
 
 
@@ -109,11 +109,8 @@ class PostgresVectorIndex:
         dim = len(query)
         # the model key is our own hex digest: inlined so the planner matches the partial HNSW index
         column = f"embedding::vector({dim})"
-        params: list[object] = [self.kb]
-        acl = ""
-        if access.restricted:
-            acl = " AND (acl = '{}' OR acl && %s::text[])"
-            params.append(sorted(access.groups or ()))
+        acl, acl_params = acl_condition(access)  # first guard; row-level security is the second
+        params = [self.kb, *acl_params]
         sql = (
             f"SELECT chunk, -({column} <#> %s) FROM kb_vectors WHERE model = '{self.model}' AND kb = %s{acl} "
             f"ORDER BY {column} <#> %s LIMIT %s"
