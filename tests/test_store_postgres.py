@@ -116,3 +116,86 @@ def test_store_health_reports_reachability(pg_url, tmp_path):
     down_url = pg_url.rsplit(":", 1)[0] + ":1/kb_agent"
     down = store_health(store_settings("postgres", tmp_path / "data", down_url))
     assert down["reachable"] is False and "does not answer" in down["error"] and "password" not in down["error"]
+
+
+def test_healthz_reports_the_store_and_503_when_it_does_not_answer(pg_url, tmp_path, embedder):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from kb_agent.interfaces.auth import Authenticator
+    from kb_agent.interfaces.server import create_app
+
+    engine = Engine(store_settings("postgres", tmp_path / "data", pg_url), embedder=embedder)
+    client = TestClient(create_app(engine, Authenticator(None, None, allow_anonymous=True)))
+    body = client.get("/healthz").json()
+    assert body["status"] == "ok" and body["store"]["store"] == "postgres" and body["store"]["row_level_security"]
+    down = pg_url.rsplit(":", 1)[0] + ":1/kb_agent"
+    engine.settings = engine.settings.model_copy(update={"database_url": SecretStr(down)})
+    response = client.get("/healthz")
+    assert response.status_code == 503 and response.json()["store"] == {"store": "postgres", "reachable": False}
+    engine.close()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.slow  # starts real server processes
+def test_serve_workers_share_the_postgres_store(pg_url, tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    pytest.importorskip("uvicorn")
+    settings = store_settings("postgres", tmp_path / "data", pg_url)
+    write(tmp_path / "docs" / "a.md", "# Walrus\nThe walrus lives in the Arctic.\n")
+    env = {
+        **os.environ, "KB_AGENT_DATA_FOLDER": str(settings.data_folder), "KB_AGENT_STORE": "postgres",
+        "KB_AGENT_DATABASE_URL": pg_url, "KB_AGENT_DEFAULT_KB": settings.default_kb, "KB_AGENT_LLM_PROVIDER": "none",
+    }  # fmt: skip
+    cli = [sys.executable, "-m", "kb_agent.interfaces.cli"]
+    subprocess.run([*cli, "index", str(tmp_path / "docs"), "--no-embed"], env=env, check=True, capture_output=True)
+    port = _free_port()
+    server = subprocess.Popen(
+        [*cli, "serve", "--no-auth", "--port", str(port), "--workers", "3"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(200):
+            try:
+                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        answers = set()
+        for _ in range(12):
+            body = httpx.post(f"{url}/v1/search", json={"query": "walrus", "mode": "bm25"}, timeout=30).json()
+            answers.add(tuple((r["path"], r["start_line"], r["end_line"]) for r in body["results"]))
+        assert answers == {(("docs/a.md", 1, 2),)}  # every worker answers alike from the shared store
+        import psutil
+
+        assert len(psutil.Process(server.pid).children(recursive=True)) >= 3
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def test_serve_workers_refuse_the_embedded_store(tmp_path):
+    from typer.testing import CliRunner
+
+    from kb_agent.config import get_settings
+    from kb_agent.interfaces.cli import app
+
+    get_settings.cache_clear()
+    env = {"KB_AGENT_DATA_FOLDER": str(tmp_path / "data"), "KB_AGENT_STORE": "embedded"}
+    result = CliRunner().invoke(app, ["serve", "--no-auth", "--workers", "2"], env=env)
+    get_settings.cache_clear()
+    assert result.exit_code == 2 and "shared store" in result.output

@@ -38,7 +38,7 @@ from kb_agent.llm.factory import LLMTiers, build_llms
 from kb_agent.retrieval.searcher import MODES as SEARCH_MODES
 from kb_agent.retrieval.searcher import Searcher
 from kb_agent.retrieval.types import Mode, SearchResponse
-from kb_agent.store.backends import knowledge_base_exists, knowledge_base_names, open_knowledge_base
+from kb_agent.store.backends import knowledge_base_exists, knowledge_base_names, open_knowledge_base, store_health
 from kb_agent.store.base import KBNotFound, KnowledgeBase
 from kb_agent.tools.base import Tool, ToolContext
 from kb_agent.tools.registry import REQUIRES, default_tools
@@ -143,6 +143,10 @@ class Engine:
 
     def kb_names(self) -> list[str]:
         return knowledge_base_names(self.settings)
+
+    def store_health(self) -> dict:
+        """The store backend and whether it answers (`/healthz`)."""
+        return store_health(self.settings)
 
     def close(self) -> None:
         for kb in self._kbs.values():

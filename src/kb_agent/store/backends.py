@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from kb_agent.config import Settings
@@ -44,4 +45,5 @@ def store_health(settings: Settings) -> dict:
             return {"store": "postgres", **database_for(settings).health()}
         except Exception as exc:  # unreachable, or no URL configured: report it, /healthz itself stays up
             return {"store": "postgres", "reachable": False, "error": str(exc)[:300]}
-    return {"store": "embedded", "reachable": settings.data_folder.exists() or not settings.kbs_folder.exists()}
+    folder = settings.kbs_folder
+    return {"store": "embedded", "reachable": not folder.exists() or os.access(folder, os.R_OK | os.X_OK)}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Annotated
 
 import typer
@@ -16,14 +18,16 @@ def serve(
     no_auth: Annotated[
         bool, typer.Option("--no-auth", help="Local single-user use without keys (127.0.0.1 only).")
     ] = False,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, max=64, help="Server processes (KB_AGENT_STORE=postgres only).")
+    ] = 1,
 ) -> None:
     """HTTP API with SSE streaming, an OpenAI-compatible /v1/chat/completions and the web UI at /."""
     for module in ("fastapi", "uvicorn", "prometheus_client", "jwt"):
         require_extra(module, "server", "serve")
     import uvicorn
 
-    from kb_agent.interfaces.http_guard import LOOPBACK_HOSTS, is_loopback
-    from kb_agent.interfaces.server import create_app
+    from kb_agent.interfaces.http_guard import is_loopback
 
     engine = open_engine()
     settings = engine.settings
@@ -36,16 +40,48 @@ def serve(
         )
     if no_auth and not is_loopback(host):
         fail("--no-auth is only allowed on a loopback address", 2)
-    err.print(f"kb-agent serving on http://{host}:{port} (docs at /docs)")
+    if workers > 1 and settings.store != "postgres":
+        fail(
+            "--workers needs a shared store: the embedded store serves from one process "
+            "(set KB_AGENT_STORE=postgres; see README, Scaling out)",
+            2,
+        )
+    err.print(
+        f"kb-agent serving on http://{host}:{port} (docs at /docs)" + (f", {workers} workers" if workers > 1 else "")
+    )
+    if workers > 1:  # each worker process builds its own engine from the same settings and options
+        engine.close()
+        os.environ[_WORKER_OPTIONS] = json.dumps({"no_auth": no_auth})
+        uvicorn.run(f"{__name__}:worker_app", factory=True, host=host, port=port, workers=workers, log_level="warning")
+        return
+    uvicorn.run(_app(engine, auth, no_auth), host=host, port=port, log_level="warning")
+
+
+_WORKER_OPTIONS = "KB_AGENT_SERVE_WORKER_OPTIONS"  # set by `serve --workers`, read in each worker
+
+
+def _app(engine, auth, no_auth: bool):
+    from kb_agent.interfaces.http_guard import LOOPBACK_HOSTS
+    from kb_agent.interfaces.server import create_app
+
+    settings = engine.settings
     # without authentication only loopback Host headers are answered (DNS rebinding)
-    app = create_app(
+    return create_app(
         engine,
         auth,
         cors_origins=settings.cors_origins,
         max_body_bytes=settings.server_max_body_bytes,
         allowed_hosts=LOOPBACK_HOSTS if no_auth else _allowed_hosts(settings),
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def worker_app():
+    """One `serve --workers` process: the same app over the shared PostgreSQL store."""
+    options = json.loads(os.environ.get(_WORKER_OPTIONS, "{}"))
+    engine = open_engine()
+    return _app(
+        engine, _authenticator(engine.settings, anonymous=options.get("no_auth", False)), options.get("no_auth", False)
+    )
 
 
 def _authenticator(settings, *, anonymous: bool = False):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter, Depends
-from fastapi.responses import HTMLResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field
 
@@ -28,8 +28,13 @@ def web_ui() -> HTMLResponse:
 
 
 @router.get("/healthz")
-def healthz(svc: Services = Depends(services)) -> dict:
-    return {"status": "ok", "knowledge_bases": svc.engine.kb_names()}
+def healthz(svc: Services = Depends(services)):
+    """Liveness and the store's reachability (503 when the store does not answer, so a balancer routes away)."""
+    store = svc.engine.store_health()
+    public = {k: v for k, v in store.items() if k in ("store", "reachable", "row_level_security", "pgvector")}
+    if not store.get("reachable"):
+        return JSONResponse({"status": "unavailable", "store": public}, status_code=503)
+    return {"status": "ok", "store": public, "knowledge_bases": svc.engine.kb_names()}
 
 
 @router.get("/metrics")
