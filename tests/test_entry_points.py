@@ -91,6 +91,7 @@ CLI_GOVERNED = {  # command path -> (arguments, the action of the request it ope
     "tools": (lambda root: ["tools"], "tools_list"),
     "tools run": (lambda root: ["tools", "run", "read_file", "--args", '{"path": "docs/a.md"}'], "tool:read_file"),
     "acl explain": (lambda root: ["acl", "explain", "docs/a.md"], "acl_explain"),
+    "migrate": (lambda root: ["migrate", "--to", "postgres", "--replace"], "index"),  # into the tests' PostgreSQL
 }
 CLI_LOCAL = {  # operator commands on this machine's own files or processes: no caller to govern
     "embed": "computes vectors of already indexed text",
@@ -111,6 +112,9 @@ CLI_LOCAL = {  # operator commands on this machine's own files or processes: no 
     "hash-key": "hashes its argument",
     "serve": "starts the server whose routes are registered below",
     "mcp": "starts the MCP server whose tools are registered below",
+    "db start": "starts this machine's own PostgreSQL",
+    "db stop": "stops this machine's own PostgreSQL",
+    "db status": "reads its state",
 }
 
 
@@ -149,8 +153,11 @@ def _actions(data_folder: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("command", sorted(CLI_GOVERNED))
-def test_each_governed_command_opens_its_request(cli_env, tmp_path, command):
+def test_each_governed_command_opens_its_request(cli_env, tmp_path, command, request, monkeypatch):
     arguments, action = CLI_GOVERNED[command]
+    if command == "migrate":
+        monkeypatch.setenv("KB_AGENT_DATABASE_URL", request.getfixturevalue("pg_url"))
+        get_settings.cache_clear()
     before = len(_actions(tmp_path / "data"))
     result = CliRunner().invoke(cli_app, arguments(cli_env), input="/mode\nhello\n/quit\n")
     assert result.exit_code == 0, result.output

@@ -139,3 +139,11 @@ def test_what_remove_reports_passes_the_outbound_filter(engine, tmp_path):
     engine.index([root])
     report = engine.remove([root])
     assert report.deleted and all("boss@corp.example" not in path for path in report.deleted)
+
+
+def test_a_paragraph_line_a_little_over_a_chunk_stays_whole(engine, tmp_path):
+    abstract = " ".join(f"word{i}" for i in range(700))  # ~5,600 characters on one line, like a long abstract
+    write(tmp_path / "docs" / "abstract.txt", abstract + "\n")
+    engine.index([tmp_path / "docs"])
+    chunks = [s.chunk for s in engine.kb().catalog.iter_chunks()]
+    assert len(chunks) == 1 and chunks[0].text == abstract

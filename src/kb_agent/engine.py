@@ -144,6 +144,18 @@ class Engine:
     def kb_names(self) -> list[str]:
         return knowledge_base_names(self.settings)
 
+    @staticmethod
+    def database(settings: Settings, action: str) -> dict:
+        """`kb-agent db start|stop|status`: the embedded PostgreSQL of this machine's data folder (no caller:
+        an operator's own process, like `embed`)."""
+        from kb_agent.store.postgres import embedded
+
+        if action == "start":
+            embedded.start(settings)
+        elif action == "stop":
+            return {**embedded.status(settings), "stopped": embedded.stop(settings)}
+        return embedded.status(settings)
+
     def store_health(self) -> dict:
         """The store backend and whether it answers (`/healthz`)."""
         return store_health(self.settings)

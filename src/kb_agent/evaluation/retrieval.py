@@ -12,12 +12,14 @@ import shutil
 import statistics
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from pydantic import SecretStr
 
 from kb_agent.config import Settings
 from kb_agent.governance.access import AccessFilter
@@ -172,8 +174,14 @@ def evaluate_retrieval(
     query_ids = sorted(data.queries)[: limit or None]
     workdir = Path(tempfile.mkdtemp(prefix="kb-agent-eval-"))
     eval_settings = settings.model_copy(update={"data_folder": workdir})
+    name = "eval"
+    if settings.store == "postgres":  # a throw-away knowledge base in the configured database, dropped below
+        from kb_agent.store.postgres.db import database_url
+
+        name = f"eval-{uuid.uuid4().hex[:12]}"
+        eval_settings = eval_settings.model_copy(update={"database_url": SecretStr(database_url(settings))})
     model_id = embedder.model_id if embedder is not None else None
-    kb = open_knowledge_base("eval", eval_settings, cache_folder=settings.cache_folder, model_id=model_id)
+    kb = open_knowledge_base(name, eval_settings, cache_folder=settings.cache_folder, model_id=model_id)
     try:
         if on_stage:
             on_stage(f"indexing {data.corpus}")
@@ -192,6 +200,10 @@ def evaluate_retrieval(
         if any(m in modes for m in ("dense", "hybrid", "hybrid2")):
             memo = _QueryMemo(embedder or get_embedder(settings))
             if embed:
+                if settings.store == "postgres":  # vectors this host already computed are not computed again
+                    from kb_agent.store.migrate import import_cached_vectors
+
+                    import_cached_vectors(kb, settings.cache_folder)  # type: ignore[arg-type]
                 if on_stage:
                     on_stage("embedding chunks not in the cache yet")
                 stats = embed_pending(kb, memo, on_progress=on_embed)
@@ -227,5 +239,7 @@ def evaluate_retrieval(
             }
         return result
     finally:
+        if hasattr(kb, "drop"):
+            kb.drop()
         kb.close()
         shutil.rmtree(workdir, ignore_errors=True)

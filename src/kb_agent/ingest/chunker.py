@@ -72,15 +72,21 @@ def merge_small_sections(sections: list[Section], max_chars: int) -> list[Sectio
     return merged
 
 
+LONG_LINE_FACTOR = 4  # a line up to 4 chunks long stays whole: a paragraph (an abstract) is one passage
+
+
 def split_long_lines(section: Section, max_chars: int) -> Section:
-    """A line longer than a chunk becomes pieces of at most `max_chars` (cut at a space when one is near),
-    each a chunk of its own that cites the same line: a 15 MB minified line is never one 15 MB passage."""
-    if all(len(line) <= max_chars for line in section.lines):
+    """A line longer than `LONG_LINE_FACTOR` chunks becomes pieces of at most `max_chars` (cut at a space
+    when one is near), each a chunk of its own that cites the same line: a 15 MB minified line is never one
+    15 MB passage. Shorter long lines stay whole: cutting SciFact's 535 abstracts over 2,000 characters in
+    two cost 2.5 nDCG@10 points."""
+    if all(len(line) <= max_chars * LONG_LINE_FACTOR for line in section.lines):
         return section
     lines: list[str] = []
     numbers: list[int] = []
     for line, number in zip(section.lines, section.line_numbers, strict=True):
-        while len(line) > max_chars:
+        too_long = len(line) > max_chars * LONG_LINE_FACTOR
+        while too_long and len(line) > max_chars:
             cut = line.rfind(" ", max_chars // 2, max_chars)
             cut = cut + 1 if cut > 0 else max_chars
             lines.append(line[:cut])

@@ -38,6 +38,26 @@ def identifiers(query: str) -> list[str]:
     return list(dict.fromkeys(f.strip() for f in found if f.strip()))[:6]
 
 
+_CODE_LIKE = {0, 1, 3, 4, 7}  # quoted, backticked, paths, snake_case / dotted, CONSTANTS: never prose
+_LOOKUP_WORDS = 4  # a query with at most this many other words is a lookup of its identifiers
+
+
+def reordering_identifiers(query: str) -> list[str]:
+    """The identifiers that put literal matches first. In a lookup ("LANG-75", "what is max_age") all
+    of them; in a prose question only code-like ones: gene and product names look like ticket keys or
+    CamelCase ("PD-1", "BCL-2", "iPSC"), and reordering by them cost SciFact 2.2 nDCG@10 points."""
+    found: dict[str, int] = {}
+    for match in _IDENTIFIER.finditer(query):
+        index, value = next((i, g) for i, g in enumerate(match.groups()) if g)
+        value = value.strip()
+        if value in identifiers(query):
+            found.setdefault(value, index)
+    rest = _IDENTIFIER.sub(" ", query)
+    if len(re.findall(r"\w+", rest)) <= _LOOKUP_WORDS:
+        return list(found)
+    return [value for value, index in found.items() if index in _CODE_LIKE]
+
+
 def pattern(identifier: str) -> re.Pattern:
     """Literal, case-insensitive, not inside a longer name: LANG-75 is not LANG-750, max_age not max_age_s.
     A number may sit inside a name (418 in HTTP_418_IM_A_TEAPOT), not inside a longer number."""

@@ -14,7 +14,7 @@ from typing import cast
 from kb_agent.config import Settings
 from kb_agent.governance.access import AccessFilter
 from kb_agent.llm.embeddings import Embedder
-from kb_agent.retrieval.exact import RARE, identifiers, pattern
+from kb_agent.retrieval.exact import RARE, pattern, reordering_identifiers
 from kb_agent.retrieval.fusion import rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
 from kb_agent.retrieval.hops import linked_hits, merge_hops
@@ -216,7 +216,7 @@ class Searcher:
     def _rare_identifiers(self, query: str) -> list[str]:
         """Identifiers of the query that few chunks hold (by the rarest of their analysed terms)."""
         rare = []
-        for identifier in identifiers(query):
+        for identifier in reordering_identifiers(query):
             holding = total = 0
             for kb in self.kbs:
                 n, chunks = kb.lexical.rarest_term_chunks(identifier)

@@ -7,7 +7,9 @@ transaction on the target: an interrupted migration leaves the target as it was.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
+from kb_agent.store.embedding_cache import EmbeddingCache
 from kb_agent.store.kb import EmbeddedKnowledgeBase
 from kb_agent.store.postgres.kb import PostgresKnowledgeBase
 
@@ -47,3 +49,21 @@ def migrate_to_postgres(source: EmbeddedKnowledgeBase, target: PostgresKnowledge
         "vectors_copied": vectors,
         "seconds": round(time.perf_counter() - started, 2),
     }
+
+
+def import_cached_vectors(target: PostgresKnowledgeBase, cache_folder: Path) -> int:
+    """Copy from this host's embedding cache every vector the target still lacks; how many came."""
+    local = EmbeddingCache(cache_folder / "embeddings", target.model_id)
+    try:
+        keys = list(target.unembedded())
+        found = 0
+        for start in range(0, len(keys), 5000):
+            vectors = local.get_many(keys[start : start + 5000])
+            if vectors:
+                target.add_vectors(vectors)
+                found += len(vectors)
+    finally:
+        local.close()
+    if found:
+        target.sync_vectors()
+    return found

@@ -23,11 +23,9 @@ def _settings():
 @db_app.command("start")
 def db_start(as_json: JsonOpt = False) -> None:
     """Initialise (first time) and start PostgreSQL in the data folder, on a loopback port, with a password."""
-    from kb_agent.store.postgres import embedded
+    from kb_agent.engine import Engine
 
-    settings = _settings()
-    embedded.start(settings)
-    state = embedded.status(settings)
+    state = Engine.database(_settings(), "start")
     if as_json:
         out.print_json(json.dumps(state))
         return
@@ -40,18 +38,18 @@ def db_start(as_json: JsonOpt = False) -> None:
 @db_app.command("stop")
 def db_stop() -> None:
     """Stop the embedded PostgreSQL (transactions in flight roll back)."""
-    from kb_agent.store.postgres import embedded
+    from kb_agent.engine import Engine
 
-    stopped = embedded.stop(_settings())
+    stopped = Engine.database(_settings(), "stop")["stopped"]
     err.print("stopped" if stopped else "it was not running")
 
 
 @db_app.command("status")
 def db_status(as_json: JsonOpt = False) -> None:
     """Whether the embedded PostgreSQL is initialised and running, and where."""
-    from kb_agent.store.postgres import embedded
+    from kb_agent.engine import Engine
 
-    state = embedded.status(_settings())
+    state = Engine.database(_settings(), "status")
     if as_json:
         out.print_json(json.dumps(state))
         return

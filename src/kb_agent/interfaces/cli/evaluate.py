@@ -29,6 +29,7 @@ def eval_retrieval(
     out_rows: Annotated[
         Path | None, typer.Option("--out", help="Append one JSON row per query and mode to this file.")
     ] = None,
+    store: Annotated[str | None, typer.Option("--store", help="embedded | postgres (default: KB_AGENT_STORE).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """nDCG@10, Recall@5/10/100, MRR@10 and latency for each retrieval mode."""
@@ -38,6 +39,9 @@ def eval_retrieval(
     wanted = tuple(m.strip() for m in modes.split(",") if m.strip())
     if not wanted or any(m not in ("bm25", "dense", "hybrid", "hybrid2") for m in wanted):
         fail("--modes takes bm25, dense, hybrid and/or hybrid2", 2)
+    if store not in (None, "embedded", "postgres"):
+        fail("--store takes embedded or postgres", 2)
+    settings = get_settings() if store is None else get_settings().model_copy(update={"store": store})
     try:
         with progress_bar() as progress:
             task = progress.add_task("embedding", total=None, note="", visible=False)
@@ -49,7 +53,7 @@ def eval_retrieval(
 
             result = evaluate_retrieval(
                 dataset,
-                get_settings(),
+                settings,
                 split=split,
                 modes=wanted,
                 limit=limit,
