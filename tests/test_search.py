@@ -142,3 +142,26 @@ def test_passages_holding_a_rare_identifier_come_first(engine, tmp_path):
     engine.index([root])
     hits = engine.search("typos typos LANG-75", access=ALL, mode="bm25", k=3).hits
     assert hits[0].path.endswith("b.md")
+
+
+def test_only_lookups_and_code_like_names_reorder_a_prose_question():
+    from kb_agent.retrieval.exact import reordering_identifiers
+
+    assert reordering_identifiers("LANG-75") == ["LANG-75"]
+    assert reordering_identifiers("what did LANG-75 fix") == ["LANG-75"]
+    assert reordering_identifiers("How do I set max_age on a cookie response?") == ["max_age"]
+    assert reordering_identifiers("What does `allow_origins` do in the middleware config?") == ["allow_origins"]
+    # gene and product names in a sentence look like ticket keys or CamelCase: no reordering (SciFact -2.2 nDCG)
+    assert reordering_identifiers("BCL-2 promotes the apoptotic effects of c-Myc in tumour cells.") == []
+    assert reordering_identifiers("APOE4 expression in iPSC-derived neurons decreases tau phosphorylation.") == []
+
+
+def test_a_prose_question_keeps_its_ranking(engine, tmp_path):
+    root = tmp_path / "docs"
+    write(root / "a.md", "# Apoptosis\nBcl2 family proteins antagonise apoptosis driven by the Myc oncogene.\n")
+    write(root / "b.md", "# Note\nBCL-2 is also a gene name.\n")
+    for i in range(30):
+        write(root / f"filler{i}.md", f"# Filler {i}\nUnrelated page number {i} about gardens.\n")
+    engine.index([root])
+    hits = engine.search("BCL-2 family antagonise apoptosis driven by Myc oncogene", access=ALL, mode="bm25").hits
+    assert hits[0].path.endswith("a.md")  # exact-first would have put b.md (which holds "BCL-2") first

@@ -199,3 +199,22 @@ def test_serve_workers_refuse_the_embedded_store(tmp_path):
     result = CliRunner().invoke(app, ["serve", "--no-auth", "--workers", "2"], env=env)
     get_settings.cache_clear()
     assert result.exit_code == 2 and "shared store" in result.output
+
+
+def test_vectors_this_host_computed_are_imported_not_recomputed(pg_url, tmp_path, embedder):
+    from kb_agent.store.migrate import import_cached_vectors
+
+    write(tmp_path / "docs" / "a.md", "# A\nThe walrus lives in the Arctic.\n")
+    local = Engine(store_settings("embedded", tmp_path / "data"), embedder=embedder)
+    local.index([tmp_path / "docs"])
+    local.embed()
+    local.close()
+    computed = embedder.passages_embedded
+    remote = Engine(store_settings("postgres", tmp_path / "data", pg_url), embedder=embedder)
+    remote.index([tmp_path / "docs"], on_progress=None)
+    kb = remote.kb()
+    assert kb.embed_progress().coverage == 0.0
+    assert import_cached_vectors(kb, remote.settings.cache_folder) == 1
+    assert kb.embed_progress().coverage == 1.0 and len(kb.vectors) == 1
+    assert embedder.passages_embedded == computed
+    remote.close()
