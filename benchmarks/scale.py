@@ -125,7 +125,8 @@ def _disk(kb, settings: Settings) -> float:
         with kb.db.read() as conn:
             size = conn.execute(
                 "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c "
-                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname LIKE 'kb\\_%' AND c.relkind = 'r' AND n.nspname = 'public'"
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE c.relname LIKE 'kb\\_%' AND c.relkind = 'r' AND n.nspname = 'public'"
             ).fetchone()[0]
         return int(size) / 1e6
     total = sum(p.stat().st_size for p in settings.data_folder.rglob("*") if p.is_file())
