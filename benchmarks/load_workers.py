@@ -26,15 +26,9 @@ from pathlib import Path
 
 import httpx
 
+from load import QUESTIONS  # the same questions as the in-process load benchmark
+
 ROOT = Path(__file__).resolve().parents[1]
-QUESTIONS = [
-    "How do I declare a request body?",
-    "How do I return an HTTP error?",
-    "What are path parameters?",
-    "How do background tasks work?",
-    "How do I declare query parameters?",
-    "How do I add custom headers to an error?",
-]
 CLI = [sys.executable, "-m", "kb_agent.interfaces.cli"]
 
 

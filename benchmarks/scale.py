@@ -153,7 +153,7 @@ def run_store(store: str, n: int, queries: int, url: str | None, workdir: Path) 
         texts.append(text)
         qvecs.append(vec)
     # exact filtered top-10 (by insertion order: kb row ids are assigned in load order)
-    ids = np.array(sorted(i for i, _ in kb.catalog.embed_keys())) if store == "embedded" else None
+    ids = np.array(sorted(i for i, _, _ in kb.catalog.embed_keys())) if store == "embedded" else None
     result: dict = {"store": store, "chunks": n, "load_chunks_per_s": round(n / seconds, 1)}
     for mode in ("bm25", "dense", "hybrid"):
         times = []

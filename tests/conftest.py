@@ -121,13 +121,14 @@ def pg_url(tmp_path_factory):
     base = Path(tempfile.mkdtemp(prefix="kb-agent-pg-"))
     os.chmod(base, 0o711)
     settings = Settings(data_folder=base / f"d{uuid.uuid4().hex[:6]}", _env_file=None)
-    url = embedded.start(settings)
-    yield url
-    from kb_agent.store.postgres.db import close_all
+    try:
+        yield embedded.start(settings)
+    finally:
+        from kb_agent.store.postgres.db import close_all
 
-    close_all()
-    embedded.stop(settings)
-    shutil.rmtree(base, ignore_errors=True)
+        close_all()
+        embedded.stop(settings)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def store_settings(backend: str, data_folder: Path, pg_url: str | None = None) -> Settings:

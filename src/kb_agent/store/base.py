@@ -8,11 +8,12 @@ see only these protocols; `store/backends.py` picks the implementation from `KB_
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from kb_agent.config import Settings
 from kb_agent.governance.access import AccessFilter
 from kb_agent.governance.errors import Conflict, NotFound
 from kb_agent.store.catalog import FileRecord, StoredChunk
+from kb_agent.store.embedding_cache import embed_key
 from kb_agent.store.graph import KnowledgeGraph
 from kb_agent.store.records import Chunk
 
@@ -59,6 +61,64 @@ class EmbedProgress:
     @property
     def coverage(self) -> float:
         return 1.0 if self.total == 0 else self.embedded / self.total
+
+
+class CatalogWrites:
+    """The parts of the write API both backends share: they only delegate to the catalog.
+
+    A backend sets `catalog`, `settings` and `_writing`, and implements `delete_file`."""
+
+    catalog: Any
+    settings: Settings
+    _writing: bool
+
+    def _must_be_writing(self) -> None:
+        if not self._writing:
+            raise RuntimeError("knowledge-base writes happen inside `with kb.writing():` (one atomic run)")
+
+    def delete_file(self, source: str) -> int:
+        raise NotImplementedError
+
+    def touch_file(self, source: str, size: int, mtime: float) -> None:
+        """Same content, new size/mtime: remember them so the next run does not read the file again."""
+        self._must_be_writing()
+        self.catalog.touch_file(source, size, mtime)
+
+    def set_root(self, root: str, acl: list[str]) -> None:
+        self._must_be_writing()
+        self.catalog.set_root(root, acl, time.time())
+
+    def remove_root(self, root: str) -> tuple[list[str], int]:
+        """Forget an indexed root: every file it indexed and their chunks; (citation paths, chunks removed)."""
+        self._must_be_writing()
+        files = self.catalog.files_under(root)
+        chunks = sum(self.delete_file(source) for source in files)
+        self.catalog.delete_root(root)
+        return sorted(f.path for f in files.values()), chunks
+
+    def roots(self) -> dict[str, list[str]]:
+        """Indexed root folder -> its --acl groups."""
+        return self.catalog.roots()
+
+    def files_within(self, root: str) -> dict[str, FileRecord]:
+        """source -> record of every indexed file under `root`."""
+        return self.catalog.files_within(root)
+
+    def other_file_at(self, path: str, source: str) -> FileRecord | None:
+        """Another indexed file that already uses citation path `path`."""
+        return self.catalog.other_file_at(path, source)
+
+    def embed_key_for(self, chunk: Chunk) -> str:
+        return embed_key(embedding_text(chunk, self.settings.embed_max_chars))
+
+    def embedding_texts(self, rows: dict[str, int]) -> dict[str, str]:
+        """Embedding key -> the passage the embedder sees, for the rows still in the catalog."""
+        chunks = self.catalog.get_chunks(rows.values())
+        return {
+            key: embedding_text(chunks[row_id].chunk, self.settings.embed_max_chars)
+            for key, row_id in rows.items()
+            if row_id in chunks
+        }
 
 
 class CatalogReader(Protocol):

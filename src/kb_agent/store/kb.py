@@ -23,9 +23,9 @@ import numpy as np
 from kb_agent.config import Settings
 from kb_agent.governance.errors import StoreDamaged
 from kb_agent.llm.embeddings import embedder_model_id
-from kb_agent.store.base import EmbedProgress, KBBusy, embedding_text, validate_kb_name
+from kb_agent.store.base import CatalogWrites, EmbedProgress, KBBusy, validate_kb_name
 from kb_agent.store.catalog import Catalog, FileRecord
-from kb_agent.store.embedding_cache import EmbeddingCache, embed_key
+from kb_agent.store.embedding_cache import EmbeddingCache
 from kb_agent.store.graph import KnowledgeGraph
 from kb_agent.store.lexical import LexicalIndex, LexicalIndexDamaged
 from kb_agent.store.records import Chunk
@@ -34,7 +34,7 @@ from kb_agent.store.vectors import FaissFlatStore
 log = logging.getLogger("kb_agent.store")
 
 
-class EmbeddedKnowledgeBase:
+class EmbeddedKnowledgeBase(CatalogWrites):
     """The embedded default: everything in the data folder, no server."""
 
     def __init__(self, name: str, settings: Settings, *, cache_folder: Path | None = None, model_id: str | None = None):
@@ -115,10 +115,6 @@ class EmbeddedKnowledgeBase:
                 self._writing = False
         self.sync_vectors()
 
-    def _must_be_writing(self) -> None:
-        if not self._writing:
-            raise RuntimeError("knowledge-base writes happen inside `with kb.writing():` (one atomic run)")
-
     def replace_file(self, record: FileRecord, chunks: list[Chunk]) -> tuple[int, int]:
         """Put one file's chunks in place of its previous ones (catalog + lexical); (removed, added) counts."""
         self._must_be_writing()
@@ -135,35 +131,6 @@ class EmbeddedKnowledgeBase:
         removed = self.catalog.delete_file(source)
         self.lexical.delete_source(source)
         return len(removed)
-
-    def touch_file(self, source: str, size: int, mtime: float) -> None:
-        """Same content, new size/mtime: remember them so the next run does not read the file again."""
-        self._must_be_writing()
-        self.catalog.touch_file(source, size, mtime)
-
-    def set_root(self, root: str, acl: list[str]) -> None:
-        self._must_be_writing()
-        self.catalog.set_root(root, acl, time.time())
-
-    def remove_root(self, root: str) -> tuple[list[str], int]:
-        """Forget an indexed root: every file it indexed and their chunks; (citation paths, chunks removed)."""
-        self._must_be_writing()
-        files = self.catalog.files_under(root)
-        chunks = sum(self.delete_file(source) for source in files)
-        self.catalog.delete_root(root)
-        return sorted(f.path for f in files.values()), chunks
-
-    def roots(self) -> dict[str, list[str]]:
-        """Indexed root folder -> its --acl groups."""
-        return self.catalog.roots()
-
-    def files_within(self, root: str) -> dict[str, FileRecord]:
-        """source -> record of every indexed file under `root`."""
-        return self.catalog.files_within(root)
-
-    def other_file_at(self, path: str, source: str) -> FileRecord | None:
-        """Another indexed file that already uses citation path `path`."""
-        return self.catalog.other_file_at(path, source)
 
     def lexical_problem(self) -> str | None:
         """Why keyword search cannot be trusted right now (None: it holds exactly the catalog's chunks)."""
@@ -188,9 +155,6 @@ class EmbeddedKnowledgeBase:
                 batch = []
         self.lexical.add(batch)
         self.lexical.commit()
-
-    def embed_key_for(self, chunk: Chunk) -> str:
-        return embed_key(embedding_text(chunk, self.settings.embed_max_chars))
 
     # -- dense ------------------------------------------------------------------------------------
     def _dense_folder(self) -> Path:
@@ -298,15 +262,6 @@ class EmbeddedKnowledgeBase:
         """Embedding key -> chunk row id, for the chunks whose vector is not cached yet (in catalog order)."""
         rows = {key: row_id for row_id, key, _ in self.catalog.embed_keys()}
         return {key: rows[key] for key in self.cache.missing(rows)}
-
-    def embedding_texts(self, rows: dict[str, int]) -> dict[str, str]:
-        """Embedding key -> the passage the embedder sees, for the rows still in the catalog."""
-        chunks = self.catalog.get_chunks(rows.values())
-        return {
-            key: embedding_text(chunks[row_id].chunk, self.settings.embed_max_chars)
-            for key, row_id in rows.items()
-            if row_id in chunks
-        }
 
     def add_vectors(self, vectors: dict[str, np.ndarray]) -> None:
         """Commit one batch to the shared cache; `sync_vectors` brings the dense store in step."""

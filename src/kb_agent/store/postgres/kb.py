@@ -20,9 +20,8 @@ import numpy as np
 
 from kb_agent.config import Settings
 from kb_agent.llm.embeddings import embedder_model_id
-from kb_agent.store.base import EmbedProgress, KBBusy, embedding_text, validate_kb_name
+from kb_agent.store.base import CatalogWrites, EmbedProgress, KBBusy, validate_kb_name
 from kb_agent.store.catalog import FileRecord
-from kb_agent.store.embedding_cache import embed_key
 from kb_agent.store.graph import KnowledgeGraph
 from kb_agent.store.postgres.catalog import PostgresCatalog
 from kb_agent.store.postgres.db import Database, database_for
@@ -53,7 +52,7 @@ class _Pending:
     length: int
 
 
-class PostgresKnowledgeBase:
+class PostgresKnowledgeBase(CatalogWrites):
     def __init__(self, name: str, settings: Settings, *, model_id: str | None = None, db: Database | None = None):
         self.name = validate_kb_name(name)
         self.settings = settings
@@ -132,10 +131,6 @@ class PostgresKnowledgeBase:
                 self._pending.clear()
         self.sync_vectors()
 
-    def _must_be_writing(self) -> None:
-        if not self._writing:
-            raise RuntimeError("knowledge-base writes happen inside `with kb.writing():` (one atomic run)")
-
     def replace_file(self, record: FileRecord, chunks: list[Chunk]) -> tuple[int, int]:
         self._must_be_writing()
         removed = self._delete_chunks(record.source)
@@ -152,33 +147,6 @@ class PostgresKnowledgeBase:
         removed = self._delete_chunks(source)
         self.catalog.delete_file_row(source)
         return removed
-
-    def touch_file(self, source: str, size: int, mtime: float) -> None:
-        self._must_be_writing()
-        self.catalog.touch_file(source, size, mtime)
-
-    def set_root(self, root: str, acl: list[str]) -> None:
-        self._must_be_writing()
-        self.catalog.set_root(root, acl, time.time())
-
-    def remove_root(self, root: str) -> tuple[list[str], int]:
-        self._must_be_writing()
-        files = self.catalog.files_under(root)
-        chunks = sum(self.delete_file(source) for source in files)
-        self.catalog.delete_root(root)
-        return sorted(f.path for f in files.values()), chunks
-
-    def roots(self) -> dict[str, list[str]]:
-        return self.catalog.roots()
-
-    def files_within(self, root: str) -> dict[str, FileRecord]:
-        return self.catalog.files_within(root)
-
-    def other_file_at(self, path: str, source: str) -> FileRecord | None:
-        return self.catalog.other_file_at(path, source)
-
-    def embed_key_for(self, chunk: Chunk) -> str:
-        return embed_key(embedding_text(chunk, self.settings.embed_max_chars))
 
     def _delete_chunks(self, source: str) -> int:
         """Remove a file's chunks with their term statistics (vectors follow by foreign key)."""
@@ -276,14 +244,6 @@ class PostgresKnowledgeBase:
                 (self.name, self.model_key),
             ).fetchall()
         return {key: int(first) for key, first in rows}
-
-    def embedding_texts(self, rows: dict[str, int]) -> dict[str, str]:
-        chunks = self.catalog.get_chunks(rows.values())
-        return {
-            key: embedding_text(chunks[row_id].chunk, self.settings.embed_max_chars)
-            for key, row_id in rows.items()
-            if row_id in chunks
-        }
 
     def add_vectors(self, vectors: dict[str, np.ndarray]) -> None:
         self.cache.put_many(vectors)
