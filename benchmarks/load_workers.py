@@ -2,7 +2,7 @@
 subprocesses over the bundled demo knowledge base, answering /v1/query without a model (extractive
 answers: the numbers measure server, agent graph, retrieval and store, not generation).
 
-    python benchmarks/load_workers.py [--clients 8] [--seconds 20] [--workers 1,4]
+    python benchmarks/load_workers.py [--clients 8] [--seconds 20] [--workers 1,4] [--endpoint query|search]
 
 Runs, in one go: the embedded store (one process, as it must) and PostgreSQL + pgvector with each
 `--workers` count. The demo KB is indexed once into each store (vectors copied by `kb-agent migrate`).
@@ -38,7 +38,7 @@ def _port() -> int:
         return probe.getsockname()[1]
 
 
-async def _drive(url: str, clients: int, seconds: float) -> dict:
+async def _drive(url: str, clients: int, seconds: float, endpoint: str) -> dict:
     latencies: list[float] = []
     errors = 0
     deadline = time.perf_counter() + seconds
@@ -52,8 +52,12 @@ async def _drive(url: str, clients: int, seconds: float) -> dict:
                 i += 1
                 started = time.perf_counter()
                 try:
-                    response = await http.post(f"{url}/v1/query", json={"question": question})
-                    ok = response.status_code == 200 and response.json().get("citations")
+                    if endpoint == "search":
+                        response = await http.post(f"{url}/v1/search", json={"query": question, "k": 10})
+                        ok = response.status_code == 200 and bool(response.json().get("results"))
+                    else:
+                        response = await http.post(f"{url}/v1/query", json={"question": question})
+                        ok = response.status_code == 200 and bool(response.json().get("citations"))
                 except httpx.HTTPError:
                     ok = False
                 if ok:
@@ -66,15 +70,15 @@ async def _drive(url: str, clients: int, seconds: float) -> dict:
     elapsed = time.perf_counter() - started
     ordered = sorted(latencies) or [0.0]
     return {
-        "answers": len(latencies),
-        "answers_per_s": round(len(latencies) / elapsed, 2),
+        "replies": len(latencies),
+        "per_s": round(len(latencies) / elapsed, 2),
         "p50_ms": round(statistics.median(ordered) * 1000, 1),
         "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * 1000, 1),
         "errors": errors,
     }
 
 
-def _serve(env: dict, workers: int, clients: int, seconds: float) -> dict:
+def _serve(env: dict, workers: int, clients: int, seconds: float, endpoint: str) -> dict:
     port = _port()
     server = subprocess.Popen(
         [*CLI, "serve", "--no-auth", "--port", str(port), "--workers", str(workers)],
@@ -90,7 +94,7 @@ def _serve(env: dict, workers: int, clients: int, seconds: float) -> dict:
                 time.sleep(0.2)
         for question in QUESTIONS:  # warm every worker's models and caches a little
             httpx.post(f"{url}/v1/query", json={"question": question}, timeout=120)
-        return asyncio.run(_drive(url, clients, seconds))
+        return asyncio.run(_drive(url, clients, seconds, endpoint))
     finally:
         server.terminate()
         server.wait(60)
@@ -101,6 +105,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--workers", default="1,4")
+    parser.add_argument(
+        "--endpoint", choices=("query", "search"), default="query", help="answers, or hybrid search only"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="kb-agent-load-"))
     os.chmod(work, 0o711)
@@ -119,11 +126,17 @@ def main() -> None:
             subprocess.run([*CLI, "db", "start"], env=base, check=True, capture_output=True)
             started_pg = True
         subprocess.run([*CLI, "migrate", "--to", "postgres", "--replace"], env=base, check=True, capture_output=True)
-        rows.append({"store": "embedded", "workers": 1, **_serve(base, 1, args.clients, args.seconds)})
+        rows.append({"store": "embedded", "workers": 1, **_serve(base, 1, args.clients, args.seconds, args.endpoint)})
         print(rows[-1], flush=True)
         for workers in (int(w) for w in args.workers.split(",")):
             env = {**base, "KB_AGENT_STORE": "postgres"}
-            rows.append({"store": "postgres", "workers": workers, **_serve(env, workers, args.clients, args.seconds)})
+            rows.append(
+                {
+                    "store": "postgres",
+                    "workers": workers,
+                    **_serve(env, workers, args.clients, args.seconds, args.endpoint),
+                }
+            )
             print(rows[-1], flush=True)
     finally:
         if started_pg:
@@ -134,7 +147,7 @@ def main() -> None:
     print("|" + "---|" * len(keys))
     for row in rows:
         print("| " + " | ".join(str(row[k]) for k in keys) + " |")
-    print(f"{args.clients} clients, {args.seconds:.0f} s each; {os.cpu_count()} cores")
+    print(f"/v1/{args.endpoint}: {args.clients} clients, {args.seconds:.0f} s each; {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":
