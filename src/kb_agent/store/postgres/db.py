@@ -110,8 +110,13 @@ class Database:
                     "the PostgreSQL role is a superuser or has BYPASSRLS: row-level security, the second ACL guard, "
                     "does not apply to it; connect as an ordinary role (`kb-agent db start` creates one)"
                 )
+            conn.execute("SELECT set_config('kb_agent.scope', 'all', true)")
+            version = conn.execute("SELECT value FROM kb_meta WHERE kb='' AND key='schema_version'").fetchone()
+            if version and version[0] == "1":  # 1 -> 2: keyword candidates moved to kb_postings
+                conn.execute("INSERT INTO kb_postings SELECT kb, id, terms FROM kb_chunks ON CONFLICT DO NOTHING")
             conn.execute(
-                "INSERT INTO kb_meta(kb, key, value) VALUES ('', 'schema_version', %s) ON CONFLICT DO NOTHING",
+                "INSERT INTO kb_meta(kb, key, value) VALUES ('', 'schema_version', %s) "
+                "ON CONFLICT (kb, key) DO UPDATE SET value = excluded.value",
                 (SCHEMA_VERSION,),
             )
 

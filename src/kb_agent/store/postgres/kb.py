@@ -191,7 +191,10 @@ class PostgresKnowledgeBase(CatalogWrites):
                         _clean(json.dumps(c.metadata, ensure_ascii=False, default=str)), p.key, p.length,
                         sorted(p.tf), doc_weights(p.tf, p.length, avgdl),
                     ))  # fmt: skip
-            cur.execute(f"INSERT INTO kb_chunks ({_COPY_COLS}) SELECT {_COPY_COLS} FROM kb_chunks_in")
+            cur.execute(
+                f"WITH added AS (INSERT INTO kb_chunks ({_COPY_COLS}) SELECT {_COPY_COLS} FROM kb_chunks_in "
+                "RETURNING kb, id, terms) INSERT INTO kb_postings (kb, chunk, terms) SELECT kb, id, terms FROM added"
+            )
             cur.execute("TRUNCATE kb_chunks_in")
             terms, counts = zip(*df.items(), strict=True) if df else ((), ())
             cur.execute(

@@ -4,7 +4,8 @@
 saturated, length-normalised weight of every term, tf·(k1+1)/(tf+k1·(1−b+b·dl/avgdl)); a query holds
 each term's IDF from the term-statistics table; their inner product is the BM25 score. Terms come from
 our own analyser (jieba, stemming, identifiers: `text/tokenize.py`), the same one tantivy is fed with,
-and are hashed into the sparse dimensions. A GIN index on the chunk's term ids picks the candidates.
+and are hashed into the sparse dimensions. A GIN index on the chunks' term ids (`kb_postings`) picks the
+candidates.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from kb_agent.store.records import Chunk
 from kb_agent.text.tokenize import tokenize
 
 K1, B = 1.2, 0.75  # tantivy's defaults, so both backends rank alike
+# Candidates are the chunks holding one of the query's rarer terms (in at most this share of chunks; else its
+# two rarest): common terms still add to those chunks' scores, but do not make every chunk a candidate.
+CANDIDATE_MAX_DF = 0.05
 DIMENSIONS = 1_000_000_000  # sparsevec's limit; collisions among a corpus' terms are negligible
 
 
@@ -85,9 +89,11 @@ class PostgresKeywordIndex:
             return []
         vector = SparseVector(weights, DIMENSIONS)
         acl, acl_params = acl_condition(access)  # first guard; row-level security is the second
-        params = [self.kb, list(weights), *acl_params]
+        rare = [t for t in weights if dfs[t] <= CANDIDATE_MAX_DF * n] or sorted(weights, key=dfs.__getitem__)[:2]
+        params = [self.kb, self.kb, rare, *acl_params]
         sql = (
-            "SELECT id, -(bm25 <#> %s) AS score FROM kb_chunks WHERE kb = %s AND terms && %s::int[]"
+            "SELECT id, -(bm25 <#> %s) AS score FROM kb_chunks WHERE kb = %s AND id IN "
+            "(SELECT chunk FROM kb_postings WHERE kb = %s AND terms && %s::int[])"
             f"{acl} ORDER BY bm25 <#> %s LIMIT %s"
         )
         with self.db.read(access) as conn:

@@ -7,7 +7,7 @@ its transaction. The first guard is the ACL condition inside every search query.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 DDL = """
 CREATE TABLE IF NOT EXISTS kb_meta (
@@ -34,7 +34,13 @@ CREATE TABLE IF NOT EXISTS kb_chunks (
 );
 CREATE INDEX IF NOT EXISTS kb_chunks_source ON kb_chunks (kb, source);
 CREATE INDEX IF NOT EXISTS kb_chunks_doc ON kb_chunks (kb, doc_id);
-CREATE INDEX IF NOT EXISTS kb_chunks_terms ON kb_chunks USING gin (terms);
+-- candidates for keyword search: term ids only (nothing readable), so no row-level security, so its GIN index
+-- is usable (under RLS, PostgreSQL keeps the non-leakproof `&&` out of index scans); joined back by key
+CREATE TABLE IF NOT EXISTS kb_postings (
+    kb text NOT NULL, chunk bigint NOT NULL, terms integer[] NOT NULL, PRIMARY KEY (kb, chunk),
+    FOREIGN KEY (kb, chunk) REFERENCES kb_chunks (kb, id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS kb_postings_terms ON kb_postings USING gin (terms);
 CREATE TABLE IF NOT EXISTS kb_terms (
     kb text NOT NULL, term integer NOT NULL, df integer NOT NULL, PRIMARY KEY (kb, term)
 );
@@ -74,6 +80,7 @@ SELECT create_distributed_table('kb_roots', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_files', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_chunks', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_terms', 'kb', colocate_with => 'kb_meta');
+SELECT create_distributed_table('kb_postings', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_vectors', 'kb', colocate_with => 'kb_meta');
 SELECT create_reference_table('kb_embeddings');
 """
