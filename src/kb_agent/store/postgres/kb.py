@@ -29,6 +29,7 @@ from kb_agent.store.postgres.lexical import PostgresKeywordIndex, analyse, doc_w
 from kb_agent.store.postgres.vectors import PostgresEmbeddingCache, PostgresVectorIndex
 from kb_agent.store.records import Chunk
 
+_ANALYZE_AFTER = 5_000  # chunks written in one run after which the tables' statistics are refreshed
 _FLUSH_EVERY = 20_000  # chunks held before they are weighted and copied in (the first batch sets avgdl)
 _COPY_COLS = (
     "kb, chunk_id, doc_id, source, path, start_line, end_line, page, title, heading_path, content_hash, acl, "
@@ -65,6 +66,7 @@ class PostgresKnowledgeBase(CatalogWrites):
         self.vectors = PostgresVectorIndex(self.db, name, self.model_key)
         self.cache = PostgresEmbeddingCache(self.db, self.model_key)
         self._pending: list[_Pending] = []
+        self._written = 0  # chunks copied in by this run
         self._writing = False
         self._graph: KnowledgeGraph | None = None
         self._meta: dict[str, str] = {}
@@ -130,6 +132,10 @@ class PostgresKnowledgeBase(CatalogWrites):
                 self._writing = False
                 self._pending.clear()
         self.sync_vectors()
+        if self._written >= _ANALYZE_AFTER:  # fresh statistics, or the planner skips the GIN and HNSW indexes
+            with self.db.write() as conn:
+                conn.execute("ANALYZE kb_chunks, kb_postings, kb_vectors, kb_terms")
+        self._written = 0
 
     def replace_file(self, record: FileRecord, chunks: list[Chunk]) -> tuple[int, int]:
         self._must_be_writing()
@@ -170,6 +176,7 @@ class PostgresKnowledgeBase(CatalogWrites):
         batch, self._pending = self._pending, []
         if not batch:
             return
+        self._written += len(batch)
         batch_len = sum(p.length for p in batch)
         docs = int(self.catalog.get_meta("lex_docs") or "0") + len(batch)
         avgdl = (int(self.catalog.get_meta("lex_len") or "0") + batch_len) / docs
