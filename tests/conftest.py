@@ -67,6 +67,18 @@ def engine(settings: Settings, embedder: HashEmbedder):
     eng.close()
 
 
+def index_corp(engine, root: Path):
+    """A public handbook, an hr-only and an exec/board-only page that share the word zebracorn; indexed and embedded."""
+    write(root / "handbook.md", "# Handbook\nThe vacation policy grants 25 days.\n")
+    write(root / "hr" / ".kbacl", "hr\n")
+    write(root / "hr" / "salaries.md", "# Salaries\nThe zebracorn salary band for staff engineers is secret.\n")
+    write(root / "exec" / ".kbacl", "exec\nboard\n")
+    write(root / "exec" / "merger.md", "# Merger\nProject zebracorn merger closes in March.\n")
+    engine.index([root])
+    engine.embed()
+    return engine
+
+
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")

@@ -3,7 +3,7 @@ including queries that match only restricted documents (where post-filtering wou
 
 import pytest
 
-from conftest import write
+from conftest import index_corp, write
 from kb_agent.governance.access import AccessFilter
 
 MODES = ["bm25", "dense", "grep", "hybrid"]
@@ -11,15 +11,7 @@ MODES = ["bm25", "dense", "grep", "hybrid"]
 
 @pytest.fixture
 def corp(engine, tmp_path):
-    root = tmp_path / "corp"
-    write(root / "handbook.md", "# Handbook\nThe vacation policy grants 25 days.\n")
-    write(root / "hr" / ".kbacl", "hr\n")
-    write(root / "hr" / "salaries.md", "# Salaries\nThe zebracorn salary band for staff engineers is secret.\n")
-    write(root / "exec" / ".kbacl", "exec\nboard\n")
-    write(root / "exec" / "merger.md", "# Merger\nProject zebracorn merger closes in March.\n")
-    engine.index([root])
-    engine.embed()
-    return engine
+    return index_corp(engine, tmp_path / "corp")
 
 
 RESTRICTED = {"corp/hr/salaries.md", "corp/exec/merger.md"}

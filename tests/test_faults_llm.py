@@ -48,6 +48,12 @@ class FaultyEndpoint(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+def _model(endpoint, *, timeout_s: float) -> OpenAIChat:
+    """The chat API client pointed at the faulty endpoint, without retries."""
+    base_url = f"http://127.0.0.1:{endpoint.server_port}/v1"
+    return OpenAIChat(base_url=base_url, api_key="k", model="m", timeout_s=timeout_s, max_retries=0)
+
+
 @pytest.fixture
 def endpoint():
     RELEASE.clear()
@@ -64,8 +70,7 @@ def endpoint():
 def test_a_broken_endpoint_gets_the_extractive_fallback(endpoint, settings, tmp_path, mode):
     FaultyEndpoint.mode = mode
     write(tmp_path / "docs" / "auth.md", "# Auth\nAccess tokens expire after thirty minutes.\n")
-    llm = OpenAIChat(base_url=f"http://127.0.0.1:{endpoint.server_port}/v1", api_key="k", model="m",
-                     timeout_s=0.5, max_retries=0)  # fmt: skip
+    llm = _model(endpoint, timeout_s=0.5)
     engine = Engine(settings.model_copy(update={"max_answer_seconds": 4.0}), embedder=HashEmbedder(), llm=llm)
     engine.index([tmp_path / "docs"])
     started = time.monotonic()
@@ -87,8 +92,7 @@ def test_the_http_api_answers_200_not_500_when_the_model_sends_garbage(endpoint,
 
     FaultyEndpoint.mode = "no_choices"
     write(tmp_path / "docs" / "auth.md", "# Auth\nAccess tokens expire after thirty minutes.\n")
-    llm = OpenAIChat(base_url=f"http://127.0.0.1:{endpoint.server_port}/v1", api_key="k", model="m",
-                     timeout_s=0.5, max_retries=0)  # fmt: skip
+    llm = _model(endpoint, timeout_s=0.5)
     engine = Engine(settings, embedder=HashEmbedder(), llm=llm)
     engine.index([tmp_path / "docs"])
     with TestClient(create_app(engine, Authenticator(None, None, allow_anonymous=True))) as client:
@@ -106,8 +110,7 @@ def test_the_answers_budget_cuts_a_call_in_progress(endpoint, settings, tmp_path
     """A slow call with a generous call deadline still stops when KB_AGENT_MAX_ANSWER_SECONDS is spent."""
     FaultyEndpoint.mode = "trickle"
     write(tmp_path / "docs" / "auth.md", "# Auth\nAccess tokens expire after thirty minutes.\n")
-    llm = OpenAIChat(base_url=f"http://127.0.0.1:{endpoint.server_port}/v1", api_key="k", model="m",
-                     timeout_s=30.0, max_retries=0)  # fmt: skip
+    llm = _model(endpoint, timeout_s=30.0)
     engine = Engine(settings.model_copy(update={"max_answer_seconds": 1.5}), embedder=HashEmbedder(), llm=llm)
     engine.index([tmp_path / "docs"])
     answer = engine.answer_query("When do access tokens expire?")

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from conftest import store_settings, write
+from conftest import index_corp, store_settings, write
 from kb_agent.engine import Engine
 from kb_agent.governance.access import AccessFilter
 from kb_agent.store.base import KBBusy
@@ -34,15 +34,7 @@ def store_engine(backend, request, tmp_path, embedder):
 
 @pytest.fixture
 def corp(store_engine, tmp_path):
-    root = tmp_path / "corp"
-    write(root / "handbook.md", "# Handbook\nThe vacation policy grants 25 days.\n")
-    write(root / "hr" / ".kbacl", "hr\n")
-    write(root / "hr" / "salaries.md", "# Salaries\nThe zebracorn salary band for staff engineers is secret.\n")
-    write(root / "exec" / ".kbacl", "exec\nboard\n")
-    write(root / "exec" / "merger.md", "# Merger\nProject zebracorn merger closes in March.\n")
-    store_engine.index([root])
-    store_engine.embed()
-    return store_engine
+    return index_corp(store_engine, tmp_path / "corp")
 
 
 def _paths(engine, query, mode="bm25", groups=None, k=50, hops=1):

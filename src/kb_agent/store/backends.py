@@ -4,36 +4,38 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kb_agent.config import Settings
 from kb_agent.store.base import KnowledgeBase
 from kb_agent.store.kb import EmbeddedKnowledgeBase
+
+if TYPE_CHECKING:
+    from kb_agent.store.postgres.kb import PostgresKnowledgeBase
 
 
 def open_knowledge_base(
     name: str, settings: Settings, *, cache_folder: Path | None = None, model_id: str | None = None
 ) -> KnowledgeBase:
     if settings.store == "postgres":
-        from kb_agent.store.postgres.kb import PostgresKnowledgeBase  # psycopg only when chosen
-
-        return PostgresKnowledgeBase(name, settings, model_id=model_id)
+        return _backend(settings)(name, settings, model_id=model_id)
     return EmbeddedKnowledgeBase(name, settings, cache_folder=cache_folder, model_id=model_id)
 
 
-def knowledge_base_exists(name: str, settings: Settings) -> bool:
+def _backend(settings: Settings) -> type[EmbeddedKnowledgeBase] | type[PostgresKnowledgeBase]:
     if settings.store == "postgres":
-        from kb_agent.store.postgres.kb import PostgresKnowledgeBase
+        from kb_agent.store.postgres.kb import PostgresKnowledgeBase  # psycopg only when chosen
 
-        return PostgresKnowledgeBase.exists(name, settings)
-    return EmbeddedKnowledgeBase.exists(name, settings)
+        return PostgresKnowledgeBase
+    return EmbeddedKnowledgeBase
+
+
+def knowledge_base_exists(name: str, settings: Settings) -> bool:
+    return _backend(settings).exists(name, settings)
 
 
 def knowledge_base_names(settings: Settings) -> list[str]:
-    if settings.store == "postgres":
-        from kb_agent.store.postgres.kb import PostgresKnowledgeBase
-
-        return PostgresKnowledgeBase.list_names(settings)
-    return EmbeddedKnowledgeBase.list_names(settings)
+    return _backend(settings).list_names(settings)
 
 
 def store_health(settings: Settings) -> dict:

@@ -7,6 +7,7 @@ see only these protocols; `store/backends.py` picks the implementation from `KB_
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections.abc import Iterable, Iterator
@@ -63,14 +64,29 @@ class EmbedProgress:
         return 1.0 if self.total == 0 else self.embedded / self.total
 
 
-class CatalogWrites:
-    """The parts of the write API both backends share: they only delegate to the catalog.
+def model_key(model_id: str) -> str:
+    """A short, stable name for an embedding model (dense folder, vector rows, HNSW index)."""
+    return hashlib.sha256(model_id.encode()).hexdigest()[:16]
 
-    A backend sets `catalog`, `settings` and `_writing`, and implements `delete_file`."""
+
+class SharedParts:
+    """What both backends do alike: the write API's delegations to the catalog, and the graph file.
+
+    A backend sets `catalog`, `settings`, `folder`, `_writing` and `_graph`, and implements `delete_file`."""
 
     catalog: Any
     settings: Settings
+    folder: Path
     _writing: bool
+    _graph: KnowledgeGraph | None
+
+    def graph(self) -> KnowledgeGraph:
+        """The knowledge graph as the last index run left it (the ingest graph job writes it, readers never do)."""
+        if self._graph is None:
+            self._graph = KnowledgeGraph(self.folder)
+        else:
+            self._graph.reload_if_changed()
+        return self._graph
 
     def _must_be_writing(self) -> None:
         if not self._writing:

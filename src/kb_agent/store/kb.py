@@ -9,7 +9,6 @@ and rebuilds the lexical index from the catalog, which still holds the previous 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import logging
 import threading
@@ -23,7 +22,7 @@ import numpy as np
 from kb_agent.config import Settings
 from kb_agent.governance.errors import StoreDamaged
 from kb_agent.llm.embeddings import embedder_model_id
-from kb_agent.store.base import CatalogWrites, EmbedProgress, KBBusy, validate_kb_name
+from kb_agent.store.base import EmbedProgress, KBBusy, SharedParts, model_key, validate_kb_name
 from kb_agent.store.catalog import Catalog, FileRecord
 from kb_agent.store.embedding_cache import EmbeddingCache
 from kb_agent.store.graph import KnowledgeGraph
@@ -34,7 +33,7 @@ from kb_agent.store.vectors import FaissFlatStore
 log = logging.getLogger("kb_agent.store")
 
 
-class EmbeddedKnowledgeBase(CatalogWrites):
+class EmbeddedKnowledgeBase(SharedParts):
     """The embedded default: everything in the data folder, no server."""
 
     def __init__(self, name: str, settings: Settings, *, cache_folder: Path | None = None, model_id: str | None = None):
@@ -57,14 +56,6 @@ class EmbeddedKnowledgeBase(CatalogWrites):
         self._graph: KnowledgeGraph | None = None
         self._writing = False
         self._vectors_lock = threading.RLock()  # server threads share this object: one sync at a time
-
-    def graph(self) -> KnowledgeGraph:
-        """The knowledge graph as the last index run left it (the ingest graph job writes it, readers never do)."""
-        if self._graph is None:
-            self._graph = KnowledgeGraph(self.folder)
-        else:
-            self._graph.reload_if_changed()
-        return self._graph
 
     @staticmethod
     def exists(name: str, settings: Settings) -> bool:
@@ -159,7 +150,7 @@ class EmbeddedKnowledgeBase(CatalogWrites):
     # -- dense ------------------------------------------------------------------------------------
     def _dense_folder(self) -> Path:
         """One dense store per embedding model: switching models never mixes (or discards) vectors."""
-        return self.folder / "dense" / hashlib.sha256(self.model_id.encode()).hexdigest()[:16]
+        return self.folder / "dense" / model_key(self.model_id)
 
     def _vector_stamp(self) -> str:
         return f"{self.catalog.generation}:{self.catalog.get_meta('embed_generation', '0')}:{self.model_id}"

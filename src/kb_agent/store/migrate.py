@@ -27,10 +27,10 @@ def migrate_to_postgres(source: EmbeddedKnowledgeBase, target: PostgresKnowledge
         by_source.setdefault(stored.chunk.source, []).append(stored.chunk)
     vectors = 0
     with target.writing():
-        for existing in list(target.catalog.all_files()):
-            target.delete_file(existing.source)
         for root in target.roots():
-            target.catalog.delete_root(root)
+            target.remove_root(root)
+        for existing in target.catalog.all_files():  # files no remaining root holds
+            target.delete_file(existing.source)
         for root, acl in source.roots().items():
             target.set_root(root, acl)
         for record in files.values():

@@ -77,11 +77,9 @@ def _app(engine, auth, no_auth: bool):
 
 def worker_app():
     """One `serve --workers` process: the same app over the shared PostgreSQL store."""
-    options = json.loads(os.environ.get(_WORKER_OPTIONS, "{}"))
+    no_auth = json.loads(os.environ.get(_WORKER_OPTIONS, "{}")).get("no_auth", False)
     engine = open_engine()
-    return _app(
-        engine, _authenticator(engine.settings, anonymous=options.get("no_auth", False)), options.get("no_auth", False)
-    )
+    return _app(engine, _authenticator(engine.settings, anonymous=no_auth), no_auth)
 
 
 def _authenticator(settings, *, anonymous: bool = False):

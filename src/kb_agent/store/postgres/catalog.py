@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 
 from kb_agent.governance.access import AccessFilter
 from kb_agent.store.catalog import FileRecord, StoredChunk
-from kb_agent.store.postgres.db import Database
+from kb_agent.store.postgres.db import Database, acl_condition
 from kb_agent.store.records import Chunk
 
 FILE_COLS = "source, root, path, size, mtime, file_hash, acl, n_chunks, inherited_acl, real_path, acl_sources"
@@ -133,10 +133,8 @@ class PostgresCatalog:
     def visible_files(self, access: AccessFilter) -> list[FileRecord]:
         if not access.restricted:
             return self.all_files()
-        rows = self._all(
-            f"SELECT {FILE_COLS} FROM kb_files WHERE kb=%s AND (acl = '{{}}' OR acl && %s::text[])",
-            (self.kb, sorted(access.groups or ())),
-        )
+        acl, params = acl_condition(access)
+        rows = self._all(f"SELECT {FILE_COLS} FROM kb_files WHERE kb=%s{acl}", (self.kb, *params))
         return [f for f in map(_file, rows) if access.allows(f.acl)]
 
     def touch_file(self, source: str, size: int, mtime: float) -> None:

@@ -140,25 +140,27 @@ class Database:
 
     # -- scoped access ------------------------------------------------------------------------------
     @contextmanager
+    def _checkout(self) -> Iterator[Any]:
+        """A pooled connection; a store that does not answer is `StoreUnreachable` (503), for readers and writers."""
+        try:
+            conn = self._pool.getconn(timeout=30)
+        except Exception as exc:
+            raise StoreUnreachable(f"the PostgreSQL store does not answer ({_safe(exc)})") from exc
+        try:
+            yield conn
+        finally:
+            self._pool.putconn(conn)
+
+    @contextmanager
     def read(self, access: AccessFilter | None = None) -> Iterator[Any]:
         """A connection in one transaction whose row-level scope is the caller's (None: store-internal)."""
         tx = getattr(self._local, "conn", None)
         if tx is not None:  # inside this thread's write run: see its own uncommitted rows
             yield tx
             return
-        try:
-            pooled = self._pool.connection(timeout=30)
-            conn = pooled.__enter__()
-        except Exception as exc:
-            raise StoreUnreachable(f"the PostgreSQL store does not answer ({_safe(exc)})") from exc
-        try:
-            with conn.transaction():
-                _declare(conn, access)
-                yield conn
-        except BaseException as exc:
-            pooled.__exit__(type(exc), exc, exc.__traceback__)
-            raise
-        pooled.__exit__(None, None, None)
+        with self._checkout() as conn, conn.transaction():
+            _declare(conn, access)
+            yield conn
 
     @contextmanager
     def write(self) -> Iterator[Any]:
@@ -167,16 +169,13 @@ class Database:
         if tx is not None:
             yield tx
             return
-        with self._pool.connection(timeout=30) as conn, conn.transaction():
+        with self._checkout() as conn, conn.transaction():
             _declare(conn, None)
             self._local.conn = conn
             try:
                 yield conn
             finally:
                 self._local.conn = None
-
-    def in_write(self) -> bool:
-        return getattr(self._local, "conn", None) is not None
 
 
 def acl_condition(access: AccessFilter) -> tuple[str, list]:

@@ -8,7 +8,6 @@ server worker answers from the same rows.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections import Counter
@@ -20,7 +19,7 @@ import numpy as np
 
 from kb_agent.config import Settings
 from kb_agent.llm.embeddings import embedder_model_id
-from kb_agent.store.base import CatalogWrites, EmbedProgress, KBBusy, validate_kb_name
+from kb_agent.store.base import EmbedProgress, KBBusy, SharedParts, model_key, validate_kb_name
 from kb_agent.store.catalog import FileRecord
 from kb_agent.store.graph import KnowledgeGraph
 from kb_agent.store.postgres.catalog import PostgresCatalog
@@ -37,10 +36,6 @@ _COPY_COLS = (
 )
 
 
-def model_key(model_id: str) -> str:
-    return hashlib.sha256(model_id.encode()).hexdigest()[:16]
-
-
 def _clean(text: str) -> str:
     return text.replace("\x00", "")  # PostgreSQL text cannot hold NUL
 
@@ -53,7 +48,7 @@ class _Pending:
     length: int
 
 
-class PostgresKnowledgeBase(CatalogWrites):
+class PostgresKnowledgeBase(SharedParts):
     def __init__(self, name: str, settings: Settings, *, model_id: str | None = None, db: Database | None = None):
         self.name = validate_kb_name(name)
         self.settings = settings
@@ -92,13 +87,6 @@ class PostgresKnowledgeBase(CatalogWrites):
         with self.db.write() as conn:
             for table in ("kb_vectors", "kb_chunks", "kb_files", "kb_roots", "kb_terms", "kb_meta"):
                 conn.execute(f"DELETE FROM {table} WHERE kb=%s", (self.name,))
-
-    def graph(self) -> KnowledgeGraph:
-        if self._graph is None:
-            self._graph = KnowledgeGraph(self.folder)
-        else:
-            self._graph.reload_if_changed()
-        return self._graph
 
     def close(self) -> None:
         pass  # the connection pool belongs to the process (db.close_all)

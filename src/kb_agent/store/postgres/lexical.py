@@ -14,6 +14,8 @@ import hashlib
 import math
 from collections import Counter
 
+from pgvector import SparseVector
+
 from kb_agent.governance.access import AccessFilter
 from kb_agent.store.lexical import lexical_text
 from kb_agent.store.postgres.db import Database, acl_condition
@@ -39,9 +41,7 @@ def analyse(chunk: Chunk) -> tuple[Counter[int], int]:
     return Counter(term_id(t) for t in terms), len(terms)
 
 
-def doc_weights(tf: Counter[int], length: int, avgdl: float):
-    from pgvector import SparseVector
-
+def doc_weights(tf: Counter[int], length: int, avgdl: float) -> SparseVector:
     norm = K1 * (1 - B + B * length / max(avgdl, 1e-9))
     return SparseVector({t: f * (K1 + 1) / (f + norm) for t, f in tf.items()}, DIMENSIONS)
 
@@ -78,8 +78,6 @@ class PostgresKeywordIndex:
         return min(dfs.get(term_id(t), 0) for t in terms), n
 
     def search(self, query: str, k: int, access: AccessFilter) -> list[tuple[int, float]]:
-        from pgvector import SparseVector
-
         ids = list(dict.fromkeys(term_id(t) for t in tokenize(query)))
         if not ids:
             return []
