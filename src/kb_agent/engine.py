@@ -231,7 +231,7 @@ class Engine:
             finally:
                 source.close()
             req.audit("migrate", {"to": to, **report})
-            return report
+            return {**report, "kb": req.outbound.text(report["kb"])}  # the one text in it leaves like any other
 
     def remove(
         self, paths: list[Path] | None = None, *, kb: str | None = None, user: UserContext | None = None
