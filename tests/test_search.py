@@ -165,3 +165,31 @@ def test_a_prose_question_keeps_its_ranking(engine, tmp_path):
     engine.index([root])
     hits = engine.search("BCL-2 family antagonise apoptosis driven by Myc oncogene", access=ALL, mode="bm25").hits
     assert hits[0].path.endswith("a.md")  # exact-first would have put b.md (which holds "BCL-2") first
+
+
+def test_hybrid_embeds_and_searches_vectors_beside_the_keyword_side(docs, embedder, monkeypatch):
+    import threading
+
+    docs.embed()
+    threads: list[tuple[str, int]] = []
+    embed_query = embedder.embed_query
+    kb = docs.kb()
+    bm25 = kb.lexical.search
+
+    def record_embed(text):
+        threads.append(("dense", threading.get_ident()))
+        return embed_query(text)
+
+    def record_bm25(*args, **kwargs):
+        threads.append(("bm25", threading.get_ident()))
+        return bm25(*args, **kwargs)
+
+    monkeypatch.setattr(embedder, "embed_query", record_embed)
+    monkeypatch.setattr(kb.lexical, "search", record_bm25)
+    docs.search("retry loop", access=ALL, mode="hybrid", k=3)
+    seen = dict(threads)
+    assert seen["bm25"] == threading.get_ident() != seen["dense"]
+    threads.clear()
+    with kb.writing():  # inside an index run the search stays on the writer's thread (its own rows)
+        docs.search("retry loop", access=ALL, mode="hybrid", k=3)
+    assert dict(threads)["dense"] == threading.get_ident()

@@ -218,3 +218,50 @@ def test_vectors_this_host_computed_are_imported_not_recomputed(pg_url, tmp_path
     assert kb.embed_progress().coverage == 1.0 and len(kb.vectors) == 1
     assert embedder.passages_embedded == computed
     remote.close()
+
+
+def _keyword_kb(pg_url, tmp_path, embedder, files: dict[str, str]):
+    root = tmp_path / "corp"
+    for name, text in files.items():
+        write(root / name, text)
+    engine = Engine(store_settings("postgres", tmp_path / "data", pg_url), embedder=embedder)
+    engine.index([root])
+    return engine
+
+
+def test_pruned_keyword_search_reads_only_visible_postings_and_keeps_rare_terms_exact(
+    pg_url, tmp_path, embedder, monkeypatch
+):
+    files = {f"secret/s{i}.md": "widget widget widget widget report\n" for i in range(6)}
+    files["secret/.kbacl"] = "hr\n"
+    files["public.md"] = "A widget mentioned once in a long page about other things entirely.\n"
+    files["rare.md"] = "The quokka widget.\n"
+    engine = _keyword_kb(pg_url, tmp_path, embedder, files)
+    kb = engine.kb()
+
+    def paths(query: str, depth: int | None, access=OUTSIDER) -> list[str]:
+        found = kb.lexical.search(query, 10, access, depth=depth)
+        chunks = kb.catalog.get_chunks([i for i, _ in found])
+        return [chunks[i].chunk.path for i, _ in found]
+
+    # with two postings per term, the six heavier restricted postings do not use up the outsider's budget
+    assert set(paths("widget", 2)) == {"corp/public.md", "corp/rare.md"}
+    assert len(paths("widget", 2, AccessFilter.for_groups(["hr"]))) == 2  # hr's two heaviest: the secret pages
+    # pruned and exhaustive agree on the rare term that decides the query
+    assert paths("quokka widget", 1)[0] == paths("quokka widget", None)[0] == "corp/rare.md"
+    _no_acl_condition(monkeypatch)  # control: the budget goes to restricted postings, row-level security drops them
+    assert paths("widget", 2) == []
+    engine.close()
+
+
+def test_schema_2_databases_get_their_keyword_index_rebuilt(pg_url, tmp_path, embedder):
+    engine = _keyword_kb(pg_url, tmp_path, embedder, {"a.md": "The quokka report.\n", "b.md": "Other text.\n"})
+    kb = engine.kb()
+    before = kb.lexical.search("quokka report", 10, OUTSIDER)
+    with kb.db.write() as conn:  # what a version-2 database holds: no impact rows
+        conn.execute("DELETE FROM kb_impacts")
+        conn.execute("UPDATE kb_meta SET value='2' WHERE kb='' AND key='schema_version'")
+    assert kb.lexical.search("quokka report", 10, OUTSIDER) == []
+    kb.db._ensure_schema()
+    assert kb.lexical.search("quokka report", 10, OUTSIDER) == before != []
+    engine.close()

@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import cast
 
 from kb_agent.config import Settings
@@ -39,6 +41,43 @@ def _hit(kb: str, stored: StoredChunk, score: float) -> SearchHit:
         source_type=c.source_type,
         metadata=c.metadata,
     )
+
+
+_threads: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _threads
+    if _threads is None:
+        _threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kb-dense")
+    return _threads
+
+
+@dataclass
+class _DenseJob:
+    kbs: list[KnowledgeBase]
+    query: str
+    pool: int
+    access: AccessFilter
+    coverage: float
+    embedder: Embedder | None = None
+    weight: float = 1.0
+    notices: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def run(self) -> list[tuple[str, float, list[tuple[tuple, float]]]]:
+        """Embed the query and search every KB's vectors: one ("dense", weight, (key, score)...) list per KB."""
+        assert self.embedder is not None
+        t = time.perf_counter()
+        vector = self.embedder.embed_query(self.query)
+        self.timings["embed_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        lists = [
+            ("dense", self.weight, [((kb.name, i), s) for i, s in kb.vectors.search(vector, self.pool, self.access)])
+            for kb in self.kbs
+        ]
+        self.timings["dense_ms"] = (time.perf_counter() - t) * 1000
+        return lists
 
 
 class Searcher:
@@ -130,6 +169,14 @@ class Searcher:
         by_kb = {kb.name: kb for kb in self.kbs}
         grep_hits: dict[tuple, SearchHit] = {}
 
+        dense_job = self._dense_job(query, pool, access, mode) if use_dense else None
+        coverage = dense_job.coverage if dense_job else None
+        # the dense side (query embedding + vector search) runs beside the keyword side, not after it
+        running = (
+            _pool().submit(dense_job.run)
+            if dense_job and dense_job.embedder and use_bm25 and not any(kb.writing_now for kb in self.kbs)
+            else None
+        )
         if use_bm25:
             lists += self._bm25_lists(query, pool, access, timings)
             for kb in self.kbs:  # an interrupted or damaged index is said, never silently empty
@@ -138,38 +185,11 @@ class Searcher:
                         f"keyword search of {kb.name!r} cannot be trusted: {problem}; "
                         f"`kb-agent repair --kb {kb.name}` rebuilds it from the catalog"
                     )
-
-        coverage = None
-        if use_dense:
-            total = sum(kb.chunk_count() for kb in self.kbs)
-            embedded = sum(len(kb.vectors) for kb in self.kbs)
-            coverage = 1.0 if total == 0 else min(1.0, embedded / total)
-            embedder = self._get_embedder() if embedded else None
-            if embedded == 0:
-                notices.append("dense search skipped: no chunk is embedded yet (run `kb-agent embed`)")
-            elif embedder is None:
-                notices.append("dense search skipped: no embedder configured")
-            elif mode == "hybrid" and coverage < DENSE_MIN_COVERAGE:
-                # a few embedded chunks would outrank the right page in fusion: keyword results alone
-                notices.append(
-                    f"dense vectors cover only {coverage:.0%} of chunks: hybrid search uses keyword results until "
-                    "`kb-agent embed` has filled at least half (--mode dense uses what is embedded)"
-                )
-            else:
-                if coverage < 1.0:
-                    notices.append(f"dense vectors cover {coverage:.0%} of chunks; results use what is embedded so far")
-                # in fusion the dense side counts as much as it covers
-                dense_weight = self.settings.rrf_weight_dense * (coverage if mode == "hybrid" else 1.0)
-                t = time.perf_counter()
+        if dense_job:
+            notices += dense_job.notices
+            if dense_job.embedder:
                 try:
-                    vector = embedder.embed_query(query)
-                    timings["embed_ms"] = (time.perf_counter() - t) * 1000
-                    t = time.perf_counter()
-                    dense = [
-                        ("dense", dense_weight, [((kb.name, i), s) for i, s in found])
-                        for kb in self.kbs
-                        for found in [kb.vectors.search(vector, pool, access)]
-                    ]
+                    dense = running.result() if running else dense_job.run()
                 except Exception as exc:  # a broken endpoint or store: keyword results, and say so
                     log.warning("dense search failed: %s", exc)
                     why = f"{type(exc).__name__}: {str(exc)[:200]}"
@@ -178,7 +198,7 @@ class Searcher:
                         lists += self._bm25_lists(query, pool, access, timings)
                 else:
                     lists += dense
-                    timings["dense_ms"] = (time.perf_counter() - t) * 1000
+                    timings.update(dense_job.timings)
 
         if use_grep:
             t = time.perf_counter()
@@ -212,6 +232,32 @@ class Searcher:
         return SearchResponse(
             query=query, mode=mode, hits=hits, dense_coverage=coverage, timings_ms=timings, notices=notices
         )
+
+    def _dense_job(self, query: str, pool: int, access: AccessFilter, mode: Mode) -> _DenseJob:
+        """What the dense side will do, and why not where it cannot (its notices); `run` does the work."""
+        total = sum(kb.chunk_count() for kb in self.kbs)
+        embedded = sum(len(kb.vectors) for kb in self.kbs)
+        job = _DenseJob(self.kbs, query, pool, access, 1.0 if total == 0 else min(1.0, embedded / total))
+        embedder = self._get_embedder() if embedded else None
+        if embedded == 0:
+            job.notices.append("dense search skipped: no chunk is embedded yet (run `kb-agent embed`)")
+        elif embedder is None:
+            job.notices.append("dense search skipped: no embedder configured")
+        elif mode == "hybrid" and job.coverage < DENSE_MIN_COVERAGE:
+            # a few embedded chunks would outrank the right page in fusion: keyword results alone
+            job.notices.append(
+                f"dense vectors cover only {job.coverage:.0%} of chunks: hybrid search uses keyword results until "
+                "`kb-agent embed` has filled at least half (--mode dense uses what is embedded)"
+            )
+        else:
+            if job.coverage < 1.0:
+                job.notices.append(
+                    f"dense vectors cover {job.coverage:.0%} of chunks; results use what is embedded so far"
+                )
+            job.embedder = embedder
+            # in fusion the dense side counts as much as it covers
+            job.weight = self.settings.rrf_weight_dense * (job.coverage if mode == "hybrid" else 1.0)
+        return job
 
     def _rare_identifiers(self, query: str) -> list[str]:
         """Identifiers of the query that few chunks hold (by the rarest of their analysed terms)."""

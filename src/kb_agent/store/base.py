@@ -88,6 +88,11 @@ class SharedParts:
             self._graph.reload_if_changed()
         return self._graph
 
+    @property
+    def writing_now(self) -> bool:
+        """Inside an index run (a search then stays on the writer's thread, which sees the run's own rows)."""
+        return self._writing
+
     def _must_be_writing(self) -> None:
         if not self._writing:
             raise RuntimeError("knowledge-base writes happen inside `with kb.writing():` (one atomic run)")
@@ -217,6 +222,9 @@ class KnowledgeBase(Protocol):
     def chunk_count(self) -> int: ...
 
     def lexical_problem(self) -> str | None: ...
+
+    @property
+    def writing_now(self) -> bool: ...
 
     # -- the write API --
     def writing(self) -> AbstractContextManager[None]: ...

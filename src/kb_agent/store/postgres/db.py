@@ -112,8 +112,10 @@ class Database:
                 )
             conn.execute("SELECT set_config('kb_agent.scope', 'all', true)")
             version = conn.execute("SELECT value FROM kb_meta WHERE kb='' AND key='schema_version'").fetchone()
-            if version and version[0] == "1":  # 1 -> 2: keyword candidates moved to kb_postings
-                conn.execute("INSERT INTO kb_postings SELECT kb, id, terms FROM kb_chunks ON CONFLICT DO NOTHING")
+            if version and version[0] in ("1", "2"):  # -> 3: the keyword index became impact-ordered postings
+                conn.execute("DELETE FROM kb_impacts")
+                conn.execute(_IMPACTS_FROM_CHUNKS)
+                conn.execute("DROP TABLE IF EXISTS kb_postings")
             conn.execute(
                 "INSERT INTO kb_meta(kb, key, value) VALUES ('', 'schema_version', %s) "
                 "ON CONFLICT (kb, key) DO UPDATE SET value = excluded.value",
@@ -137,6 +139,16 @@ class Database:
             }
         except Exception as exc:
             return {"reachable": False, "error": _safe(exc)}
+
+    def vacuum_analyze(self, tables: str) -> None:
+        """After a bulk write: fresh statistics (else the planner skips the GIN, B-tree and HNSW indexes) and a
+        visibility map, so keyword postings are read from the index alone. VACUUM runs outside a transaction."""
+        with self._checkout() as conn:
+            conn.autocommit = True
+            try:
+                conn.execute(f"VACUUM (ANALYZE) {tables}")
+            finally:
+                conn.autocommit = False
 
     # -- scoped access ------------------------------------------------------------------------------
     @contextmanager
@@ -176,6 +188,14 @@ class Database:
                 yield conn
             finally:
                 self._local.conn = None
+
+
+# sparsevec's text form is {index:value,...}/dim with 1-based indices; term ids are the 0-based ones
+_IMPACTS_FROM_CHUNKS = """
+INSERT INTO kb_impacts (kb, term, chunk, weight, acl)
+SELECT c.kb, split_part(e, ':', 1)::int - 1, c.id, split_part(e, ':', 2)::real, c.acl
+FROM kb_chunks c, unnest(string_to_array(btrim(split_part(c.bm25::text, '/', 1), '{}'), ',')) AS e
+"""
 
 
 def acl_condition(access: AccessFilter) -> tuple[str, list]:

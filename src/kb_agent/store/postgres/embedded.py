@@ -178,6 +178,20 @@ def running(cluster: Cluster) -> bool:
     return _run(cluster, [_bin("pg_ctl"), "-D", str(cluster.data), "status"]).returncode == 0
 
 
+def _memory() -> str:
+    """Memory sized to the machine, as an operator would (PostgreSQL's defaults fit a 2005 server: 128 MB of
+    buffers, 64 MB to build an index, so a large HNSW graph is built on disk)."""
+    try:
+        ram_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    except (ValueError, OSError):
+        return ""
+    shared = max(128, min(ram_mb // 4, 8192))
+    return (
+        f"-c shared_buffers={shared}MB -c effective_cache_size={max(512, ram_mb // 2)}MB "
+        f"-c maintenance_work_mem={max(64, min(ram_mb // 16, 2048))}MB"
+    )
+
+
 def start(settings: Settings) -> str:
     """Initialise (first time) and start the cluster; return its connection URL. Idempotent."""
     cluster = cluster_for(settings)
@@ -194,7 +208,7 @@ def start(settings: Settings) -> str:
         if cluster.os_user:
             pw = pwd.getpwnam(cluster.os_user)
             os.chown(log, pw.pw_uid, pw.pw_gid)
-        options = f"-c listen_addresses=127.0.0.1 -c port={info['port']} -c unix_socket_directories=''"
+        options = f"-c listen_addresses=127.0.0.1 -c port={info['port']} -c unix_socket_directories='' {_memory()}"
         done = _run(cluster, [
             _bin("pg_ctl"), "-D", str(cluster.data), "-l", str(log), "-o", options, "-w", "-t", "60", "start",
         ])  # fmt: skip

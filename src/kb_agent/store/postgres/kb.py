@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+from pgvector import SparseVector
 
 from kb_agent.config import Settings
 from kb_agent.llm.embeddings import embedder_model_id
@@ -24,7 +25,7 @@ from kb_agent.store.catalog import FileRecord
 from kb_agent.store.graph import KnowledgeGraph
 from kb_agent.store.postgres.catalog import PostgresCatalog
 from kb_agent.store.postgres.db import Database, database_for
-from kb_agent.store.postgres.lexical import PostgresKeywordIndex, analyse, doc_weights
+from kb_agent.store.postgres.lexical import DIMENSIONS, PostgresKeywordIndex, analyse, doc_weights
 from kb_agent.store.postgres.vectors import PostgresEmbeddingCache, PostgresVectorIndex
 from kb_agent.store.records import Chunk
 
@@ -120,9 +121,8 @@ class PostgresKnowledgeBase(SharedParts):
                 self._writing = False
                 self._pending.clear()
         self.sync_vectors()
-        if self._written >= _ANALYZE_AFTER:  # fresh statistics, or the planner skips the GIN and HNSW indexes
-            with self.db.write() as conn:
-                conn.execute("ANALYZE kb_chunks, kb_postings, kb_vectors, kb_terms")
+        if self._written >= _ANALYZE_AFTER:
+            self.db.vacuum_analyze("kb_chunks, kb_impacts, kb_vectors, kb_terms")
         self._written = 0
 
     def replace_file(self, record: FileRecord, chunks: list[Chunk]) -> tuple[int, int]:
@@ -172,23 +172,27 @@ class PostgresKnowledgeBase(SharedParts):
         with self.db.write() as conn, conn.cursor() as cur:
             # COPY cannot write a table under row-level security: copy into a private staging table
             cur.execute(
-                f"CREATE TEMP TABLE IF NOT EXISTS kb_chunks_in ON COMMIT DROP AS SELECT {_COPY_COLS} FROM kb_chunks "
-                "WITH NO DATA"
+                f"CREATE TEMP TABLE IF NOT EXISTS kb_chunks_in ON COMMIT DROP AS SELECT {_COPY_COLS}, "
+                "NULL::real[] AS weights FROM kb_chunks WITH NO DATA"
             )
-            with cur.copy(f"COPY kb_chunks_in ({_COPY_COLS}) FROM STDIN") as copy:
+            with cur.copy(f"COPY kb_chunks_in ({_COPY_COLS}, weights) FROM STDIN") as copy:
                 for p in batch:
                     c = p.chunk
                     df.update(p.tf.keys())
+                    weights = doc_weights(p.tf, p.length, avgdl)
                     copy.write_row((
                         self.name, c.chunk_id, c.doc_id, c.source, c.path, c.start_line, c.end_line, c.page,
                         _clean(c.title), json.dumps(c.heading_path, ensure_ascii=False), c.content_hash, list(c.acl),
                         c.updated_at, c.source_type, _clean(c.text),
                         _clean(json.dumps(c.metadata, ensure_ascii=False, default=str)), p.key, p.length,
-                        sorted(p.tf), doc_weights(p.tf, p.length, avgdl),
+                        list(weights), SparseVector(weights, DIMENSIONS), [weights[t] for t in weights],
                     ))  # fmt: skip
+            # the chunks, then one impact row per (term, chunk) for the keyword index
             cur.execute(
                 f"WITH added AS (INSERT INTO kb_chunks ({_COPY_COLS}) SELECT {_COPY_COLS} FROM kb_chunks_in "
-                "RETURNING kb, id, terms) INSERT INTO kb_postings (kb, chunk, terms) SELECT kb, id, terms FROM added"
+                "RETURNING kb, id, chunk_id, acl) INSERT INTO kb_impacts (kb, term, chunk, weight, acl) "
+                "SELECT a.kb, u.term, a.id, u.weight, a.acl FROM added a JOIN kb_chunks_in s USING (chunk_id), "
+                "unnest(s.terms, s.weights) AS u(term, weight)"
             )
             cur.execute("TRUNCATE kb_chunks_in")
             terms, counts = zip(*df.items(), strict=True) if df else ((), ())

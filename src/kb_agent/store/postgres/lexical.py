@@ -4,8 +4,8 @@
 saturated, length-normalised weight of every term, tf·(k1+1)/(tf+k1·(1−b+b·dl/avgdl)); a query holds
 each term's IDF from the term-statistics table; their inner product is the BM25 score. Terms come from
 our own analyser (jieba, stemming, identifiers: `text/tokenize.py`), the same one tantivy is fed with,
-and are hashed into the sparse dimensions. A GIN index on the chunks' term ids (`kb_postings`) picks the
-candidates.
+and are hashed into the sparse dimensions. The inverted index (`kb_impacts`) holds each term's postings in
+impact order (heaviest weight first), so a query reads a bounded number of postings per term.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from kb_agent.store.records import Chunk
 from kb_agent.text.tokenize import tokenize
 
 K1, B = 1.2, 0.75  # tantivy's defaults, so both backends rank alike
-# Candidates are the chunks holding one of the query's rarer terms (in at most this share of chunks; else its
-# two rarest): common terms still add to those chunks' scores, but do not make every chunk a candidate.
-CANDIDATE_MAX_DF = 0.05
+# Impact-ordered pruning: postings read per query term (heaviest first), and candidates re-scored exactly.
+# A term in at most DEPTH visible chunks is read whole, so rare terms (the ones that decide) stay exact.
+DEPTH = 1000
+RESCORE = 200
 DIMENSIONS = 1_000_000_000  # sparsevec's limit; collisions among a corpus' terms are negligible
 
 
@@ -41,9 +42,10 @@ def analyse(chunk: Chunk) -> tuple[Counter[int], int]:
     return Counter(term_id(t) for t in terms), len(terms)
 
 
-def doc_weights(tf: Counter[int], length: int, avgdl: float) -> SparseVector:
+def doc_weights(tf: Counter[int], length: int, avgdl: float) -> dict[int, float]:
+    """term id -> saturated, length-normalised BM25 weight, by term id."""
     norm = K1 * (1 - B + B * length / max(avgdl, 1e-9))
-    return SparseVector({t: f * (K1 + 1) / (f + norm) for t, f in tf.items()}, DIMENSIONS)
+    return {t: tf[t] * (K1 + 1) / (tf[t] + norm) for t in sorted(tf)}
 
 
 def idf(df: int, n: int) -> float:
@@ -77,7 +79,10 @@ class PostgresKeywordIndex:
             return n, n
         return min(dfs.get(term_id(t), 0) for t in terms), n
 
-    def search(self, query: str, k: int, access: AccessFilter) -> list[tuple[int, float]]:
+    def search(self, query: str, k: int, access: AccessFilter, *, depth: int | None = DEPTH) -> list[tuple[int, float]]:
+        """Top-k chunks by BM25. Each query term contributes its `depth` heaviest visible postings (all of them
+        for a term in fewer chunks: exact there); the best candidates by those partial sums are re-scored with
+        their full weights. `depth=None` reads every posting (exhaustive: the reference in benchmarks)."""
         ids = list(dict.fromkeys(term_id(t) for t in tokenize(query)))
         if not ids:
             return []
@@ -86,14 +91,22 @@ class PostgresKeywordIndex:
         if not weights:
             return []
         vector = SparseVector(weights, DIMENSIONS)
-        acl, acl_params = acl_condition(access)  # first guard; row-level security is the second
-        rare = [t for t in weights if dfs[t] <= CANDIDATE_MAX_DF * n] or sorted(weights, key=dfs.__getitem__)[:2]
-        params = [self.kb, self.kb, rare, *acl_params]
+        acl, acl_params = acl_condition(access)  # first guard; row-level security (on kb_chunks) is the second
+        limit = "" if depth is None else " LIMIT %s"
         sql = (
-            "SELECT id, -(bm25 <#> %s) AS score FROM kb_chunks WHERE kb = %s AND id IN "
-            "(SELECT chunk FROM kb_postings WHERE kb = %s AND terms && %s::int[])"
-            f"{acl} ORDER BY bm25 <#> %s LIMIT %s"
+            "WITH q(term, idf) AS (SELECT * FROM unnest(%s::int[], %s::real[])), "
+            "top AS (SELECT p.chunk, sum(q.idf * p.weight) AS partial FROM q CROSS JOIN LATERAL "
+            f"(SELECT chunk, weight FROM kb_impacts WHERE kb = %s AND term = q.term{acl} "
+            f"ORDER BY weight DESC{limit}) p GROUP BY p.chunk ORDER BY partial DESC{limit}) "
+            "SELECT c.id, -(c.bm25 <#> %s) AS score FROM top JOIN kb_chunks c ON c.kb = %s AND c.id = top.chunk "
+            f"WHERE true{acl} ORDER BY c.bm25 <#> %s LIMIT %s"
         )
+        depth_params = [] if depth is None else [depth]
+        rescore_params = [] if depth is None else [max(RESCORE, 4 * k)]
+        params = [
+            list(weights), list(weights.values()), self.kb, *acl_params, *depth_params, *rescore_params,
+            vector, self.kb, *acl_params, vector, k,
+        ]  # fmt: skip
         with self.db.read(access) as conn:
-            rows = conn.execute(sql, (vector, *params, vector, k)).fetchall()
+            rows = conn.execute(sql, params).fetchall()
         return [(int(i), float(s)) for i, s in rows if s > 0]

@@ -7,7 +7,7 @@ its transaction. The first guard is the ACL condition inside every search query.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 DDL = """
 CREATE TABLE IF NOT EXISTS kb_meta (
@@ -34,13 +34,16 @@ CREATE TABLE IF NOT EXISTS kb_chunks (
 );
 CREATE INDEX IF NOT EXISTS kb_chunks_source ON kb_chunks (kb, source);
 CREATE INDEX IF NOT EXISTS kb_chunks_doc ON kb_chunks (kb, doc_id);
--- candidates for keyword search: term ids only (nothing readable), so no row-level security, so its GIN index
--- is usable (under RLS, PostgreSQL keeps the non-leakproof `&&` out of index scans); joined back by key
-CREATE TABLE IF NOT EXISTS kb_postings (
-    kb text NOT NULL, chunk bigint NOT NULL, terms integer[] NOT NULL, PRIMARY KEY (kb, chunk),
+-- keyword search's inverted index, one row per (term, chunk) with the term's BM25 weight in the chunk: term ids,
+-- weights and ACL only (nothing readable), so no row-level security and its index scans may filter by the ACL.
+-- The covering index gives a term's heaviest visible postings first (impact order), so a search reads at most
+-- a fixed number per term instead of every chunk holding a common word.
+CREATE TABLE IF NOT EXISTS kb_impacts (
+    kb text NOT NULL, term integer NOT NULL, chunk bigint NOT NULL, weight real NOT NULL, acl text[] NOT NULL,
     FOREIGN KEY (kb, chunk) REFERENCES kb_chunks (kb, id) ON DELETE CASCADE
 );
-CREATE INDEX IF NOT EXISTS kb_postings_terms ON kb_postings USING gin (terms);
+CREATE INDEX IF NOT EXISTS kb_impacts_top ON kb_impacts (kb, term, weight DESC) INCLUDE (chunk, acl);
+CREATE INDEX IF NOT EXISTS kb_impacts_chunk ON kb_impacts (kb, chunk);
 CREATE TABLE IF NOT EXISTS kb_terms (
     kb text NOT NULL, term integer NOT NULL, df integer NOT NULL, PRIMARY KEY (kb, term)
 );
@@ -80,7 +83,7 @@ SELECT create_distributed_table('kb_roots', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_files', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_chunks', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_terms', 'kb', colocate_with => 'kb_meta');
-SELECT create_distributed_table('kb_postings', 'kb', colocate_with => 'kb_meta');
+SELECT create_distributed_table('kb_impacts', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_vectors', 'kb', colocate_with => 'kb_meta');
 SELECT create_reference_table('kb_embeddings');
 """
