@@ -265,3 +265,45 @@ def test_schema_2_databases_get_their_keyword_index_rebuilt(pg_url, tmp_path, em
     kb.db._ensure_schema()
     assert kb.lexical.search("quokka report", 10, OUTSIDER) == before != []
     engine.close()
+
+
+def test_citus_ddl_distributes_every_table_by_kb_and_every_key_includes_it(pg_url, tmp_path, embedder):
+    """Citus is not installable here; what it demands of a schema is checked on the live one: every table is
+    distributed (or a reference table), and each primary key, unique constraint and foreign key of a
+    distributed table holds the distribution column `kb` (Citus refuses the table otherwise)."""
+    import re
+
+    import psycopg
+
+    from kb_agent.store.postgres.schema import CITUS_DDL
+
+    _keyword_kb(pg_url, tmp_path, embedder, {"a.md": "text\n"}).close()  # the schema exists
+    distributed = dict(re.findall(r"create_distributed_table\('(\w+)', '(\w+)'", CITUS_DDL))
+    reference = set(re.findall(r"create_reference_table\('(\w+)'\)", CITUS_DDL))
+    with psycopg.connect(pg_url) as conn:
+        tables = {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE tablename LIKE 'kb\\_%'")}
+        keys = conn.execute(
+            "SELECT c.conrelid::regclass::text, c.contype, array_agg(a.attname::text) FROM pg_constraint c "
+            "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY(c.conkey) "
+            "WHERE c.contype IN ('p', 'u', 'f') AND c.conrelid::regclass::text LIKE 'kb\\_%' GROUP BY c.oid, 1, 2"
+        ).fetchall()
+    assert tables == set(distributed) | reference
+    assert set(distributed.values()) == {"kb"}
+    for table, kind, columns in keys:
+        if table in distributed:
+            assert "kb" in columns, f"{table}: {kind} key {columns} lacks the distribution column"
+
+
+@pytest.mark.slow  # the whole adversarial suite (525 cases) against the PostgreSQL store
+def test_redteam_on_postgres_reports_no_leaks_and_sees_a_broken_acl(pg_url, tmp_path, monkeypatch):
+    from kb_agent.evaluation.redteam import run_redteam
+    from kb_agent.governance.request import Request
+
+    report = run_redteam(settings=store_settings("postgres", tmp_path / "data", pg_url))
+    assert report["cases"] >= 350 and report["leaks"] == 0, report
+    # control: every request unrestricted, the same suite on the same store must see leaks
+    monkeypatch.setattr(Request, "access", property(lambda self: AccessFilter.unrestricted()))
+    broken = run_redteam(
+        settings=store_settings("postgres", tmp_path / "data2", pg_url), categories={"direct_ask", "acl_edge"}
+    )
+    assert broken["leaks"] > 20

@@ -75,8 +75,9 @@ CREATE POLICY {table}_write ON {table} FOR ALL USING (current_setting('kb_agent.
     for table in ("kb_chunks", "kb_vectors")
 )
 
-# Citus (tested on a single node where the extension exists): every table is distributed by kb,
-# so one knowledge base's rows, its joins and its RRF statement stay on one worker.
+# Citus: every table is distributed by kb (the embedding cache is a reference table), so one knowledge base's
+# rows and its joins stay on one worker. Citus does not install on this machine kind: a test checks the live
+# schema against what Citus demands (every key and foreign key holds `kb`, every table listed here).
 CITUS_DDL = """
 SELECT create_distributed_table('kb_meta', 'kb');
 SELECT create_distributed_table('kb_roots', 'kb', colocate_with => 'kb_meta');
