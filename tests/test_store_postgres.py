@@ -88,6 +88,9 @@ def test_migrate_moves_vectors_without_embedding_again(tmp_path, pg_url, embedde
             outsiders = target.search("salary band", access=OUTSIDER, mode=mode, k=5).hits
             assert "corp/hr/salaries.md" not in [h.path for h in outsiders], mode
         assert target.kb().embed_progress().coverage == 1.0
+        graph = target.kb().graph()  # the graph came along, in step with the moved catalog
+        assert set(graph.files) == {"corp/handbook.md", "corp/hr/salaries.md"}
+        assert graph.generation == target.kb().catalog.generation
         assert embedder.passages_embedded == embedded_before  # nothing embedded a second time
         with pytest.raises(ValueError, match="--replace"):
             Engine(settings, embedder=embedder).migrate("moved")
@@ -307,3 +310,25 @@ def test_redteam_on_postgres_reports_no_leaks_and_sees_a_broken_acl(pg_url, tmp_
         settings=store_settings("postgres", tmp_path / "data2", pg_url), categories={"direct_ask", "acl_edge"}
     )
     assert broken["leaks"] > 20
+
+
+def test_the_graph_lives_in_the_database_for_every_host(pg_url, tmp_path, embedder):
+    import psycopg
+
+    root = tmp_path / "corp"
+    write(root / "a.md", "# A\nSee [the runbook](b.md) for LANG-75.\n")
+    write(root / "b.md", "# B\nThe runbook.\n")
+    settings = store_settings("postgres", tmp_path / "host1", pg_url)
+    writer = Engine(settings, embedder=embedder)
+    writer.index([root])
+    reader = Engine(settings.model_copy(update={"data_folder": tmp_path / "host2"}), embedder=embedder)
+    edges = {(h, t) for h, t in reader.kb().graph().graph.edges()}
+    assert ("file:corp/a.md", "file:corp/b.md") in edges
+    assert not (tmp_path / "host1" / "kbs").exists() or not list((tmp_path / "host1").rglob("graph.json"))
+    write(root / "a.md", "# A\nNo links any more.\n")
+    writer.index([root])
+    assert ("file:corp/a.md", "file:corp/b.md") not in set(reader.kb().graph().graph.edges())  # reloaded
+    with psycopg.connect(pg_url) as conn:  # a transaction that declares no scope cannot read the graph
+        assert conn.execute("SELECT count(*) FROM kb_graph").fetchone()[0] == 0
+    writer.close()
+    reader.close()

@@ -259,6 +259,7 @@ class Engine:
     ) -> dict:
         knowledge_base = self.kb(kb)
         pid_file = knowledge_base.folder / "embed.pid"
+        pid_file.parent.mkdir(parents=True, exist_ok=True)  # a database-backed KB may have no local files yet
         pid_file.write_text(str(os.getpid()))
         try:
             return embed_pending(knowledge_base, self.embedder(), on_progress=on_progress, should_stop=should_stop)
@@ -268,6 +269,7 @@ class Engine:
     def embed_in_background(self, kb: str | None = None) -> int:
         """Start `kb-agent embed` as a detached process; returns its pid. Output goes to embed.log."""
         knowledge_base = self.kb(kb)
+        knowledge_base.folder.mkdir(parents=True, exist_ok=True)
         log = open(knowledge_base.folder / "embed.log", "ab")  # noqa: SIM115 - handed to the child
         proc = subprocess.Popen(
             [sys.executable, "-m", "kb_agent.interfaces.cli", "embed", "--kb", knowledge_base.name, "--quiet"],

@@ -83,10 +83,13 @@ class SharedParts:
     def graph(self) -> KnowledgeGraph:
         """The knowledge graph as the last index run left it (the ingest graph job writes it, readers never do)."""
         if self._graph is None:
-            self._graph = KnowledgeGraph(self.folder)
+            self._graph = self._new_graph()
         else:
             self._graph.reload_if_changed()
         return self._graph
+
+    def _new_graph(self) -> KnowledgeGraph:
+        return KnowledgeGraph(self.folder)
 
     @property
     def writing_now(self) -> bool:
@@ -222,6 +225,9 @@ class KnowledgeBase(Protocol):
     def chunk_count(self) -> int: ...
 
     def lexical_problem(self) -> str | None: ...
+
+    def _new_graph(self) -> KnowledgeGraph:
+        return KnowledgeGraph(self.folder)
 
     @property
     def writing_now(self) -> bool: ...

@@ -61,9 +61,19 @@ class KnowledgeGraph:
             self._mtime = mtime
             self._load()
 
+    # where the graph is kept: a file here; a backend may keep it elsewhere (`_stat`, `_read`, `_write`)
+    def _read(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+    def _write(self, text: str) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(self.path)
+
     def _load(self) -> None:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(self._read())
         except (OSError, ValueError):
             return  # missing or torn: rebuilt from the catalog on the next sync
         graph = nx.MultiDiGraph()
@@ -77,10 +87,14 @@ class KnowledgeGraph:
             "files": self.files,
             "edges": [[h, t, attrs] for h, t, attrs in self.graph.edges(data=True)],
         }
-        tmp = self.path.with_suffix(".tmp")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(self.path)
+        self._write(json.dumps(data, ensure_ascii=False))
+
+    def copy_from(self, other: KnowledgeGraph, generation: int) -> None:
+        """Take over another store's edges (a migration: same files, so the same edges)."""
+        with self._lock:
+            self.graph, self.files, self.generation = other.graph.copy(), dict(other.files), generation
+            self.save()
+            self._mtime = self._stat()
 
     # -- writing (the ingest graph job only) ---------------------------------------------------------
     def stamps(self) -> dict[str, str]:

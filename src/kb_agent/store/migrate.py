@@ -41,6 +41,9 @@ def migrate_to_postgres(source: EmbeddedKnowledgeBase, target: PostgresKnowledge
             if found:
                 target.cache.put_many(found)
                 vectors += len(found)
+    graph = source.graph()
+    if graph.generation == source.catalog.generation:  # in step with the files moved: the same edges
+        target.graph().copy_from(graph, target.catalog.generation)
     return {
         "kb": source.name,
         "files": len(files),

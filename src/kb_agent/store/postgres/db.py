@@ -113,6 +113,7 @@ class Database:
             conn.execute("SELECT set_config('kb_agent.scope', 'all', true)")
             version = conn.execute("SELECT value FROM kb_meta WHERE kb='' AND key='schema_version'").fetchone()
             if version and version[0] in ("1", "2"):  # -> 3: the keyword index became impact-ordered postings
+                # (4 added kb_graph: created above, filled by the next index run)
                 conn.execute("DELETE FROM kb_impacts")
                 conn.execute(_IMPACTS_FROM_CHUNKS)
                 conn.execute("DROP TABLE IF EXISTS kb_postings")

@@ -25,6 +25,7 @@ from kb_agent.store.catalog import FileRecord
 from kb_agent.store.graph import KnowledgeGraph
 from kb_agent.store.postgres.catalog import PostgresCatalog
 from kb_agent.store.postgres.db import Database, database_for
+from kb_agent.store.postgres.graph import PostgresGraph
 from kb_agent.store.postgres.lexical import DIMENSIONS, PostgresKeywordIndex, analyse, doc_weights
 from kb_agent.store.postgres.vectors import PostgresEmbeddingCache, PostgresVectorIndex
 from kb_agent.store.records import Chunk
@@ -53,7 +54,7 @@ class PostgresKnowledgeBase(SharedParts):
     def __init__(self, name: str, settings: Settings, *, model_id: str | None = None, db: Database | None = None):
         self.name = validate_kb_name(name)
         self.settings = settings
-        self.folder = settings.kbs_folder / name  # local: the graph file, the embedding worker's pid and log
+        self.folder = settings.kbs_folder / name  # local: the embedding worker's pid and log
         self.db = db or database_for(settings)
         self.model_id = model_id or embedder_model_id(settings)
         self.model_key = model_key(self.model_id)
@@ -86,11 +87,14 @@ class PostgresKnowledgeBase(SharedParts):
     def drop(self) -> None:
         """Delete the knowledge base and everything it holds (the shared embedding cache stays)."""
         with self.db.write() as conn:
-            for table in ("kb_vectors", "kb_chunks", "kb_files", "kb_roots", "kb_terms", "kb_meta"):
+            for table in ("kb_vectors", "kb_chunks", "kb_files", "kb_roots", "kb_terms", "kb_graph", "kb_meta"):
                 conn.execute(f"DELETE FROM {table} WHERE kb=%s", (self.name,))
 
     def close(self) -> None:
         pass  # the connection pool belongs to the process (db.close_all)
+
+    def _new_graph(self) -> KnowledgeGraph:
+        return PostgresGraph(self.db, self.name, self.folder)
 
     def refresh(self) -> None:
         """Read the KB's counters once per search (chunks, vectors of this model, generation)."""

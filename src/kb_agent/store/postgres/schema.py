@@ -7,7 +7,7 @@ its transaction. The first guard is the ACL condition inside every search query.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 
 DDL = """
 CREATE TABLE IF NOT EXISTS kb_meta (
@@ -44,6 +44,11 @@ CREATE TABLE IF NOT EXISTS kb_impacts (
 );
 CREATE INDEX IF NOT EXISTS kb_impacts_top ON kb_impacts (kb, term, weight DESC) INCLUDE (chunk, acl);
 CREATE INDEX IF NOT EXISTS kb_impacts_chunk ON kb_impacts (kb, chunk);
+-- the knowledge graph's edges (with the text and ACL of the lines that assert them) as one JSON document;
+-- readable by store-internal transactions only (see RLS): the graph's reader filters every edge by ACL
+CREATE TABLE IF NOT EXISTS kb_graph (
+    kb text NOT NULL PRIMARY KEY, data text NOT NULL, version bigint NOT NULL
+);
 CREATE TABLE IF NOT EXISTS kb_terms (
     kb text NOT NULL, term integer NOT NULL, df integer NOT NULL, PRIMARY KEY (kb, term)
 );
@@ -58,12 +63,14 @@ CREATE TABLE IF NOT EXISTS kb_vectors (
 """
 
 # Row-level security: restricted rows only for a transaction that declared who is asking.
+_INTERNAL = "current_setting('kb_agent.scope', true) = 'all'"
 _VISIBLE = (
     "current_setting('kb_agent.scope', true) = 'all' OR acl = '{}' "
     "OR acl && coalesce(nullif(current_setting('kb_agent.groups', true), ''), '{}')::text[]"
 )
-RLS = "".join(
-    f"""
+RLS = (
+    "".join(
+        f"""
 ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
 ALTER TABLE {table} FORCE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS {table}_read ON {table};
@@ -72,7 +79,14 @@ DROP POLICY IF EXISTS {table}_write ON {table};
 CREATE POLICY {table}_write ON {table} FOR ALL USING (current_setting('kb_agent.scope', true) = 'all')
     WITH CHECK (true);
 """
-    for table in ("kb_chunks", "kb_vectors")
+        for table in ("kb_chunks", "kb_vectors")
+    )
+    + f"""
+ALTER TABLE kb_graph ENABLE ROW LEVEL SECURITY;
+ALTER TABLE kb_graph FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS kb_graph_internal ON kb_graph;
+CREATE POLICY kb_graph_internal ON kb_graph FOR ALL USING ({_INTERNAL}) WITH CHECK ({_INTERNAL});
+"""
 )
 
 # Citus: every table is distributed by kb (the embedding cache is a reference table), so one knowledge base's
@@ -84,6 +98,7 @@ SELECT create_distributed_table('kb_roots', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_files', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_chunks', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_terms', 'kb', colocate_with => 'kb_meta');
+SELECT create_distributed_table('kb_graph', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_impacts', 'kb', colocate_with => 'kb_meta');
 SELECT create_distributed_table('kb_vectors', 'kb', colocate_with => 'kb_meta');
 SELECT create_reference_table('kb_embeddings');
