@@ -58,12 +58,13 @@ class PostgresKeywordIndex:
         self.kb = kb
 
     def _stats(self, ids: list[int]) -> tuple[dict[int, int], int]:
-        with self.db.read() as conn:
-            n = conn.execute("SELECT value FROM kb_meta WHERE kb=%s AND key='lex_docs'", (self.kb,)).fetchone()
-            rows = conn.execute(
-                "SELECT term, df FROM kb_terms WHERE kb=%s AND term = ANY(%s)", (self.kb, ids)
-            ).fetchall()
-        return {t: df for t, df in rows if df > 0}, int(n[0]) if n else 0
+        with self.db.read() as conn:  # one round trip: the KB's chunk count and the terms' frequencies
+            n, terms, dfs = conn.execute(
+                "SELECT (SELECT value FROM kb_meta WHERE kb=%s AND key='lex_docs'), array_agg(term), array_agg(df) "
+                "FROM kb_terms WHERE kb=%s AND term = ANY(%s)",
+                (self.kb, self.kb, ids),
+            ).fetchone()
+        return {t: df for t, df in zip(terms or [], dfs or [], strict=True) if df > 0}, int(n) if n else 0
 
     def num_docs(self) -> int:
         return self._stats([])[1]
