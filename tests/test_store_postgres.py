@@ -332,3 +332,19 @@ def test_the_graph_lives_in_the_database_for_every_host(pg_url, tmp_path, embedd
         assert conn.execute("SELECT count(*) FROM kb_graph").fetchone()[0] == 0
     writer.close()
     reader.close()
+
+
+def test_the_hnsw_index_is_built_after_a_models_first_vectors_and_used(pg_engine):
+    kb = pg_engine.kb()
+    with kb.db.read() as conn:
+        assert conn.execute(
+            "SELECT 1 FROM pg_indexes WHERE indexname = %s", (f"kb_vectors_hnsw_{kb.model_key}",)
+        ).fetchone()
+        conn.execute("SET LOCAL enable_seqscan = off")  # on two rows the planner would rather scan
+        vector = pg_engine.embedder().embed_query("salary")
+        plan = conn.execute(
+            f"EXPLAIN SELECT chunk FROM kb_vectors WHERE model = '{kb.model_key}' AND kb = %s "
+            f"ORDER BY embedding::vector({len(vector)}) <#> %s LIMIT 5",
+            (kb.name, vector),
+        ).fetchall()
+    assert f"kb_vectors_hnsw_{kb.model_key}" in " ".join(r[0] for r in plan)

@@ -80,9 +80,14 @@ class PostgresVectorIndex:
             row = conn.execute(
                 "SELECT vector_dims(embedding) FROM kb_embeddings WHERE model=%s LIMIT 1", (self.model,)
             ).fetchone()
-            if row:
-                self.dim = int(row[0])
-                conn.execute(hnsw_index_ddl(self.model, self.dim))
+            # a model's first vectors go in before its HNSW index is built: one bulk build is many times faster
+            # than inserting each row into an existing graph; later rows join the index one by one
+            indexed = bool(
+                conn.execute(
+                    "SELECT 1 FROM pg_indexes WHERE tablename = 'kb_vectors' AND indexname = %s",
+                    (f"kb_vectors_hnsw_{self.model}",),
+                ).fetchone()
+            )
             conn.execute(
                 "INSERT INTO kb_vectors(kb, chunk, model, acl, embedding) "
                 "SELECT c.kb, c.id, %(m)s, c.acl, e.embedding FROM kb_chunks c "
@@ -91,6 +96,10 @@ class PostgresVectorIndex:
                 "(SELECT 1 FROM kb_vectors v WHERE v.kb = c.kb AND v.model = %(m)s AND v.chunk = c.id)",
                 {"m": self.model, "kb": self.kb},
             )
+            if row:
+                self.dim = int(row[0])
+                if not indexed:
+                    conn.execute(hnsw_index_ddl(self.model, self.dim))
             count = conn.execute(
                 "SELECT count(*) FROM kb_vectors WHERE kb=%s AND model=%s", (self.kb, self.model)
             ).fetchone()[0]
