@@ -334,13 +334,15 @@ def test_the_graph_lives_in_the_database_for_every_host(pg_url, tmp_path, embedd
     reader.close()
 
 
-def test_the_hnsw_index_is_built_after_a_models_first_vectors_and_used(pg_engine):
+def test_the_hnsw_index_is_built_after_a_models_first_vectors_and_can_serve_the_search(pg_engine):
     kb = pg_engine.kb()
     with kb.db.read() as conn:
         assert conn.execute(
             "SELECT 1 FROM pg_indexes WHERE indexname = %s", (f"kb_vectors_hnsw_{kb.model_key}",)
         ).fetchone()
-        conn.execute("SET LOCAL enable_seqscan = off")  # on two rows the planner would rather scan
+        # on a few rows the planner would rather scan and sort: forbid both, the HNSW index must serve the query
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute("SET LOCAL enable_sort = off")
         vector = pg_engine.embedder().embed_query("salary")
         plan = conn.execute(
             f"EXPLAIN SELECT chunk FROM kb_vectors WHERE model = '{kb.model_key}' AND kb = %s "
