@@ -27,6 +27,7 @@ from pathlib import Path
 import httpx
 
 from load import QUESTIONS  # the same questions as the in-process load benchmark
+from tables import print_markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "kb_agent.interfaces.cli"]
@@ -142,11 +143,7 @@ def main() -> None:
         if started_pg:
             subprocess.run([*CLI, "db", "stop"], env=base, capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
-    keys = list(rows[0])
-    print("| " + " | ".join(keys) + " |")
-    print("|" + "---|" * len(keys))
-    for row in rows:
-        print("| " + " | ".join(str(row[k]) for k in keys) + " |")
+    print_markdown_table(rows)
     print(f"/v1/{args.endpoint}: {args.clients} clients, {args.seconds:.0f} s each; {os.cpu_count()} cores")
 
 

@@ -34,6 +34,7 @@ from kb_agent.retrieval.searcher import Searcher
 from kb_agent.store.backends import open_knowledge_base
 from kb_agent.store.catalog import FileRecord
 from kb_agent.store.records import Chunk
+from tables import print_markdown_table
 
 MODEL = "bench/synthetic-384"
 DIM, CENTRES, PER_FILE = 384, 500, 100
@@ -229,11 +230,7 @@ def main() -> None:
             db.close_all()
             embedded.stop(started)
         shutil.rmtree(workdir, ignore_errors=True)
-    keys = list(rows[0])
-    print("| " + " | ".join(keys) + " |")
-    print("|" + "---|" * len(keys))
-    for row in rows:
-        print("| " + " | ".join(str(row[k]) for k in keys) + " |")
+    print_markdown_table(rows)
     print(f"machine: {os.cpu_count()} cores; {subprocess.run(['uname', '-sr'], capture_output=True, text=True).stdout}")
 
 

@@ -189,7 +189,7 @@ class PostgresKnowledgeBase(SharedParts):
                         _clean(c.title), json.dumps(c.heading_path, ensure_ascii=False), c.content_hash, list(c.acl),
                         c.updated_at, c.source_type, _clean(c.text),
                         _clean(json.dumps(c.metadata, ensure_ascii=False, default=str)), p.key, p.length,
-                        list(weights), SparseVector(weights, DIMENSIONS), [weights[t] for t in weights],
+                        list(weights), SparseVector(weights, DIMENSIONS), list(weights.values()),
                     ))  # fmt: skip
             # the chunks, then one impact row per (term, chunk) for the keyword index
             cur.execute(
