@@ -51,7 +51,7 @@ def _vocabulary(rng: np.random.Generator, size: int = 20000) -> list[str]:
 
 
 class Corpus:
-    def __init__(self, n: int, seed: int = 7):
+    def __init__(self, n: int, seed: int = 7, share: float = 0.10):
         rng = np.random.default_rng(seed)
         self.vocab = _vocabulary(rng)
         ranks = np.arange(1, len(self.vocab) + 1)
@@ -59,7 +59,7 @@ class Corpus:
         self.centres = rng.normal(size=(CENTRES, DIM)).astype(np.float32)
         self.rng = rng
         self.n = n
-        self.visible = rng.random(n) < 0.10  # the caller's share
+        self.visible = rng.random(n) < share  # the caller's share
 
     def words(self, count: int) -> str:
         picks = np.minimum(np.searchsorted(self.cdf, self.rng.random(count)), len(self.vocab) - 1)
@@ -136,13 +136,50 @@ def _disk(kb, settings: Settings) -> float:
     return total / 1e6
 
 
-def run_store(store: str, n: int, queries: int, url: str | None, workdir: Path) -> dict:
+def _dense_recall(kb, qvecs, vectors, allowed_mask, ids) -> float:
+    recalls = []
+    visible_rows = np.flatnonzero(allowed_mask)
+    first = None
+    if ids is None:  # postgres: row ids follow load order too, from the first id of this knowledge base
+        with kb.db.read() as conn:
+            first = conn.execute("SELECT min(id) FROM kb_chunks WHERE kb=%s", (kb.name,)).fetchone()[0]
+    for vec in qvecs:
+        exact_rows = visible_rows[np.argsort(-(vectors[visible_rows] @ vec))[:10]]
+        found = kb.vectors.search(vec, 10, CALLER)
+        exact = {int(first) + int(r) for r in exact_rows} if ids is None else {int(ids[r]) for r in exact_rows}
+        recalls.append(len(exact & {i for i, _ in found}) / 10)
+    return round(float(np.mean(recalls)), 3)
+
+
+def dense_sweep(kb, qvecs, vectors, allowed_mask, settings: list[tuple[int, int]]) -> list[dict]:
+    """PostgreSQL: dense recall@10 and latency per (hnsw.ef_search, rows fetched before the exact top 10)."""
+    rows, default = [], (kb.vectors.ef_search, kb.vectors.fetch)
+    for ef, fetch in settings:
+        kb.vectors.ef_search, kb.vectors.fetch = ef, fetch
+        times = []
+        for vec in qvecs:
+            t = time.perf_counter()
+            kb.vectors.search(vec, 10, CALLER)
+            times.append((time.perf_counter() - t) * 1000)
+        p50, p95 = _percentiles(times)
+        recall = _dense_recall(kb, qvecs, vectors, allowed_mask, None)
+        rows.append({"ef_search": ef, "fetch": fetch, "dense_p50_ms": round(p50, 1), "dense_p95_ms": round(p95, 1),
+                     "dense_recall@10": recall})  # fmt: skip
+        print(rows[-1], flush=True)
+    kb.vectors.ef_search, kb.vectors.fetch = default
+    return rows
+
+
+def run_store(
+    store: str, n: int, queries: int, url: str | None, workdir: Path, share: float = 0.10,
+    sweep: list[tuple[int, int]] | None = None,
+) -> dict:  # fmt: skip
     settings = Settings(
         data_folder=workdir / store, store=store, database_url=SecretStr(url) if url else None, _env_file=None,
         rrf_weight_grep=0.0,
     )  # fmt: skip
     kb = open_knowledge_base(f"scale{n}", settings, model_id=MODEL)
-    corpus = Corpus(n)
+    corpus = Corpus(n, share=share)
     seconds, vectors, allowed_mask, _ = _load(kb, corpus)
     kb.refresh()
     embedder = GivenVectors()
@@ -166,19 +203,9 @@ def run_store(store: str, n: int, queries: int, url: str | None, workdir: Path) 
             times.append((time.perf_counter() - t) * 1000)
         p50, p95 = _percentiles(times)
         result[f"{mode}_p50_ms"], result[f"{mode}_p95_ms"] = round(p50, 1), round(p95, 1)
-    recalls = []
-    visible_rows = np.flatnonzero(allowed_mask)
-    for vec in qvecs:
-        exact_rows = visible_rows[np.argsort(-(vectors[visible_rows] @ vec))[:10]]
-        found = kb.vectors.search(vec, 10, CALLER)
-        if ids is None:  # postgres: row ids follow load order too, from the first id of this knowledge base
-            with kb.db.read() as conn:
-                first = conn.execute("SELECT min(id) FROM kb_chunks WHERE kb=%s", (kb.name,)).fetchone()[0]
-            exact = {int(first) + int(r) for r in exact_rows}
-        else:
-            exact = {int(ids[r]) for r in exact_rows}
-        recalls.append(len(exact & {i for i, _ in found}) / 10)
-    result["dense_recall@10"] = round(float(np.mean(recalls)), 3)
+    result["dense_recall@10"] = _dense_recall(kb, qvecs, vectors, allowed_mask, ids)
+    if store == "postgres" and sweep:
+        result["sweep"] = dense_sweep(kb, qvecs, vectors, allowed_mask, sweep)
     if store == "postgres":  # impact-ordered pruning against reading every posting (tantivy is exhaustive)
         overlaps = []
         for text in texts[:50]:
@@ -209,7 +236,13 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--store", default="embedded,postgres")
+    parser.add_argument("--share", type=float, default=0.10, help="the caller's share of the chunks (ACL filter)")
+    parser.add_argument(
+        "--dense-sweep", default="", metavar="EFxFETCH,...",
+        help="PostgreSQL: dense recall and latency per hnsw.ef_search x rows fetched, e.g. 100x10,200x10,100x40",
+    )  # fmt: skip
     args = parser.parse_args()
+    sweep = [tuple(int(v) for v in item.split("x")) for item in args.dense_sweep.split(",") if item]
     workdir = Path(tempfile.mkdtemp(prefix="kb-agent-scale-"))
     os.chmod(workdir, 0o711)
     url, started = os.environ.get("KB_AGENT_DATABASE_URL"), None
@@ -221,7 +254,7 @@ def main() -> None:
             started = Settings(data_folder=workdir / "pg", _env_file=None)
             url = embedded.start(started)
         for store in args.store.split(","):
-            rows.append(run_store(store, args.chunks, args.queries, url, workdir))
+            rows.append(run_store(store, args.chunks, args.queries, url, workdir, args.share, sweep))
             print(rows[-1], flush=True)
     finally:
         if started is not None:
@@ -230,7 +263,10 @@ def main() -> None:
             db.close_all()
             embedded.stop(started)
         shutil.rmtree(workdir, ignore_errors=True)
+    sweeps = [point for row in rows for point in row.pop("sweep", [])]
     print_markdown_table(rows)
+    if sweeps:
+        print_markdown_table(sweeps)
     print(f"machine: {os.cpu_count()} cores; {subprocess.run(['uname', '-sr'], capture_output=True, text=True).stdout}")
 
 

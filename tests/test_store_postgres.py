@@ -7,6 +7,7 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import store_settings, write
+from kb_agent.config import Settings
 from kb_agent.engine import Engine
 from kb_agent.governance.access import AccessFilter
 
@@ -350,3 +351,26 @@ def test_the_hnsw_index_is_built_after_a_models_first_vectors_and_can_serve_the_
             (kb.name, vector),
         ).fetchall()
     assert f"kb_vectors_hnsw_{kb.model_key}" in " ".join(r[0] for r in plan)
+
+
+def test_a_dense_search_reads_more_rows_than_asked_and_keeps_the_exact_best_k(pg_url, tmp_path, embedder):
+    words = "salary vacation engineer budget travel laptop office payroll pension review".split()
+    engine = _keyword_kb(
+        pg_url,
+        tmp_path,
+        embedder,
+        {f"note{i}.md": f"# Note {i}\n{words[i % 10]} {words[(i * 3) % 10]} {i}\n" for i in range(40)},
+    )
+    engine.embed()
+    kb = engine.kb()
+    vector = engine.embedder().embed_query("salary review")
+    everyone = AccessFilter.for_groups([])
+    assert kb.vectors.fetch == Settings(_env_file=None).pg_dense_fetch  # KB_AGENT_PG_DENSE_FETCH reaches the store
+    kb.vectors.fetch = 30
+    wide = kb.vectors.search(vector, 3, everyone)
+    kb.vectors.fetch = len(kb.vectors)  # every row: the exact order
+    exact = kb.vectors.search(vector, len(kb.vectors), everyone)
+    engine.close()
+    assert len(exact) == 40
+    assert [s for _, s in exact] == sorted((s for _, s in exact), reverse=True)
+    assert wide == exact[:3]

@@ -43,6 +43,13 @@ class Settings(BaseSettings):
     pg_ef_search: int = Field(
         default=100, ge=10, le=1000, description="HNSW candidate list per dense search (hnsw.ef_search)."
     )
+    pg_dense_fetch: int = Field(
+        default=40,
+        ge=1,
+        le=1000,
+        description="Rows a dense search reads at least from the HNSW index before the exact best k are kept "
+        "(an ACL-filtered iterative scan finds truer neighbours when it reads more).",
+    )
     db_os_user: str | None = Field(
         default=None,
         description="Unprivileged OS user that runs the embedded PostgreSQL when kb-agent runs as root "

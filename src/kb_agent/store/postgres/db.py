@@ -45,7 +45,12 @@ def database_for(settings: Settings) -> Database:
     with _pools_lock:
         db = _pools.get(url)
         if db is None:
-            db = _pools[url] = Database(url, pool_size=settings.db_pool_size, ef_search=settings.pg_ef_search)
+            db = _pools[url] = Database(
+                url,
+                pool_size=settings.db_pool_size,
+                ef_search=settings.pg_ef_search,
+                dense_fetch=settings.pg_dense_fetch,
+            )
         return db
 
 
@@ -57,7 +62,7 @@ def close_all() -> None:
 
 
 class Database:
-    def __init__(self, url: str, *, pool_size: int = 4, ef_search: int = 100):
+    def __init__(self, url: str, *, pool_size: int = 4, ef_search: int = 100, dense_fetch: int = 40):
         try:
             import psycopg
             from pgvector.psycopg import register_vector
@@ -68,6 +73,7 @@ class Database:
             ) from exc
         self.url = url
         self.ef_search = ef_search
+        self.dense_fetch = dense_fetch
 
         def configure(conn) -> None:
             register_vector(conn)

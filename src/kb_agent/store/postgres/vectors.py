@@ -70,6 +70,8 @@ class PostgresVectorIndex:
         self.model = model_key
         self.count = 0  # refreshed by the knowledge base from its meta row (one read per search)
         self.dim: int | None = None
+        self.ef_search: int | None = None  # None: the connection's setting (KB_AGENT_PG_EF_SEARCH)
+        self.fetch = db.dense_fetch  # rows read from the relaxed-order scan before the exact top k is kept
 
     def __len__(self) -> int:
         return self.count
@@ -125,6 +127,9 @@ class PostgresVectorIndex:
             f"ORDER BY {column} <#> %s LIMIT %s"
         )
         with self.db.read(access) as conn:
-            rows = conn.execute(sql, (query, *params, query, k)).fetchall()
+            if self.ef_search:
+                conn.execute(f"SET LOCAL hnsw.ef_search = {int(self.ef_search)}")
+            rows = conn.execute(sql, (query, *params, query, max(k, self.fetch))).fetchall()
         found = [(int(c), float(s)) for c, s in rows]
-        return sorted(found, key=lambda r: -r[1])  # iterative scans may return neighbours slightly out of order
+        # iterative scans may return neighbours slightly out of order: keep the exact best k
+        return sorted(found, key=lambda r: -r[1])[:k]
