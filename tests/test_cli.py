@@ -98,6 +98,7 @@ def test_ask_json_has_exactly_the_documented_keys(cli_env, monkeypatch):
         "tokens",
         "fast_paths",
         "timings",
+        "steps",
     }
     assert payload["claims"] and all(c["supported"] and c["citation"] for c in payload["claims"])
     assert payload["citations"][0]["path"] == "docs/retry.md" and payload["llm_calls"] == 0

@@ -72,7 +72,8 @@ def test_agent_main_search_follows_named_documents_for_members_only(films, setti
 
     assert "films/people/shirley_temple.md" in evidence_paths(UserContext(user_id="c", groups=["casting"]))
     assert not any(p.startswith("films/people/") for p in evidence_paths(UserContext(user_id="p", groups=["press"])))
-    films.settings = settings.model_copy(update={"evidence_top_k": 3, "search_hops": 1})
+    # the control: neither the title hop nor the multi-step search (which finds her too) runs
+    films.settings = settings.model_copy(update={"evidence_top_k": 3, "search_hops": 1, "multi_step": False})
     assert "films/people/shirley_temple.md" not in evidence_paths(UserContext(user_id="c", groups=["casting"]))
 
 

@@ -117,6 +117,11 @@ class Settings(BaseSettings):
             "Hops of the agent's main search: 2 also follows documents named in the top passages (no LLM call)."
         ),
     )
+    multi_step: bool = Field(
+        default=True,
+        description="Answer bridge questions ('who directed the film that ...') in ordered search steps, each "
+        "step's answer (copied from its evidence) put into the next step's query.",
+    )
     synth_max_sources: int = Field(default=5, ge=1, le=30, description="Sources given to the answer model.")
     source_max_chars: int = Field(default=900, ge=200, description="Characters of each source in the prompt.")
 

@@ -45,6 +45,7 @@ class Answer(BaseModel):
     fast_paths: list[dict] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict, description="milliseconds per node")
     planned_queries: list[str] = Field(default_factory=list)
+    steps: list[dict] = Field(default_factory=list, description="multi-step search: each step's query and answer")
     planner_fallback: str | None = None
     tool_calls: list[dict] = Field(default_factory=list)
     evidence: list[dict] = Field(default_factory=list, description="final evidence (for evaluation)")
@@ -62,6 +63,7 @@ class Answer(BaseModel):
         "tokens",
         "fast_paths",
         "timings",
+        "steps",
     )
 
     def cli_dict(self) -> dict:
@@ -77,6 +79,7 @@ class Answer(BaseModel):
                 "sentences": [c.sentence for c in self.claims],
                 "planned_queries": self.planned_queries,
                 "tool_calls": self.tool_calls,
+                "steps": self.steps,
             }
         )
         return self.model_copy(
@@ -91,6 +94,7 @@ class Answer(BaseModel):
                 ],
                 "planned_queries": shown["planned_queries"],
                 "tool_calls": shown["tool_calls"],
+                "steps": shown["steps"],
             }
         )
 
@@ -119,6 +123,7 @@ def to_answer(final: dict, trace_id: str, llms: list, notice: str | None) -> Ans
         fast_paths=final.get("fast_paths", []),
         timings=timings,
         planned_queries=final.get("planned_queries", []),
+        steps=final.get("steps", []),
         planner_fallback=final.get("planner_fallback"),
         tool_calls=final.get("tool_history", []),
         evidence=[

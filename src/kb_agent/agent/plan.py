@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.rules import TICKET_RE, URL_RE
 from kb_agent.agent.state import AgentState, RouteState, ToolCall
+from kb_agent.agent.steps import decompose
 from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, cut_chinese, has_cjk
 from kb_agent.tools.base import ToolArgsError
 
@@ -101,12 +102,32 @@ def plan(state: AgentState, config) -> AgentState:
             if "vector_search" in ctx.tools
             else []
         )
-    return {
+    update: AgentState = {
         "pending_calls": pending,
         "planned_queries": queries,
         "planner_fallback": fallback_reason,
         "timings": timed("plan", started),
     }
+    step_plan = _step_plan(ctx, state, pending, refining)
+    if step_plan:
+        update["step_plan"] = step_plan
+    return update
+
+
+def _step_plan(ctx: AgentContext, state: AgentState, pending: list[dict], refining: bool) -> dict | None:
+    """A bridge question's ordered steps, decided by its shape (rules a small model cannot spoil); only in the
+    first round, and only when the question's own hybrid search runs (the steps are merged with it)."""
+    route = state["route"]
+    if not ctx.settings.multi_step or refining or state.get("steps") or state.get("strategy"):
+        return None
+    if route.get("query_type") in ("file_discovery", "chitchat") or route.get("complexity") == "chitchat":
+        return None
+    if route.get("query_type") == "exact" and route.get("decided_by") not in ("llm", "fallback", None):
+        return None  # a rule found a key, path or identifier: exact lookups need no steps
+    if not any(c["name"] == "hybrid_search" for c in pending):
+        return None
+    decomposed = decompose(state["query"])
+    return {"steps": decomposed.steps, "rule": decomposed.rule} if decomposed else None
 
 
 def _messages(ctx: AgentContext, state: AgentState, refining: bool, tried: list[str], max_queries: int) -> list[dict]:

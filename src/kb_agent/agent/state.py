@@ -63,6 +63,8 @@ class AgentState(TypedDict, total=False):
     planned_queries: list[str]
     planner_fallback: str | None
     pending_calls: list[dict]
+    step_plan: dict  # {"steps": [...], "rule": ...}: a bridge question's ordered search steps (agent/steps.py)
+    steps: list[dict]  # what each step searched and the answer it passed on
     evidence: list[Evidence]
     new_evidence_ids: list[int]
     rejected_spans: Annotated[list[list], operator.add]  # graded irrelevant: not brought back later

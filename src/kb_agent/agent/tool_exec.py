@@ -6,6 +6,8 @@ import time
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.state import AgentState
+from kb_agent.agent.steps import StepPlan, run_steps
+from kb_agent.tools.base import Evidence
 from kb_agent.tools.tasks import TaskRequest
 
 
@@ -67,6 +69,23 @@ def tool_exec(state: AgentState, config) -> AgentState:
                 "error": record.get("error"),
             }
         )
+    step_plan, trace = state.get("step_plan"), None
+    if step_plan and not state.get("steps"):  # a bridge question: its steps run now, in order
+        first = next((r.evidence for c, r in zip(calls, results, strict=True) if c["name"] == "hybrid_search"), [])
+        merged, trace = run_steps(ctx, state, StepPlan(**step_plan), list(first))
+        for item in merged:
+            if item.key in seen:
+                continue
+            seen.add(item.key)
+            flagged = ctx.quarantine(item, "hybrid_search")
+            if flagged:
+                quarantined.append(flagged)
+                continue
+            existing.append(item.model_copy(update={"id": next_id}))
+            new_ids.append(next_id)
+            next_id += 1
+        existing, new_ids = _ordered(existing, new_ids, {e.key: i for i, e in enumerate(merged)})
+        ctx.record("multi_step", {"rule": step_plan["rule"], "steps": trace})
     update: AgentState = {
         "evidence": existing,
         "new_evidence_ids": new_ids,
@@ -75,6 +94,8 @@ def tool_exec(state: AgentState, config) -> AgentState:
         "pending_calls": [],
         "timings": timed("tool_exec", started),
     }
+    if trace is not None:
+        update["steps"] = trace
     notices = list(dict.fromkeys(ctx.tool_ctx.notices))
     ctx.tool_ctx.notices.clear()
     if quarantined:
@@ -87,3 +108,14 @@ def tool_exec(state: AgentState, config) -> AgentState:
     if state["route"].get("complexity") == "simple":
         update["fast_paths"] = [ctx.fast_path("simple_skip_grading", "simple_route", state["query"])]
     return update
+
+
+def _ordered(evidence: list[Evidence], new_ids: list[int], order: dict) -> tuple[list[Evidence], list[int]]:
+    """This round's evidence in the steps' merged order (what the answer and recall@k read first), numbered
+    in that order."""
+    fresh = set(new_ids)
+    old = [e for e in evidence if e.id not in fresh]
+    new = sorted((e for e in evidence if e.id in fresh), key=lambda e: order.get(e.key, len(order)))
+    first_id = min(fresh, default=1)
+    renumbered = [e.model_copy(update={"id": first_id + i}) for i, e in enumerate(new)]
+    return old + renumbered, [e.id for e in renumbered]

@@ -136,6 +136,8 @@ def evaluate_agent(
                     "llm_calls": answer.llm_calls,
                     "steps": answer.iterations,
                     "planned_queries": len(answer.planned_queries),
+                    "search_steps": len(answer.steps),
+                    "step_trace": answer.steps,
                     "seconds": seconds,
                     "complexity": answer.route.get("complexity"),
                 }
@@ -166,6 +168,7 @@ def evaluate_agent(
         "llm_calls_per_question": _mean(rows, "llm_calls", 2),
         "seconds_per_question": _mean(rows, "seconds", 2),
         "steps_per_question": _mean(rows, "steps", 2),
+        "search_steps_per_question": _mean(rows, "search_steps", 2),
         "by_route": by_route,
         "by_hops": by_hops,
     }

@@ -1,0 +1,267 @@
+"""Sequential multi-step retrieval: a question that hides its second entity ("who directed the film that was
+shot in Leland in 1986?") is answered in ordered steps. Step 1 finds the hidden entity ("the film that was
+shot in Leland in 1986"), a bounded extraction names it ("Blue Velvet"), and the next step searches with the
+name in place of `#1` ("Who directed Blue Velvet?").
+
+Decomposition is by rule, so the path works with no model at all; extraction copies a span out of the step's
+own evidence (the local model may pick it, never invent it). The original question keeps its own search in
+every round, and the rounds' lists are interleaved, so a step that goes astray costs little."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from kb_agent.agent.context import AgentContext
+from kb_agent.agent.extractive import key_terms, terms
+from kb_agent.agent.shape import question_shape
+from kb_agent.text.tokenize import has_cjk
+from kb_agent.tools.base import Evidence
+from kb_agent.tools.tasks import TaskRequest
+
+MAX_STEPS = 3
+BRIDGES_PER_STEP = 2  # a step's two best candidates are both searched: a wrong first pick costs one search
+
+_RELATIVE = re.compile(
+    r"\b(?P<np>(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?P<rel>that|which|who|whom|whose|where|when)\s+"
+    r"(?P<clause>[^?]+?)\s*(?=\?|$)",
+    re.I,
+)
+_ENTITY = r"(?:[A-Z][\w.&'-]*|\"[^\"]+\")(?:\s+(?:of|the|de|and|&)?\s*[A-Z][\w.&'-]*)*"
+# "the spouse of the director of Titanic": the innermost relation is asked first
+_OF_CHAIN = re.compile(
+    rf"\b(?P<head>the\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+of)\s+(?P<inner>the\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+of\s+{_ENTITY})"
+)
+_POSSESSIVE = re.compile(
+    rf"\b(?P<owner>{_ENTITY})'s\s+(?P<thing>(?:(?:first|second|third|last|latest|debut|eldest|youngest|only)\s+)?"
+    r"[a-z][\w-]*)\b"
+)
+_WH = re.compile(r"\b(what|which|who|whom|when|where|how)\b", re.I)
+# a relative clause that only qualifies the answer ("which city ... that ...") is not a hidden entity
+_ASKED_HEAD = re.compile(r"^(?:which|what|how many)\b", re.I)
+_COMPARISON = re.compile(
+    r"\b(both|neither|either|same|different|compared?|versus|vs\.?|older|younger|earlier|later|first|more|less)\b"
+    r"|\bor\b[^?]*\?",
+    re.I,
+)
+_NOT_THINGS = frozenset("best most largest biggest own".split())
+
+
+@dataclass
+class StepPlan:
+    """Ordered step queries; `#1` in a later step stands for the answer extracted in step 1."""
+
+    steps: list[str]
+    rule: str
+
+
+@dataclass
+class StepTrace:
+    query: str
+    bridges: list[str] = field(default_factory=list)
+    found: int = 0
+
+
+def decompose(question: str) -> StepPlan | None:
+    """Rule decomposition of the common bridge shapes; None when the question shows none (or is Chinese:
+    its bridge shapes are not covered by rules yet, and the single search stays as it was)."""
+    text = " ".join(question.split())
+    if has_cjk(text) or len(text.split()) < 5:
+        return None
+    chain = _OF_CHAIN.search(text)
+    if chain:
+        outer = text[: chain.start("inner")] + "#1" + text[chain.end("inner") :]
+        return StepPlan([chain.group("inner"), outer], "of_chain")
+    owner = _POSSESSIVE.search(text)
+    if owner and owner.group("thing").split()[-1] not in _NOT_THINGS:  # "Titanic's director"
+        inner = f"the {owner.group('thing')} of {owner.group('owner')}"
+        return StepPlan([inner, text[: owner.start()] + "#1" + text[owner.end() :]], "possessive")
+    for match in _RELATIVE.finditer(text):
+        before = text[: match.start()].strip()
+        if _ASKED_HEAD.match(before) and len(before.split()) <= 2:
+            continue  # "which city is the band that ...": the clause names the band, the band is asked
+        noun_phrase, rel, clause = match.group("np"), match.group("rel"), match.group("clause").strip(" ,.")
+        if len(clause.split()) < 2:
+            continue
+        if _WH.search(clause):  # the clause holds the question: find the noun phrase's entity first
+            first = (text[: match.end("np")] + " " + text[match.end() :]).strip(" ?")
+            return StepPlan([first, f"#1 {clause}"], "relative_clause_asked")
+        outer = (text[: match.start()] + "#1" + text[match.end() :]).strip()
+        if len(outer.split()) < 2:
+            continue
+        return StepPlan([f"{noun_phrase} {rel} {clause}", outer], "relative_clause")
+    if question_shape(text) != "simple" and not _COMPARISON.search(text):
+        # not plainly one lookup, no shape found: the question's own passages may name its bridge
+        return StepPlan([text, f"#1 {text}"], "bridge_entity")
+    return None
+
+
+def substitute(step: str, answers: list[str]) -> str:
+    for number, answer in enumerate(answers, start=1):
+        step = step.replace(f"#{number}", answer)
+    return step
+
+
+# a candidate answer: a run of capitalised words (inner "of", "the", "de", "and" allowed), a year, or a number
+_NAME_WORD = r"(?:[A-Z]\.(?:\s?[A-Z]\.)*\s?[A-Z][\w&'-]*|[A-Z][\w.&'-]*)"
+_CANDIDATE = re.compile(
+    rf"\b{_NAME_WORD}(?:\s+(?:of|the|de|la|von|van|and|for|&)\s+{_NAME_WORD}|\s+{_NAME_WORD})*"
+    r"|\b(?:1[0-9]{3}|20[0-9]{2})\b"
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
+_NOT_ANSWERS = frozenset(
+    "The A An In On At It He She They His Her Its This That These Those There When Where While After Before "
+    "During From With As By For Of And But Or If Also However January February March April May June July "
+    "August September October November December".split()
+)
+
+
+def bridge_candidates(step_query: str, passages: list[str], question: str, limit: int = BRIDGES_PER_STEP) -> list[str]:
+    """Spans of the step's best passages that could be the step's answer, best first: named in a sentence
+    that covers the step's key terms, in a passage the search ranked high, and not already in the question."""
+    wanted = key_terms(step_query)
+    asked = {t.lower() for t in re.findall(r"\w+", question)}
+    year_wanted = bool(re.match(r"\s*(?:in\s+)?(?:what|which)\s+year|\s*when\b", step_query, re.I))
+    scores: dict[str, float] = {}
+    spelled: dict[str, str] = {}
+    for rank, passage in enumerate(passages[:3]):
+        for sentence in _SENTENCE.split(passage):
+            found = terms(sentence)
+            cover = len(wanted & found) / len(wanted) if wanted else 0.0
+            if cover == 0.0:
+                continue
+            for match in _CANDIDATE.finditer(sentence):
+                name = re.sub(r"'s$", "", match.group(0).strip(" .,'"))
+                words = re.findall(r"\w+", name)
+                if len(name) < 2 or name in _NOT_ANSWERS or not words:
+                    continue
+                if sum(w.lower() in asked for w in words) * 2 >= len(words):
+                    continue  # mostly the question's own words: the question already searched them
+                if match.start() == 0 and len(words) == 1 and name.lower() in sentence.lower()[1:]:
+                    continue  # a capitalised first word that the text also writes in lower case
+                is_year = name.isdigit()
+                score = cover + 0.5 / (rank + 1) + (0.3 if is_year == year_wanted else 0.0)
+                score += 0.1 * min(len(words), 3) if not is_year else 0.0
+                key = name.lower()
+                if score > scores.get(key, 0.0):
+                    scores[key], spelled[key] = score, name
+    best = sorted(scores, key=lambda k: -scores[k])
+    return [spelled[k] for k in best[:limit]]
+
+
+def interleave(lists: list[list], key, skip: set | None = None) -> list:
+    """Round-robin over ranked lists, each item once (and none of `skip`)."""
+    out, seen = [], set(skip or ())
+    for position in range(max((len(items) for items in lists), default=0)):
+        for items in lists:
+            if position < len(items) and key(items[position]) not in seen:
+                seen.add(key(items[position]))
+                out.append(items[position])
+    return out
+
+
+class StepAnswer(BaseModel):
+    span: str = Field(default="", max_length=120, description="a short span copied from the passages, or empty")
+
+
+EXTRACT_PROMPT = """Copy from the passages the shortest span (a name, title, place, date or number) that answers
+the question. Copy it exactly; reply with an empty span if no passage answers it.
+Reply with one JSON object: {"span": "..."}"""
+
+
+def _normalised(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def extract_step_answer(
+    ctx: AgentContext, step_query: str, passages: list[str], question: str, *, model: bool = True
+) -> list[str]:
+    """The step's answer: the local model's pick when it copied a span that is really in the evidence (a few
+    tokens out), then the rule candidates (the only ones without a model)."""
+    candidates = bridge_candidates(step_query, passages, question)
+    if ctx.fast is None or not model or not passages:
+        return candidates
+    shown = "\n\n".join(f"[{i}] {text[:700]}" for i, text in enumerate(passages[:3], start=1))
+    messages = [
+        {"role": "system", "content": EXTRACT_PROMPT},
+        {"role": "user", "content": f"Passages:\n{shown}\n\nQuestion: {step_query}"},
+    ]
+    picked, from_model = ctx.fast.structured(
+        messages, StepAnswer, fallback=StepAnswer(), purpose="step_extract", max_tokens=40
+    )
+    span = " ".join(picked.span.split()).strip(" .,")
+    evidence = " ".join(_normalised(p) for p in passages[:3])
+    if from_model and span and _normalised(span) and f" {_normalised(span)} " in f" {evidence} ":
+        return [span, *[c for c in candidates if c.lower() != span.lower()]][:BRIDGES_PER_STEP]
+    return candidates
+
+
+def _search(ctx: AgentContext, state, query: str, number: int) -> list[Evidence]:
+    """One step's search, through the same runner as every tool call (gating, ACL, audit, timeout)."""
+    tool = "hybrid_search" if "hybrid_search" in ctx.tools else "vector_search"
+    if tool not in ctx.tools:
+        return []
+    request = TaskRequest(
+        trace_id=ctx.trace_id,
+        parent_task_id=f"node:tool_exec:{state.get('iteration', 0)}:step{number}",
+        tool=tool,
+        input={"query": query[:300], "top_k": ctx.settings.evidence_top_k},
+        auth_scope=list(getattr(ctx.tools[tool], "auth_scope", ())),
+    )
+    (result,) = ctx.runner.run_many([request], ctx.tools, ctx.tool_ctx)
+    return list(result.evidence) if result.status == "ok" else []
+
+
+def run_steps(ctx: AgentContext, state, plan: StepPlan, first: list[Evidence]) -> tuple[list[Evidence], list[dict]]:
+    """Run the plan's steps in order after the question's own search (`first`); returns the evidence of every
+    round merged (the question's two best first, then the rounds in turn, the last step's first) and the trace."""
+    question = state["query"]
+    answers: list[str] = []
+    alternates: list[str | None] = []  # each step's second-best answer: the next step searches it too
+    rounds: list[list[Evidence]] = []
+    last: list[list[Evidence]] = []
+    trace: list[dict] = []
+    for number, step in enumerate(plan.steps[:MAX_STEPS], start=1):
+        needed = [int(n) for n in re.findall(r"#(\d)", step)]
+        if any(n > len(answers) for n in needed):
+            trace.append({"step": number, "query": step, "skipped": "an earlier step found no answer"})
+            break
+        queries = [substitute(step, answers)]
+        if needed and alternates[needed[-1] - 1]:
+            queries.append(substitute(step.replace(f"#{needed[-1]}", alternates[needed[-1] - 1] or ""), answers))
+        ctx.emit({"type": "step", "label": f"🔍 step {number}/{len(plan.steps)}: {queries[0][:80]}"})
+        found: list[Evidence] = []
+        for query in queries:
+            hits = first if query == question else _search(ctx, state, query, number)
+            rounds.append(hits)
+            found += hits
+        last = rounds[-len(queries) :]
+        record: dict = {"step": number, "query": queries[0], "searched": queries, "found": len(found)}
+        trace.append(record)
+        if number == len(plan.steps):
+            break
+        # a shape the rules could not read costs no model call: its bridge is picked by rule
+        picks = extract_step_answer(
+            ctx, queries[0], [e.text for e in found[:3]], question, model=plan.rule != "bridge_entity"
+        )
+        record["answer"] = picks[0] if picks else None
+        if not picks:
+            break
+        answers.append(picks[0])
+        alternates.append(picks[1] if len(picks) > 1 else None)
+    # the question's own two best and the documents they name by title (the search's second hop) stay on top;
+    # then the last step's search (its bridge put in) beside the question's next passages; the alternate
+    # bridge and the earlier steps (which mostly re-find the question's passages) after
+    head = first[:2] + [e for e in first[2:] if e.scores.get("link")]
+    best, alternate = (last[0], last[1:]) if rounds else ([], [])
+    earlier = rounds[: len(rounds) - len(last)] if rounds else []
+    rest = [e for e in first[2:] if not e.scores.get("link")]
+    merged = head + best[:1]  # one place in the top for the step's best: a wrong bridge costs one passage
+    lists = [rest, best[1:], *alternate, *earlier]
+    return merged + interleave(lists, _key, skip={_key(e) for e in merged}), trace
+
+
+def _key(item: Evidence):
+    return item.key

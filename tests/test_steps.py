@@ -1,0 +1,105 @@
+"""Sequential multi-step search: rule decomposition, bridge extraction from the step's own evidence, the
+answer put into the next step, and every step inside the caller's ACL."""
+
+from __future__ import annotations
+
+import pytest
+from tests.conftest import HashEmbedder, write
+
+from kb_agent.agent.steps import bridge_candidates, decompose, substitute
+from kb_agent.config import Settings
+from kb_agent.engine import Engine
+from kb_agent.governance.identity import UserContext
+
+QUESTION = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
+SHOT = "The mystery film Blue Velvet was shot in or around Leland, North Carolina in 1986.\n"
+DIRECTED = "Blue Velvet was directed by David Lynch and stars Kyle MacLachlan.\n"
+NOISE = [f"The film number {i} was directed by someone else and shot in a studio far from here.\n" for i in range(10)]
+
+
+def test_relative_clause_is_decomposed_into_ordered_steps():
+    plan = decompose(QUESTION)
+    assert plan is not None and plan.rule == "relative_clause"
+    assert plan.steps == ["the film that was shot in or around Leland, North Carolina in 1986", "Who directed #1?"]
+    assert substitute(plan.steps[1], ["Blue Velvet"]) == "Who directed Blue Velvet?"
+
+
+@pytest.mark.parametrize(
+    ("question", "rule", "first"),
+    [
+        ("Who is the spouse of the director of Titanic?", "of_chain", "the director of Titanic"),
+        ("Where was Titanic's director born?", "possessive", "the director of Titanic"),
+        (
+            "Drew Fuller starred in a series that originally broadcast on what station?",
+            "relative_clause_asked",
+            "Drew Fuller starred in a series",
+        ),
+    ],
+)
+def test_common_bridge_shapes(question, rule, first):
+    plan = decompose(question)
+    assert plan is not None and plan.rule == rule and plan.steps[0] == first and "#1" in plan.steps[1]
+
+
+@pytest.mark.parametrize(
+    "question", ["Are Medici and Senet both board games?", "Which band was formed first, The Exies or Circus Diablo?"]
+)
+def test_comparisons_and_chinese_questions_get_no_bridge_steps(question):
+    assert decompose(question) is None
+    assert decompose("导演《泰坦尼克号》的人出生在哪里？") is None
+
+
+def test_the_bridge_is_copied_from_the_step_evidence_and_is_not_the_question():
+    passages = [SHOT, "North Carolina is a state. Leland is a town."]
+    found = bridge_candidates("the film that was shot in or around Leland, North Carolina in 1986", passages, QUESTION)
+    assert found[0] == "Blue Velvet"
+    assert all(name not in ("Leland", "North Carolina") for name in found)
+
+
+@pytest.fixture
+def films(tmp_path):
+    root = tmp_path / "films"
+    write(root / "crew" / "blue_velvet_crew.md", DIRECTED)
+    write(root / "locations" / "leland.md", SHOT)
+    write(root / "locations" / ".kbacl", "locations\n")
+    for i, text in enumerate(NOISE):
+        write(root / f"noise{i}.md", text)
+    settings = Settings(data_folder=tmp_path / "data", llm_provider="none", evidence_top_k=3, _env_file=None)
+
+    def make(multi_step: bool) -> Engine:
+        engine = Engine(settings.model_copy(update={"multi_step": multi_step}), embedder=HashEmbedder())
+        engine.index([root])
+        engine.embed()
+        return engine
+
+    return make
+
+
+def _paths(answer) -> list[str]:
+    return [e["path"] for e in answer.evidence]
+
+
+def test_the_second_step_searches_with_the_first_steps_answer(films):
+    crew = UserContext(user_id="c", groups=["locations"])
+    engine = films(True)
+    answer = engine.answer_query(QUESTION, user=crew)
+    engine.close()
+    assert [s["step"] for s in answer.steps] == [1, 2]
+    assert answer.steps[0]["answer"] == "Blue Velvet"
+    assert answer.steps[1]["query"] == "Who directed Blue Velvet?"
+    assert "films/crew/blue_velvet_crew.md" in _paths(answer)[:5]
+    control = films(False)  # without the steps the director's page is not found
+    plain = control.answer_query(QUESTION, user=crew)
+    control.close()
+    assert plain.steps == [] and "films/crew/blue_velvet_crew.md" not in _paths(plain)
+
+
+def test_steps_never_take_a_bridge_from_a_passage_the_caller_may_not_see(films):
+    outsider = UserContext(user_id="o", groups=["press"])
+    engine = films(True)
+    answer = engine.answer_query(QUESTION, user=outsider)
+    engine.close()
+    # the film's name is only in the restricted location page: no step may learn it, nor search with it
+    assert all(s.get("answer") != "Blue Velvet" for s in answer.steps)
+    assert not any("Blue Velvet" in q for s in answer.steps for q in s.get("searched", []))
+    assert "films/locations/leland.md" not in _paths(answer)
