@@ -28,12 +28,8 @@ def tool_exec(state: AgentState, config) -> AgentState:
     ctx.emit({"type": "step", "label": "🔍 Searching"})
     results = ctx.runner.run_many(requests, ctx.tools, ctx.tool_ctx)
 
-    existing = list(state.get("evidence", []))
-    seen = {e.key for e in existing} | {tuple(span) for span in state.get("rejected_spans", [])}
-    next_id = max((e.id for e in existing), default=0) + 1
-    new_ids: list[int] = []
+    intake = _Intake(ctx, list(state.get("evidence", [])), state.get("rejected_spans", []))
     history = []
-    quarantined: list[dict] = []
     for call, result in zip(calls, results, strict=True):
         record = {
             "name": call["name"],
@@ -44,18 +40,7 @@ def tool_exec(state: AgentState, config) -> AgentState:
         }
         if result.status == "ok":
             record["latency_ms"] = result.metrics.get("latency_ms")
-            for item in result.evidence:
-                if item.key in seen:
-                    continue
-                seen.add(item.key)
-                flagged = ctx.quarantine(item, call["name"])
-                if flagged:
-                    quarantined.append(flagged)
-                    continue
-                existing.append(item.model_copy(update={"id": next_id}))
-                new_ids.append(next_id)
-                next_id += 1
-                record["count"] += 1
+            record["count"] = intake.admit(result.evidence, call["name"])
         else:
             record["error"] = result.error
         history.append(record)  # (the runner wrote the tool_call audit record)
@@ -73,22 +58,12 @@ def tool_exec(state: AgentState, config) -> AgentState:
     if step_plan and not state.get("steps"):  # a bridge question: its steps run now, in order
         first = next((r.evidence for c, r in zip(calls, results, strict=True) if c["name"] == "hybrid_search"), [])
         merged, trace = run_steps(ctx, state, StepPlan(**step_plan), list(first))
-        for item in merged:
-            if item.key in seen:
-                continue
-            seen.add(item.key)
-            flagged = ctx.quarantine(item, "hybrid_search")
-            if flagged:
-                quarantined.append(flagged)
-                continue
-            existing.append(item.model_copy(update={"id": next_id}))
-            new_ids.append(next_id)
-            next_id += 1
-        existing, new_ids = _ordered(existing, new_ids, {e.key: i for i, e in enumerate(merged)})
+        intake.admit(merged, "hybrid_search")
+        intake.order({e.key: i for i, e in enumerate(merged)})
         ctx.record("multi_step", {"rule": step_plan["rule"], "steps": trace})
     update: AgentState = {
-        "evidence": existing,
-        "new_evidence_ids": new_ids,
+        "evidence": intake.evidence,
+        "new_evidence_ids": intake.new_ids,
         "tool_history": history,
         "round_tools": [c["name"] for c in calls],
         "pending_calls": [],
@@ -98,6 +73,7 @@ def tool_exec(state: AgentState, config) -> AgentState:
         update["steps"] = trace
     notices = list(dict.fromkeys(ctx.tool_ctx.notices))
     ctx.tool_ctx.notices.clear()
+    quarantined = intake.quarantined
     if quarantined:
         where = ", ".join(f"{q['path']}:L{q['lines']}" for q in quarantined[:3])
         notices.append(
@@ -110,12 +86,39 @@ def tool_exec(state: AgentState, config) -> AgentState:
     return update
 
 
-def _ordered(evidence: list[Evidence], new_ids: list[int], order: dict) -> tuple[list[Evidence], list[int]]:
-    """This round's evidence in the steps' merged order (what the answer and recall@k read first), numbered
-    in that order."""
-    fresh = set(new_ids)
-    old = [e for e in evidence if e.id not in fresh]
-    new = sorted((e for e in evidence if e.id in fresh), key=lambda e: order.get(e.key, len(order)))
-    first_id = min(fresh, default=1)
-    renumbered = [e.model_copy(update={"id": first_id + i}) for i, e in enumerate(new)]
-    return old + renumbered, [e.id for e in renumbered]
+class _Intake:
+    """Evidence joining the state: each passage once, quarantined if it addresses the assistant, numbered."""
+
+    def __init__(self, ctx: AgentContext, evidence: list[Evidence], rejected: list):
+        self.ctx = ctx
+        self.evidence = evidence
+        self.seen = {e.key for e in evidence} | {tuple(span) for span in rejected}
+        self.next_id = max((e.id for e in evidence), default=0) + 1
+        self.new_ids: list[int] = []
+        self.quarantined: list[dict] = []
+
+    def admit(self, items: list[Evidence], tool: str) -> int:
+        added = 0
+        for item in items:
+            if item.key in self.seen:
+                continue
+            self.seen.add(item.key)
+            flagged = self.ctx.quarantine(item, tool)
+            if flagged:
+                self.quarantined.append(flagged)
+                continue
+            self.evidence.append(item.model_copy(update={"id": self.next_id}))
+            self.new_ids.append(self.next_id)
+            self.next_id += 1
+            added += 1
+        return added
+
+    def order(self, order: dict) -> None:
+        """This round's evidence in the steps' merged order (what the answer and recall@k read first),
+        numbered in that order."""
+        fresh = set(self.new_ids)
+        old = [e for e in self.evidence if e.id not in fresh]
+        new = sorted((e for e in self.evidence if e.id in fresh), key=lambda e: order.get(e.key, len(order)))
+        first_id = min(fresh, default=1)
+        renumbered = [e.model_copy(update={"id": first_id + i}) for i, e in enumerate(new)]
+        self.evidence, self.new_ids = old + renumbered, [e.id for e in renumbered]
