@@ -44,7 +44,7 @@ class Settings(BaseSettings):
         default=100, ge=10, le=1000, description="HNSW candidate list per dense search (hnsw.ef_search)."
     )
     pg_dense_fetch: int = Field(
-        default=40,
+        default=100,
         ge=1,
         le=1000,
         description="Rows a dense search reads at least from the HNSW index before the exact best k are kept "

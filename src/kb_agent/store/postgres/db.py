@@ -62,7 +62,7 @@ def close_all() -> None:
 
 
 class Database:
-    def __init__(self, url: str, *, pool_size: int = 4, ef_search: int = 100, dense_fetch: int = 40):
+    def __init__(self, url: str, *, pool_size: int = 4, ef_search: int = 100, dense_fetch: int = 100):
         try:
             import psycopg
             from pgvector.psycopg import register_vector
