@@ -136,35 +136,33 @@ def _disk(kb, settings: Settings) -> float:
     return total / 1e6
 
 
-def _dense_recall(kb, qvecs, vectors, allowed_mask, ids) -> float:
-    recalls = []
+def _exact_neighbours(kb, qvecs, vectors, allowed_mask, ids) -> list[set[int]]:
+    """Each query's exact top 10 among the rows the caller may see, as row ids (assigned in load order)."""
     visible_rows = np.flatnonzero(allowed_mask)
-    first = None
     if ids is None:  # postgres: row ids follow load order too, from the first id of this knowledge base
         with kb.db.read() as conn:
             first = conn.execute("SELECT min(id) FROM kb_chunks WHERE kb=%s", (kb.name,)).fetchone()[0]
-    for vec in qvecs:
-        exact_rows = visible_rows[np.argsort(-(vectors[visible_rows] @ vec))[:10]]
-        found = kb.vectors.search(vec, 10, CALLER)
-        exact = {int(first) + int(r) for r in exact_rows} if ids is None else {int(ids[r]) for r in exact_rows}
-        recalls.append(len(exact & {i for i, _ in found}) / 10)
-    return round(float(np.mean(recalls)), 3)
+        ids = np.arange(int(first), int(first) + len(vectors))
+    return [{int(ids[r]) for r in visible_rows[np.argsort(-(vectors[visible_rows] @ vec))[:10]]} for vec in qvecs]
 
 
-def dense_sweep(kb, qvecs, vectors, allowed_mask, settings: list[tuple[int, int]]) -> list[dict]:
+def _recall(found: list[list[tuple[int, float]]], exact: list[set[int]]) -> float:
+    return round(float(np.mean([len(e & {i for i, _ in f}) / 10 for f, e in zip(found, exact, strict=True)])), 3)
+
+
+def dense_sweep(kb, qvecs, exact: list[set[int]], settings: list[tuple[int, int]]) -> list[dict]:
     """PostgreSQL: dense recall@10 and latency per (hnsw.ef_search, rows fetched before the exact top 10)."""
     rows, default = [], (kb.vectors.ef_search, kb.vectors.fetch)
     for ef, fetch in settings:
         kb.vectors.ef_search, kb.vectors.fetch = ef, fetch
-        times = []
+        times, found = [], []
         for vec in qvecs:
             t = time.perf_counter()
-            kb.vectors.search(vec, 10, CALLER)
+            found.append(kb.vectors.search(vec, 10, CALLER))
             times.append((time.perf_counter() - t) * 1000)
         p50, p95 = _percentiles(times)
-        recall = _dense_recall(kb, qvecs, vectors, allowed_mask, None)
         rows.append({"ef_search": ef, "fetch": fetch, "dense_p50_ms": round(p50, 1), "dense_p95_ms": round(p95, 1),
-                     "dense_recall@10": recall})  # fmt: skip
+                     "dense_recall@10": _recall(found, exact)})  # fmt: skip
         print(rows[-1], flush=True)
     kb.vectors.ef_search, kb.vectors.fetch = default
     return rows
@@ -203,9 +201,10 @@ def run_store(
             times.append((time.perf_counter() - t) * 1000)
         p50, p95 = _percentiles(times)
         result[f"{mode}_p50_ms"], result[f"{mode}_p95_ms"] = round(p50, 1), round(p95, 1)
-    result["dense_recall@10"] = _dense_recall(kb, qvecs, vectors, allowed_mask, ids)
+    exact = _exact_neighbours(kb, qvecs, vectors, allowed_mask, ids)
+    result["dense_recall@10"] = _recall([kb.vectors.search(vec, 10, CALLER) for vec in qvecs], exact)
     if store == "postgres" and sweep:
-        result["sweep"] = dense_sweep(kb, qvecs, vectors, allowed_mask, sweep)
+        result["sweep"] = dense_sweep(kb, qvecs, exact, sweep)
     if store == "postgres":  # impact-ordered pruning against reading every posting (tantivy is exhaustive)
         overlaps = []
         for text in texts[:50]:

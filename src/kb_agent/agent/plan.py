@@ -122,12 +122,17 @@ def _step_plan(ctx: AgentContext, state: AgentState, pending: list[dict], refini
         return None
     if route.get("query_type") in ("file_discovery", "chitchat") or route.get("complexity") == "chitchat":
         return None
-    if route.get("query_type") == "exact" and route.get("decided_by") not in ("llm", "fallback", None):
+    if _rule_exact(route):
         return None  # a rule found a key, path or identifier: exact lookups need no steps
     if not any(c["name"] == "hybrid_search" for c in pending):
         return None
     decomposed = decompose(state["query"])
     return {"steps": decomposed.steps, "rule": decomposed.rule} if decomposed else None
+
+
+def _rule_exact(route: RouteState) -> bool:
+    """A *rule* found a key, path or identifier (a model's "exact" is only a soft signal)."""
+    return route.get("query_type") == "exact" and route.get("decided_by") not in ("llm", "fallback", None)
 
 
 def _messages(ctx: AgentContext, state: AgentState, refining: bool, tried: list[str], max_queries: int) -> list[dict]:
@@ -186,8 +191,12 @@ def _table_calls(ctx: AgentContext, route: RouteState, queries: list[str], quest
     # the first query (usually the question) also follows documents its top passages name - except when a
     # rule found an exact key/path/identifier (a model's query_type is only a soft signal: measured, the
     # 1.5B router calls many multi-hop questions "exact" and recall@5 fell from 0.95 to 0.82)
-    rule_exact = route.get("query_type") == "exact" and route.get("decided_by") not in ("llm", "fallback", None)
-    if calls and ctx.settings.search_hops > 1 and route.get("query_type") != "file_discovery" and not rule_exact:
+    if (
+        calls
+        and ctx.settings.search_hops > 1
+        and route.get("query_type") != "file_discovery"
+        and not _rule_exact(route)
+    ):
         calls[0]["args"]["hops"] = ctx.settings.search_hops
     calls[:0] = _file_calls(ctx, route, question or (queries[0] if queries else ""))
     calls[:0] = _graph_calls(ctx, route, queries[0] if queries else "")

@@ -10,7 +10,7 @@ every round, and the rounds' lists are interleaved, so a step that goes astray c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
@@ -55,13 +55,6 @@ class StepPlan:
 
     steps: list[str]
     rule: str
-
-
-@dataclass
-class StepTrace:
-    query: str
-    bridges: list[str] = field(default_factory=list)
-    found: int = 0
 
 
 def decompose(question: str) -> StepPlan | None:
@@ -229,8 +222,9 @@ def run_steps(ctx: AgentContext, state, plan: StepPlan, first: list[Evidence]) -
             trace.append({"step": number, "query": step, "skipped": "an earlier step found no answer"})
             break
         queries = [substitute(step, answers)]
-        if needed and alternates[needed[-1] - 1]:
-            queries.append(substitute(step.replace(f"#{needed[-1]}", alternates[needed[-1] - 1] or ""), answers))
+        alternate = alternates[needed[-1] - 1] if needed else None
+        if alternate:
+            queries.append(substitute(step.replace(f"#{needed[-1]}", alternate), answers))
         ctx.emit({"type": "step", "label": f"🔍 step {number}/{len(plan.steps)}: {queries[0][:80]}"})
         found: list[Evidence] = []
         for query in queries:
@@ -255,11 +249,11 @@ def run_steps(ctx: AgentContext, state, plan: StepPlan, first: list[Evidence]) -
     # then the last step's search (its bridge put in) beside the question's next passages; the alternate
     # bridge and the earlier steps (which mostly re-find the question's passages) after
     head = first[:2] + [e for e in first[2:] if e.scores.get("link")]
-    best, alternate = (last[0], last[1:]) if rounds else ([], [])
-    earlier = rounds[: len(rounds) - len(last)] if rounds else []
+    best, other_bridges = (last[0], last[1:]) if last else ([], [])
+    earlier = rounds[: len(rounds) - len(last)]
     rest = [e for e in first[2:] if not e.scores.get("link")]
     merged = head + best[:1]  # one place in the top for the step's best: a wrong bridge costs one passage
-    lists = [rest, best[1:], *alternate, *earlier]
+    lists = [rest, best[1:], *other_bridges, *earlier]
     return merged + interleave(lists, _key, skip={_key(e) for e in merged}), trace
 
 
