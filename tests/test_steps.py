@@ -103,3 +103,36 @@ def test_steps_never_take_a_bridge_from_a_passage_the_caller_may_not_see(films):
     assert all(s.get("answer") != "Blue Velvet" for s in answer.steps)
     assert not any("Blue Velvet" in q for s in answer.steps for q in s.get("searched", []))
     assert "films/locations/leland.md" not in _paths(answer)
+
+
+def test_merged_evidence_holds_each_passage_once_and_a_questions_own_step_is_not_searched_again(monkeypatch):
+    from types import SimpleNamespace
+
+    from kb_agent.agent import steps
+    from kb_agent.agent.steps import StepPlan, run_steps
+    from kb_agent.tools.base import Evidence
+
+    def passage(name: str) -> Evidence:
+        return Evidence(
+            source=f"/kb/{name}",
+            path=f"{name}.md",
+            start_line=1,
+            end_line=1,
+            text=f"The film {name} shot in Leland was Blue Velvet.",
+        )
+
+    first = [passage("a"), passage("b"), passage("c")]
+    searched: list[str] = []
+
+    def search(ctx, state, query, number):
+        searched.append(query)
+        return [first[0], passage("d")]  # the step's best is the question's own best passage
+
+    monkeypatch.setattr(steps, "_search", search)
+    ctx = SimpleNamespace(fast=None, emit=lambda event: None)
+    question = "Who  directed the film that was shot in Leland?"  # two spaces, as users type
+    plan = StepPlan([" ".join(question.split()), "#1 director"], "bridge_entity")
+    merged, trace = run_steps(ctx, {"query": question}, plan, first)
+    keys = [e.key for e in merged]
+    assert len(keys) == len(set(keys)) and keys[:2] == [first[0].key, first[1].key]
+    assert searched == ["Blue Velvet director"] and trace[0]["answer"] == "Blue Velvet"

@@ -210,7 +210,7 @@ def _search(ctx: AgentContext, state, query: str, number: int) -> list[Evidence]
 def run_steps(ctx: AgentContext, state, plan: StepPlan, first: list[Evidence]) -> tuple[list[Evidence], list[dict]]:
     """Run the plan's steps in order after the question's own search (`first`); returns the evidence of every
     round merged (the question's two best first, then the rounds in turn, the last step's first) and the trace."""
-    question = state["query"]
+    question = " ".join(state["query"].split())  # as decompose() wrote it: its own step is not searched again
     answers: list[str] = []
     alternates: list[str | None] = []  # each step's second-best answer: the next step searches it too
     rounds: list[list[Evidence]] = []
@@ -252,7 +252,8 @@ def run_steps(ctx: AgentContext, state, plan: StepPlan, first: list[Evidence]) -
     best, other_bridges = (last[0], last[1:]) if last else ([], [])
     earlier = rounds[: len(rounds) - len(last)]
     rest = [e for e in first[2:] if not e.scores.get("link")]
-    merged = head + best[:1]  # one place in the top for the step's best: a wrong bridge costs one passage
+    # one place in the top for the step's best (unless the question found it): a wrong bridge costs one passage
+    merged = head + [e for e in best[:1] if _key(e) not in {_key(h) for h in head}]
     lists = [rest, best[1:], *other_bridges, *earlier]
     return merged + interleave(lists, _key, skip={_key(e) for e in merged}), trace
 
