@@ -136,3 +136,13 @@ def test_merged_evidence_holds_each_passage_once_and_a_questions_own_step_is_not
     keys = [e.key for e in merged]
     assert len(keys) == len(set(keys)) and keys[:2] == [first[0].key, first[1].key]
     assert searched == ["Blue Velvet director"] and trace[0]["answer"] == "Blue Velvet"
+
+
+def test_the_step_trace_leaves_through_the_outbound_filter():
+    from kb_agent.agent.answer import Answer
+    from kb_agent.governance.outbound import Outbound
+
+    step = {"step": 2, "query": "who holds db_password: hunter22", "searched": ["db_password: hunter22"]}
+    raw = Answer(answer="x", steps=[step])
+    assert "hunter22" in str(raw.model_dump())  # the control: unfiltered, the trace carries the secret
+    assert "hunter22" not in str(raw.filtered(Outbound()).model_dump())
