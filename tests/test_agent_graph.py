@@ -483,3 +483,44 @@ def test_a_plainly_simple_question_skips_the_router_call(settings, docs):
     history = [{"role": "user", "content": "How do I raise an HTTP error?"}, {"role": "assistant", "content": "..."}]
     follow_up = engine.answer_query("And its status code?", history=history)
     assert follow_up.route["decided_by"] == "llm"  # a follow-up needs the history read
+
+
+def _grader_scoring_the_top_passage_zero(seen):
+    def reply(messages):
+        passages = messages[-1]["content"].split("\n\nPassages:\n", 1)[1].split("\n\n[")
+        seen.append(passages)
+        return json.dumps({"scores": [0.0] + [1.0] * (len(passages) - 1)})
+
+    return reply
+
+
+def _synth_recording(prompts):
+    def reply(messages):
+        prompts.append(messages[-1]["content"])
+        return "Answer [1]."
+
+    return reply
+
+
+@pytest.mark.parametrize("prior_weight", [0.4, 0.0], ids=["rank_prior", "control_grade_alone"])
+def test_a_wrong_zero_grade_does_not_throw_the_top_passage_away(settings, docs, monkeypatch, prior_weight):
+    """A small grader scores the best-retrieved passage 0; blended with its rank it stays in the sources
+    (demoted) and the question is answered. Control: with the grade alone it is dropped, and the question
+    is refused although the knowledge base answers it."""
+    from kb_agent.agent import grade_evidence
+
+    monkeypatch.setattr(grade_evidence, "RANK_PRIOR_WEIGHT", prior_weight)
+    seen, prompts = [], []
+    script = ByRole(
+        route=route(complexity="complex"),
+        plan=json.dumps({"queries": ["request body Pydantic model"]}),
+        grade=_grader_scoring_the_top_passage_zero(seen),
+        synth=_synth_recording(prompts),
+    )
+    engine, _ = make_engine(settings, docs, script, auto_approve_max_items=0, synth_max_sources=8)
+    answer = engine.answer_query("How do I read the request body with a Pydantic model?")
+    assert "body.md" in seen[0][0] and len(seen[0]) >= 3  # the grader saw it first, and others after it
+    if prior_weight:
+        assert "body.md" in prompts[-1] and not answer.refused
+    else:
+        assert answer.refused and not prompts

@@ -236,8 +236,10 @@ def _raise_if_retrieval_failed(history: list[dict]) -> None:
 
 
 def _select(evidence: list[Evidence], limit: int) -> list[Evidence]:
-    """Graded items first (by grade), then by retrieval order; one span once."""
-    graded = sorted((e for e in evidence if "grade" in e.scores), key=lambda e: -e.scores["grade"])
+    """Graded items first (by support: the grade blended with the retrieval rank), then by retrieval order."""
+    graded = sorted(
+        (e for e in evidence if "grade" in e.scores), key=lambda e: -e.scores.get("support", e.scores["grade"])
+    )
     rest = [e for e in evidence if "grade" not in e.scores]
     return (graded + rest)[:limit]
 
