@@ -4,14 +4,17 @@ paragraph names, so title links cannot do the bridge's work; the bridge must be 
 
     python benchmarks/multihop_dev.py --out /tmp/hotpot_untitled
     kb-agent eval agent --dataset /tmp/hotpot_untitled
+    kb-agent eval retrieval --dataset /tmp/hotpot_untitled
 
-Reads ../shared/data/hotpotqa100 (CC BY-SA 4.0); writes corpus.jsonl and qa.jsonl to --out (not committed).
+Reads ../shared/data/hotpotqa100 (CC BY-SA 4.0); writes corpus.jsonl, qa.jsonl, queries.jsonl and qrels/
+to --out (not committed).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa100"
@@ -33,6 +36,9 @@ def build(source: Path, out: Path) -> int:
                 item = json.loads(line)
                 item["hops"] = 2
                 qa.write(json.dumps(item, ensure_ascii=False) + "\n")
+    # the queries and qrels unchanged, so `kb-agent eval retrieval` runs on the set too
+    shutil.copyfile(source / "queries.jsonl", out / "queries.jsonl")
+    shutil.copytree(source / "qrels", out / "qrels", dirs_exist_ok=True)
     return count
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from conftest import write
 from kb_agent.governance.access import AccessFilter
-from kb_agent.retrieval.fusion import rrf
+from kb_agent.retrieval.fusion import adaptive_weights, confidence, rrf
 from kb_agent.retrieval.grep import GrepFile, grep_keywords, grep_search
 
 ALL = AccessFilter.unrestricted()
@@ -17,6 +17,18 @@ def test_rrf_formula_weights_and_ranks():
     assert scores["c"] == pytest.approx(1 / 63 + 2 / 61)
     assert [key for key, _, _ in fused] == ["c", "a", "b"]
     assert dict((key, ranks) for key, _, ranks in fused)["b"] == {"bm25": 2}
+
+
+def test_confidence_is_scale_free_and_favours_a_sharp_peak():
+    sharp, flat = [9.0, 2.0, 1.9, 1.8, 1.7, 1.6], [0.81, 0.80, 0.80, 0.79, 0.79, 0.78]
+    assert confidence(sharp) > confidence(flat)
+    assert confidence([s * 100 for s in flat]) == pytest.approx(confidence(flat))  # BM25 vs cosine scales
+    assert confidence([1.0, 1.0, 1.0]) == confidence([2.0]) == pytest.approx(0.01)  # flat or short: the floor
+    weights = adaptive_weights([("bm25", 1.0, [("a", s) for s in sharp]), ("dense", 1.0, [("b", s) for s in flat])])
+    assert weights["bm25"] > 1.0 > weights["dense"] and sum(weights.values()) == pytest.approx(2.0)
+    same = adaptive_weights([("bm25", 1.0, [("a", s) for s in flat]), ("dense", 1.0, [("b", s) for s in flat])])
+    assert same == pytest.approx({"bm25": 1.0, "dense": 1.0})  # equal confidence: the configured weights
+    assert adaptive_weights([("bm25", 1.0, [("a", 1.0)])]) == {}  # one retriever: nothing to share
 
 
 @pytest.fixture
@@ -193,3 +205,20 @@ def test_hybrid_embeds_and_searches_vectors_beside_the_keyword_side(docs, embedd
     with kb.writing():  # inside an index run the search stays on the writer's thread (its own rows)
         docs.search("retry loop", access=ALL, mode="hybrid", k=3)
     assert dict(threads)["dense"] == threading.get_ident()
+
+
+@pytest.mark.parametrize("fusion", ["adaptive", "rrf"])
+def test_adaptive_fusion_follows_the_retriever_that_is_sure(docs, monkeypatch, fusion):
+    """BM25 finds one chunk far above the rest; the dense side's list is flat and puts another chunk first.
+    Adaptive fusion ranks BM25's clear winner first; the fixed equal weights (control) put the dense
+    side's noise first."""
+    docs.embed()
+    docs.settings.fusion = fusion
+    kb = docs.kb()
+    right, noise, *others = sorted(i for i, _ in kb.lexical.search("retry loop embedding cache walrus 检索", 10, ALL))
+    sharp = [(right, 10.0), (noise, 1.0), *[(i, 1.0) for i in others]]
+    flat = [(noise, 0.80), *[(i, 0.80) for i in others], (right, 0.79)]
+    monkeypatch.setattr(kb.lexical, "search", lambda query, k, access, **kw: sharp[:k])
+    monkeypatch.setattr(kb.vectors, "search", lambda vector, k, access: flat[:k])
+    top = docs.search("anything", access=ALL, mode="hybrid", k=2).hits[0]
+    assert (top.ranks == {"bm25": 1, "dense": len(flat)}) is (fusion == "adaptive")  # BM25's winner

@@ -76,6 +76,11 @@ class Settings(BaseSettings):
     rrf_weight_bm25: float = Field(default=1.0, ge=0)
     rrf_weight_dense: float = Field(default=1.0, ge=0)
     rrf_weight_grep: float = Field(default=0.0, ge=0, description="0 keeps grep out of hybrid (its own mode).")
+    fusion: Literal["adaptive", "rrf"] = Field(
+        default="adaptive",
+        description="adaptive: per query, each retriever's RRF weight scaled by how sharply its best hit stands "
+        "out of its own top list; rrf: the fixed weights alone.",
+    )
     max_chunks_per_doc: int = Field(default=0, ge=0, description="Cap of results per document (0 = no cap).")
     candidate_pool: int = Field(default=100, ge=10, description="Candidates each retriever feeds into fusion.")
     grep_context_lines: int = Field(default=10, ge=0, description="Lines of context around a grep match.")

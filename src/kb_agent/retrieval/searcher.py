@@ -17,7 +17,7 @@ from kb_agent.config import Settings
 from kb_agent.governance.access import AccessFilter
 from kb_agent.llm.embeddings import Embedder
 from kb_agent.retrieval.exact import RARE, pattern, reordering_identifiers
-from kb_agent.retrieval.fusion import rrf
+from kb_agent.retrieval.fusion import adaptive_weights, rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
 from kb_agent.retrieval.hops import linked_hits, merge_hops
 from kb_agent.retrieval.types import Mode, SearchHit, SearchResponse
@@ -304,7 +304,12 @@ class Searcher:
         if single and len(lists) == 1:
             name, _, found = lists[0]
             return [(key, score, {name: rank}, raw[key]) for rank, (key, score) in enumerate(found, start=1)]
-        weighted = [(name, weight, [key for key, _ in found]) for name, weight, found in lists if weight > 0]
+        scale = adaptive_weights(lists) if self.settings.fusion == "adaptive" and not single else {}
+        weighted = [
+            (name, weight * scale.get(name, 1.0), [key for key, _ in found])
+            for name, weight, found in lists
+            if weight > 0
+        ]
         if single:  # one retriever over several KBs: fuse its lists by rank
             weighted = [(f"{name}{i}", w, keys) for i, (name, w, keys) in enumerate(weighted)]
         fused = rrf(weighted, k=self.settings.rrf_k)
