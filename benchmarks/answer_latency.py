@@ -1,8 +1,11 @@
 """Answer latency with the embedded model on the bundled demo KB: time to the first answer token, time to
-the full cited answer, LLM calls - with routing by shape on and off in the same run (ratios, since the
-machine is shared and noisy).
+the full cited answer, LLM calls - for several configurations in the same run (ratios, since the machine is
+shared and noisy):
+  router   the LLM router for every question, the full answer prompt (5 sources x 900 characters);
+  shape    routing by shape (a plainly simple question skips the router), the full answer prompt;
+  compact  routing by shape, and a simple question's prompt holds 3 sources x 450 characters (the default).
 
-    python benchmarks/answer_latency.py [--questions 6] [--threads N]
+    python benchmarks/answer_latency.py [--questions 6] [--threads N] [--configs shape,compact]
 
 Needs the local model (`kb-agent models install`). Each configuration runs in its own process (the
 model's prompt cache would otherwise replay the other configuration's identical synthesis prompts) and
@@ -47,7 +50,15 @@ def _answer(engine, question: str) -> tuple[float, float, int, bool]:
     return (first if first is not None else total), total, answer.llm_calls, answer.refused
 
 
-def _run_config(by_shape: bool, questions: int, threads: int | None) -> dict:
+FULL_PROMPT = {"simple_max_sources": 5, "simple_source_chars": 900}
+CONFIGS = {
+    "router": {"route_by_shape": False, **FULL_PROMPT},
+    "shape": {"route_by_shape": True, **FULL_PROMPT},
+    "compact": {"route_by_shape": True},
+}
+
+
+def _run_config(name: str, questions: int, threads: int | None) -> dict:
     from kb_agent.config import Settings
     from kb_agent.engine import Engine
     from kb_agent.llm.model_install import is_installed, model_path
@@ -57,7 +68,7 @@ def _run_config(by_shape: bool, questions: int, threads: int | None) -> dict:
     if not (real.local_model_path or is_installed(real.models_folder)):
         raise SystemExit("the local model is not installed: kb-agent models install")
     home = Path(tempfile.mkdtemp(prefix="kb-latency-"))
-    update = {"data_folder": home, "local_model_path": local_model, "llm_provider": "local", "route_by_shape": by_shape}
+    update = {"data_folder": home, "local_model_path": local_model, "llm_provider": "local", **CONFIGS[name]}
     if threads:
         update["llm_threads"] = threads
     try:
@@ -76,20 +87,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=6)
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: free cores)")
-    parser.add_argument("--one", choices=["router", "shape"], help=argparse.SUPPRESS)  # a child process
+    parser.add_argument("--configs", default="shape,compact", help=f"comma-separated, of: {', '.join(CONFIGS)}")
+    parser.add_argument("--one", choices=list(CONFIGS), help=argparse.SUPPRESS)  # a child process
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(_run_config(args.one == "shape", args.questions, args.threads)))
+        print(json.dumps(_run_config(args.one, args.questions, args.threads)))
         return
     rows = []
-    for label, one in (("router always (before)", "router"), ("route by shape (now)", "shape")):
+    for one in args.configs.split(","):
+        if one not in CONFIGS:
+            raise SystemExit(f"unknown configuration {one!r}; choose from {', '.join(CONFIGS)}")
         command = [sys.executable, __file__, "--one", one, "--questions", str(args.questions)]
         if args.threads:
             command += ["--threads", str(args.threads)]
         child = subprocess.run(command, capture_output=True, text=True, check=True)
         results = json.loads(child.stdout.strip().splitlines()[-1])["results"]
         firsts, totals = [r[0] for r in results], [r[1] for r in results]
-        rows.append((label, len(results), statistics.median(firsts), statistics.median(totals),
+        rows.append((one, len(results), statistics.median(firsts), statistics.median(totals),
                      max(totals), statistics.fmean(r[2] for r in results), sum(r[3] for r in results)))  # fmt: skip
     print(
         "| configuration | questions | first token p50 (s) | full answer p50 (s) | max (s) | LLM calls / q | refused |"
@@ -97,8 +111,8 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|")
     for label, n, first, total, worst, calls, refused in rows:
         print(f"| {label} | {n} | {first:.1f} | {total:.1f} | {worst:.1f} | {calls:.2f} | {refused} |")
-    before, now = rows
-    print(f"full answer p50 now / before: {now[3] / before[3]:.2f}x")
+    for row in rows[1:]:
+        print(f"full answer p50 {row[0]} / {rows[0][0]}: {row[3] / rows[0][3]:.2f}x")
 
 
 if __name__ == "__main__":

@@ -330,6 +330,30 @@ def test_the_model_sees_numbered_lines_around_the_question_terms():
     assert len(rendered) < 700
 
 
+def test_a_long_line_over_the_budget_is_cut_around_the_question_terms():
+    """Paragraph-long lines: the budget keeps the part of the best line that holds the terms, not the
+    chunk's head (which held no answer)."""
+    para = " ".join(f"Opening sentence {i} on unrelated matters." for i in range(30))
+    line = para + " The `max_age` setting defaults to `600` seconds. " + para.replace("Opening", "Closing")
+    rendered = render_sources([_evidence(f"# CORS\n{line}", "cors.md", 10)], 300, "What is the default max_age?")
+    assert "11| … " in rendered and "defaults to `600` seconds" in rendered and "Opening sentence 0 " not in rendered
+    assert len(rendered) < 500
+
+
+@pytest.mark.parametrize("simple_max_sources", [3, 5], ids=["compact", "control_all_sources"])
+def test_a_plainly_simple_question_sends_fewer_narrower_sources(settings, tmp_path, simple_max_sources):
+    for i in range(6):
+        write(tmp_path / "docs" / f"cors{i}.md", CORS.replace("# CORS", f"# CORS {i}"))
+    settings.simple_max_sources, settings.simple_source_chars = simple_max_sources, 300
+    script = ByRole(route=route(), synth="`max_age` defaults to `600` [1].")
+    with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
+        answer = engine.answer_query("What does max_age default to in CORSMiddleware?")
+        prompt = engine.llms().main.prompts[-1][-1]["content"]
+    assert prompt.count("<source id=") == simple_max_sources and "Defaults to `600`" in prompt
+    assert all(len(block) < 450 for block in prompt.split("<source id=")[1:])  # the narrow windows
+    assert not answer.refused and answer.citations
+
+
 def test_a_chinese_question_asks_for_a_chinese_answer(settings, tmp_path):
     write(tmp_path / "docs" / "cors.md", CORS)
     script = ByRole(route=route(), synth="max_age 默认为 600 [1]。")

@@ -50,6 +50,15 @@ def render_sources(sources: list[Evidence], max_chars: int, question: str = "") 
     return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
 
 
+def _prompt_sources(ctx: AgentContext, state: AgentState, sources: list[Evidence], query: str) -> str:
+    """A plainly simple question is answered from fewer, narrower windows: on a CPU the prompt's length is
+    the answer's latency. The rest of the selection still serves the claim check and the extractive fallback."""
+    if state.get("route", {}).get("complexity") == "simple":
+        shown = sources[: ctx.settings.simple_max_sources]
+        return render_sources(shown, min(ctx.settings.simple_source_chars, ctx.settings.source_max_chars), query)
+    return render_sources(sources, ctx.settings.source_max_chars, query)
+
+
 def _focused(e: Evidence, max_chars: int, terms: set[str]) -> str:
     lines = e.text.split("\n")
     exact = len(lines) == e.end_line - e.start_line + 1
@@ -61,8 +70,10 @@ def _focused(e: Evidence, max_chars: int, terms: set[str]) -> str:
     order = sorted((i for i, s in enumerate(scores) if s), key=lambda i: (-scores[i], i))
     keep: set[int] = set()
     for i in order:
-        window = set(range(max(0, i - _CONTEXT_LINES), min(len(lines), i + _CONTEXT_LINES + 1)))
-        if sum(len(numbered[j]) + 1 for j in keep | window) > max_chars:
+        window = _widest_fitting(numbered, i, keep, max_chars)
+        if window is None:
+            if not keep:  # the best line alone is too long: its part around the question's terms
+                return _around(numbered[i], terms, max_chars)
             break
         keep |= window
     if not keep:
@@ -74,6 +85,28 @@ def _focused(e: Evidence, max_chars: int, terms: set[str]) -> str:
         out.append(numbered[j])
         previous = j
     return "\n".join(out)
+
+
+def _widest_fitting(numbered: list[str], i: int, keep: set[int], max_chars: int) -> set[int] | None:
+    """Line i with up to _CONTEXT_LINES around it, as wide as still fits beside `keep`: a narrow budget keeps
+    the line itself."""
+    for radius in range(_CONTEXT_LINES, -1, -1):
+        window = set(range(max(0, i - radius), min(len(numbered), i + radius + 1)))
+        if sum(len(numbered[j]) + 1 for j in keep | window) <= max_chars:
+            return window
+    return None
+
+
+def _around(line: str, terms: set[str], max_chars: int) -> str:
+    """`max_chars` of one long line, from a little before the first of the question's terms it holds."""
+    prefix, sep, body = line.partition("| ")
+    if not sep or not prefix.isdigit():
+        prefix, sep, body = "", "", line
+    lowered = body.lower()
+    first = min((p for t in terms if (p := lowered.find(t)) >= 0), default=0)
+    start = max(0, first - max_chars // 4)
+    cut = body[start : start + max_chars]
+    return f"{prefix}{sep}{'… ' if start else ''}{cut}{' …' if start + max_chars < len(body) else ''}"
 
 
 def synthesize(state: AgentState, config) -> AgentState:
@@ -112,7 +145,7 @@ def synthesize(state: AgentState, config) -> AgentState:
             *recent_history(state, 4),
             {
                 "role": "user",
-                "content": f"{render_sources(sources, ctx.settings.source_max_chars, query)}\n\n"
+                "content": f"{_prompt_sources(ctx, state, sources, query)}\n\n"
                 f"Question: {query}" + ("\n请用中文回答。" if zh else ""),
             },
         ]
