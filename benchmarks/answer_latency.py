@@ -3,7 +3,7 @@ the full cited answer, LLM calls - for several configurations in the same run (r
 shared and noisy):
   router   the LLM router for every question, the full answer prompt (5 sources x 900 characters);
   shape    routing by shape (a plainly simple question skips the router), the full answer prompt;
-  compact  routing by shape, and a simple question's prompt holds 3 sources x 450 characters (the default).
+  compact  routing by shape, and a simple question's prompt holds 4 sources x 450 characters (the default).
 
     python benchmarks/answer_latency.py [--questions 6] [--threads N] [--configs shape,compact]
 

@@ -130,7 +130,7 @@ class Settings(BaseSettings):
     synth_max_sources: int = Field(default=5, ge=1, le=30, description="Sources given to the answer model.")
     source_max_chars: int = Field(default=900, ge=200, description="Characters of each source in the prompt.")
     simple_max_sources: int = Field(
-        default=3, ge=1, le=30, description="Sources in the answer prompt of a plainly simple question."
+        default=4, ge=1, le=30, description="Sources in the answer prompt of a plainly simple question."
     )
     simple_source_chars: int = Field(
         default=450, ge=100, description="Characters of each source in a plainly simple question's prompt."
