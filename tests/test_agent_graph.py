@@ -94,11 +94,16 @@ def make_engine(settings, docs, script, embed=True, **overrides):
     return engine, llm
 
 
+def graded_passages(messages) -> list[str]:
+    """The numbered passages of a grading prompt, in order."""
+    return messages[-1]["content"].split("\n\nPassages:\n", 1)[1].split("\n\n[")
+
+
 def grade_by_content(rules, default):
     """Score each passage in the grading prompt: the first rule whose text it contains, else default."""
 
     def reply(messages):
-        passages = messages[-1]["content"].split("\n\nPassages:\n", 1)[1].split("\n\n[")
+        passages = graded_passages(messages)
         return json.dumps({"scores": [next((v for k, v in rules.items() if k in p), default) for p in passages]})
 
     return reply
@@ -487,7 +492,7 @@ def test_a_plainly_simple_question_skips_the_router_call(settings, docs):
 
 def _grader_scoring_the_top_passage_zero(seen):
     def reply(messages):
-        passages = messages[-1]["content"].split("\n\nPassages:\n", 1)[1].split("\n\n[")
+        passages = graded_passages(messages)
         seen.append(passages)
         return json.dumps({"scores": [0.0] + [1.0] * (len(passages) - 1)})
 

@@ -68,7 +68,7 @@ def grade_evidence(state: AgentState, config) -> AgentState:
                 e.model_copy(update={"scores": {**e.scores, "grade": s, "support": round(p, 4)}})
                 for e, s, p in zip(graded, scores, support, strict=True)
             ]
-            kept = sorted((e for e in rated if e.scores["support"] >= DROP_SUPPORT_BELOW), key=_by_support)
+            kept = sorted((e for e in rated if e.scores["support"] >= DROP_SUPPORT_BELOW), key=by_support)
             verdict: GradeAction = (
                 "GENERATE" if avg >= GENERATE_AT else "REFINE" if avg >= DROP_BELOW else "RE_RETRIEVE"
             )
@@ -101,8 +101,9 @@ def support_score(rank: int, grade: float) -> float:
     return RANK_PRIOR_WEIGHT * prior + (1.0 - RANK_PRIOR_WEIGHT) * grade
 
 
-def _by_support(e) -> float:
-    return -e.scores["support"]
+def by_support(e) -> float:
+    """Sort key, best first: the support, or the grade alone for items graded before supports existed."""
+    return -e.scores.get("support", e.scores["grade"])
 
 
 def _rule(ctx: AgentContext, state: AgentState, evidence: list) -> str | None:

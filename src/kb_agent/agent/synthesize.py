@@ -15,6 +15,7 @@ from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_re
 from kb_agent.agent.claims import SentenceStream, content_terms, without_markers
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.extractive import covers, extractive_sentences
+from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.state import AgentState, recent_history
 from kb_agent.governance.errors import Unavailable
 from kb_agent.llm.base import LLMError
@@ -270,9 +271,7 @@ def _raise_if_retrieval_failed(history: list[dict]) -> None:
 
 def _select(evidence: list[Evidence], limit: int) -> list[Evidence]:
     """Graded items first (by support: the grade blended with the retrieval rank), then by retrieval order."""
-    graded = sorted(
-        (e for e in evidence if "grade" in e.scores), key=lambda e: -e.scores.get("support", e.scores["grade"])
-    )
+    graded = sorted((e for e in evidence if "grade" in e.scores), key=by_support)
     rest = [e for e in evidence if "grade" not in e.scores]
     return (graded + rest)[:limit]
 
