@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -11,14 +12,37 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
-def free_cores() -> int:
-    """CPUs not busy right now (1-minute load average): oversubscribing a compute-bound model
-    collapses its throughput, so defaults use what is free."""
-    cpus = os.cpu_count() or 1
+def _cpu_times() -> tuple[int, int] | None:
+    """(busy, total) clock ticks of all CPUs since boot, from /proc/stat (Linux)."""
     try:
-        busy = int(os.getloadavg()[0] + 0.5)
-    except OSError:
-        busy = 0
+        with open("/proc/stat") as stat:
+            fields = [int(x) for x in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def free_cores(sample_s: float = 0.25) -> int:
+    """CPUs not busy right now. Oversubscribing a compute-bound model collapses its throughput, so
+    defaults use what is free. CPU use is sampled over a short window: the 1-minute load average still
+    counts work that ended seconds ago (this process's own indexing, the previous command), which halved
+    the local model's threads right after `kb-agent index`. Where /proc is missing, the load average."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    before = _cpu_times()
+    if before is not None:
+        time.sleep(sample_s)
+        after = _cpu_times()
+    if before is not None and after is not None and after[1] > before[1]:
+        busy = round((after[0] - before[0]) / (after[1] - before[1]) * (os.cpu_count() or cpus))
+    else:
+        try:
+            busy = int(os.getloadavg()[0] + 0.5)
+        except OSError:
+            busy = 0
     return max(1, min(cpus, cpus - busy))
 
 
@@ -65,7 +89,9 @@ class Settings(BaseSettings):
     embedding_url: str | None = Field(default=None, description="OpenAI-compatible /embeddings base URL.")
     embedding_model: str | None = Field(default=None, description="Model name for the embeddings endpoint.")
     embedding_api_key: str | None = Field(default=None, description="API key for the embeddings endpoint.")
-    embed_threads: int = Field(default_factory=free_cores, ge=1, description="Threads for the local embedder.")
+    embed_threads: int | None = Field(
+        default=None, ge=1, description="Threads for the local embedder (unset: the CPUs free when it loads)."
+    )
     embed_batch_size: int = Field(default=16, ge=1, description="Passages per embedding call.")
     embed_max_chars: int = Field(
         default=1000, ge=100, description="Head of each chunk that is embedded (embedding is compute-bound)."
@@ -96,7 +122,9 @@ class Settings(BaseSettings):
     llm_model_fast: str | None = Field(default=None, description="Model for routing and grading.")
     llm_model_strong: str | None = Field(default=None, description="Model for escalation.")
     local_model_path: Path | None = Field(default=None, description="GGUF file for the local backend.")
-    llm_threads: int = Field(default_factory=free_cores, ge=1, description="Threads for the local model.")
+    llm_threads: int | None = Field(
+        default=None, ge=1, description="Threads for the local model (unset: the CPUs free when it loads)."
+    )
     llm_context: int = Field(default=8192, ge=1024, description="Context window of the local model.")
     llm_timeout_s: float = Field(default=120.0, gt=0)
     llm_max_retries: int = Field(default=2, ge=0)

