@@ -3,7 +3,9 @@ the full cited answer, LLM calls - for several configurations in the same run (r
 shared and noisy):
   router   the LLM router for every question, the full answer prompt (5 sources x 900 characters);
   shape    routing by shape (a plainly simple question skips the router), the full answer prompt;
-  compact  routing by shape, and a simple question's prompt holds 4 sources x 450 characters (the default).
+  compact  routing by shape, and a simple question's prompt holds 4 sources x 450 characters (the default);
+  narrow   as compact, 4 sources x 250 characters;
+  small    as compact, with the 0.5B model (`kb-agent models install --model qwen2.5-coder-0.5b-instruct-q4_k_m`).
 
     python benchmarks/answer_latency.py [--questions 6] [--threads N] [--configs shape,compact]
 
@@ -37,7 +39,7 @@ QUESTIONS = [  # plainly simple first questions whose answers are in the demo KB
 ]
 
 
-def _answer(engine, question: str) -> tuple[float, float, int, bool]:
+def _answer(engine, question: str) -> tuple[float, float, int, bool, int]:
     started = time.perf_counter()
     first = None
     answer = None
@@ -47,7 +49,7 @@ def _answer(engine, question: str) -> tuple[float, float, int, bool]:
         elif event["type"] == "final":
             answer = event["answer"]
     total = time.perf_counter() - started
-    return (first if first is not None else total), total, answer.llm_calls, answer.refused
+    return (first if first is not None else total), total, answer.llm_calls, answer.refused, answer.tokens["prompt"]
 
 
 FULL_PROMPT = {"simple_max_sources": 5, "simple_source_chars": 900}
@@ -55,18 +57,21 @@ CONFIGS = {
     "router": {"route_by_shape": False, **FULL_PROMPT},
     "shape": {"route_by_shape": True, **FULL_PROMPT},
     "compact": {"route_by_shape": True},
+    "narrow": {"route_by_shape": True, "simple_source_chars": 250},
+    "small": {"route_by_shape": True, "local_model": "qwen2.5-coder-0.5b-instruct-q4_k_m"},
 }
 
 
 def _run_config(name: str, questions: int, threads: int | None) -> dict:
     from kb_agent.config import Settings
     from kb_agent.engine import Engine
-    from kb_agent.llm.model_install import is_installed, model_path
+    from kb_agent.llm.model_install import is_installed, model_path, spec_named
 
     real = Settings()  # the user's data folder: the installed model and the shared embedding cache
-    local_model = real.local_model_path or model_path(real.models_folder)
-    if not (real.local_model_path or is_installed(real.models_folder)):
-        raise SystemExit("the local model is not installed: kb-agent models install")
+    spec = spec_named(CONFIGS[name].get("local_model", real.local_model))
+    local_model = real.local_model_path or model_path(real.models_folder, spec)
+    if not (real.local_model_path or is_installed(real.models_folder, spec)):
+        raise SystemExit(f"the local model is not installed: kb-agent models install --model {spec.name}")
     home = Path(tempfile.mkdtemp(prefix="kb-latency-"))
     update = {"data_folder": home, "local_model_path": local_model, "llm_provider": "local", **CONFIGS[name]}
     if threads:
@@ -104,13 +109,15 @@ def main() -> None:
         results = json.loads(child.stdout.strip().splitlines()[-1])["results"]
         firsts, totals = [r[0] for r in results], [r[1] for r in results]
         rows.append((one, len(results), statistics.median(firsts), statistics.median(totals),
-                     max(totals), statistics.fmean(r[2] for r in results), sum(r[3] for r in results)))  # fmt: skip
+                     max(totals), statistics.fmean(r[2] for r in results), sum(r[3] for r in results),
+                     statistics.median(r[4] for r in results)))  # fmt: skip
     print(
-        "| configuration | questions | first token p50 (s) | full answer p50 (s) | max (s) | LLM calls / q | refused |"
+        "| configuration | questions | first token p50 (s) | full answer p50 (s) | max (s) | LLM calls / q | refused"
+        " | prompt tokens p50 |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for label, n, first, total, worst, calls, refused in rows:
-        print(f"| {label} | {n} | {first:.1f} | {total:.1f} | {worst:.1f} | {calls:.2f} | {refused} |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for label, n, first, total, worst, calls, refused, prompt in rows:
+        print(f"| {label} | {n} | {first:.1f} | {total:.1f} | {worst:.1f} | {calls:.2f} | {refused} | {prompt:.0f} |")
     for row in rows[1:]:
         print(f"full answer p50 {row[0]} / {rows[0][0]}: {row[3] / rows[0][3]:.2f}x")
 

@@ -108,9 +108,19 @@ def test_ask_json_has_exactly_the_documented_keys(cli_env, monkeypatch):
     assert all("hr/" not in c["path"] for c in denied["citations"])
 
 
-def test_models_status_json(cli_env):
+def test_models_status_json_names_the_configured_bundled_model(cli_env, monkeypatch):
     payload = _json(runner.invoke(app, ["models", "status", "--json"]))
-    assert payload["default_local_model"] == "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    assert payload["local_model"].endswith("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    monkeypatch.setenv("KB_AGENT_LOCAL_MODEL", "qwen2.5-coder-0.5b-instruct-q4_k_m")
+    get_settings.cache_clear()
+    payload = _json(runner.invoke(app, ["models", "status", "--json"]))
+    assert payload["local_model"].endswith("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
+    assert not payload["local_model_installed"]
+
+
+def test_models_install_rejects_an_unknown_model_with_the_choices(cli_env):
+    result = runner.invoke(app, ["models", "install", "--model", "llama-70b"])
+    assert result.exit_code != 0 and "qwen2.5-coder-0.5b-instruct-q4_k_m" in result.output
 
 
 def test_chat_session_answers_toggles_mode_and_quits(cli_env, monkeypatch):

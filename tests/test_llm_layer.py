@@ -59,6 +59,10 @@ def test_provider_none_and_missing_model_mean_no_generative_model(tmp_path):
     assert not build_llms(Settings(data_folder=tmp_path, llm_provider="none", _env_file=None)).generative
     tiers = build_llms(Settings(data_folder=tmp_path, llm_provider="local", _env_file=None))
     assert not tiers.generative and "models install" in tiers.notice
+    small = Settings(
+        data_folder=tmp_path, llm_provider="local", local_model="qwen2.5-coder-0.5b-instruct-q4_k_m", _env_file=None
+    )
+    assert "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" in build_llms(small).notice
     with pytest.raises(LLMError, match="KB_AGENT_LLM_MODEL"):
         build_llms(Settings(data_folder=tmp_path, llm_base_url="http://127.0.0.1:9/v1", _env_file=None))
 
@@ -107,3 +111,12 @@ def test_model_install_refuses_a_wrong_digest(tmp_path):
     with pytest.raises(ModelInstallError, match="refusing"):
         install(models, bad, download=download)
     assert not any(models.iterdir())  # nothing half-written left behind
+
+
+def test_every_local_model_a_setting_can_name_has_a_verified_spec():
+    from typing import get_args
+
+    from kb_agent.llm.model_install import MODELS
+
+    assert set(get_args(Settings.model_fields["local_model"].annotation)) == set(MODELS)
+    assert all(len(spec.sha256) == 64 and spec.size > 0 for spec in MODELS.values())

@@ -121,6 +121,10 @@ class Settings(BaseSettings):
     llm_model: str | None = Field(default=None, description="Chat model name (main tier).")
     llm_model_fast: str | None = Field(default=None, description="Model for routing and grading.")
     llm_model_strong: str | None = Field(default=None, description="Model for escalation.")
+    local_model: Literal["qwen2.5-coder-1.5b-instruct-q4_k_m", "qwen2.5-coder-0.5b-instruct-q4_k_m"] = Field(
+        default="qwen2.5-coder-1.5b-instruct-q4_k_m",
+        description="Which bundled model `models install` fetches and the local backend runs (0.5B: faster, weaker).",
+    )
     local_model_path: Path | None = Field(default=None, description="GGUF file for the local backend.")
     llm_threads: int | None = Field(
         default=None, ge=1, description="Threads for the local model (unset: the CPUs free when it loads)."

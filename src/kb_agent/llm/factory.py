@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from kb_agent.config import Settings, free_cores
 from kb_agent.llm.base import LLM, LLMError
-from kb_agent.llm.model_install import DEFAULT_MODEL, is_installed, model_path
+from kb_agent.llm.model_install import is_installed, model_path, spec_named
 
 log = logging.getLogger("kb_agent.llm")
 
@@ -34,7 +34,7 @@ _local_lock = threading.Lock()
 def _local(settings: Settings) -> LLM:
     from kb_agent.llm.local_backend import LocalLlamaChat
 
-    path = settings.local_model_path or model_path(settings.models_folder)
+    path = settings.local_model_path or model_path(settings.models_folder, spec_named(settings.local_model))
     key = (str(path), settings.llm_threads, settings.llm_context)
     with _local_lock:  # one copy of the weights per process
         if key not in _local_cache:
@@ -69,9 +69,10 @@ def build_llms(settings: Settings) -> LLMTiers:
         strong = make(settings.llm_model_strong) if settings.llm_model_strong else main
         return LLMTiers(fast, main, strong)
     # local
-    if settings.local_model_path is None and not is_installed(settings.models_folder):
+    spec = spec_named(settings.local_model)
+    if settings.local_model_path is None and not is_installed(settings.models_folder, spec):
         notice = (
-            f"no generative model: {DEFAULT_MODEL.filename} is not installed (run `kb-agent models install`);"
+            f"no generative model: {spec.filename} is not installed (run `kb-agent models install`);"
             " answering extractively from the evidence"
         )
         log.warning(notice)

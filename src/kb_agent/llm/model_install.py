@@ -54,6 +54,14 @@ class ModelInstallError(RuntimeError):
     pass
 
 
+def spec_named(name: str) -> ModelSpec:
+    """The bundled model `KB_AGENT_LOCAL_MODEL` names."""
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise ModelInstallError(f"unknown local model {name!r}; choose from {', '.join(MODELS)}") from None
+
+
 def model_path(models_folder: Path, spec: ModelSpec = DEFAULT_MODEL) -> Path:
     return models_folder / spec.filename
 

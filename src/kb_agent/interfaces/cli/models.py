@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Annotated
 
+import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
 from kb_agent.interfaces.cli.app import GovernedTyper, JsonOpt, app, err, fail, out
@@ -13,44 +15,55 @@ app.add_typer(models_app, name="models")
 
 
 @models_app.command("install")
-def models_install() -> None:
-    """Fetch, verify (sha256) and place the default local model in the data folder. Idempotent."""
+def models_install(
+    model: Annotated[
+        str | None, typer.Option("--model", help="Bundled model to fetch (default: KB_AGENT_LOCAL_MODEL).")
+    ] = None,
+) -> None:
+    """Fetch, verify (sha256) and place a bundled local model in the data folder. Idempotent."""
     from kb_agent.config import get_settings
-    from kb_agent.llm.model_install import DEFAULT_MODEL, ModelInstallError, install, is_installed
+    from kb_agent.llm.model_install import ModelInstallError, install, is_installed, spec_named
 
     settings = get_settings()
-    if is_installed(settings.models_folder):
-        out.print(f"{DEFAULT_MODEL.filename} is installed and verified in {settings.models_folder}")
+    try:
+        spec = spec_named(model or settings.local_model)
+    except ModelInstallError as exc:
+        fail(str(exc))
+    if is_installed(settings.models_folder, spec):
+        out.print(f"{spec.filename} is installed and verified in {settings.models_folder}")
         return
     with Progress(
         TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), console=err
     ) as progress:
-        task = progress.add_task(DEFAULT_MODEL.name, total=DEFAULT_MODEL.size)
+        task = progress.add_task(spec.name, total=spec.size)
 
         def on_progress(done: int, total: int, step: str) -> None:
-            progress.update(task, completed=done, description=f"{DEFAULT_MODEL.name}: {step}")
+            progress.update(task, completed=done, description=f"{spec.name}: {step}")
 
         try:
-            path = install(settings.models_folder, on_progress=on_progress)
+            path = install(settings.models_folder, spec, on_progress=on_progress)
         except ModelInstallError as exc:
             fail(str(exc))
-    out.print(f"installed {path} (sha256 verified, licence {DEFAULT_MODEL.licence})")
+    out.print(f"installed {path} (sha256 verified, licence {spec.licence})")
+    if spec.name != settings.local_model:
+        out.print(f"to use it: KB_AGENT_LOCAL_MODEL={spec.name}")
 
 
 @models_app.command("status")
 def models_status(as_json: JsonOpt = False) -> None:
     """Which generative backend `ask` will use."""
     from kb_agent.config import get_settings
-    from kb_agent.llm.model_install import DEFAULT_MODEL, is_installed, model_path
+    from kb_agent.llm.model_install import MODELS, is_installed, model_path, spec_named
 
     settings = get_settings()
+    spec = spec_named(settings.local_model)
     info = {
         "provider": settings.llm_provider,
         "api": settings.llm_base_url,
         "model": settings.llm_model,
-        "local_model": str(settings.local_model_path or model_path(settings.models_folder)),
-        "local_model_installed": bool(settings.local_model_path) or is_installed(settings.models_folder),
-        "default_local_model": DEFAULT_MODEL.name,
+        "local_model": str(settings.local_model_path or model_path(settings.models_folder, spec)),
+        "local_model_installed": bool(settings.local_model_path) or is_installed(settings.models_folder, spec),
+        "bundled_models_installed": [name for name, s in MODELS.items() if is_installed(settings.models_folder, s)],
     }
     if as_json:
         print(json.dumps(info))
