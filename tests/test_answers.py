@@ -178,6 +178,21 @@ def test_a_correct_fact_cited_to_lines_that_do_not_state_it_is_recited_or_remove
     assert not ClaimChecker([other], "Which status code for invalid request data?").check(sentence).supported
 
 
+def test_a_value_repeated_from_the_question_is_on_the_cited_lines_not_only_in_the_passage():
+    """Held-out case: "ge=1 means greater than or equal to 1" was cited to the heading that says "greater than
+    or equal" alone; the line stating `ge=1` four lines further down spells it "`g`reater than or `e`qual"."""
+    page = _evidence(
+        "## Number validations: greater than or equal\n\nWith `Query` and `Path` you can declare number "
+        "constraints.\n\nHere, with `ge=1`, `item_id` will need to be an integer number "
+        '"`g`reater than or `e`qual" to `1`.\n',
+        "numeric.md",
+        94,
+    )
+    sentence = split_sentences("The ge=1 means greater than or equal to 1 for a numeric path parameter [1].")[0]
+    claim = ClaimChecker([page], "What does ge=1 mean for a numeric path parameter?").check(sentence)
+    assert claim.supported and claim.citations == ["numeric.md:L98-98"]
+
+
 @pytest.mark.parametrize(
     "sentence",
     [

@@ -252,7 +252,9 @@ class ClaimChecker:
         terms = content_terms(sentence.text) - self.question_terms
         spans = self._quoted(sentence.text, order)
         if not spans:  # a sentence in its own words: what it repeats from the question must be there too
-            spans = self._cover(items, terms, sentence.text, order)
+            # a value it repeats ("ge=1", "404") on the cited lines as well: a reader opening them sees the fact
+            restated_values = {i for i in named - items if is_value(i)}
+            spans = self._cover(items | restated_values, terms, sentence.text, order)
             if spans and not self._premise_held(sentence.text, named - items, spans):
                 spans = []
         if spans and self._contradicts_a_default(sentence.text, [index for index, _, _ in spans]):
