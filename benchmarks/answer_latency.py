@@ -65,11 +65,12 @@ CONFIGS = {
 def _run_config(name: str, questions: int, threads: int | None) -> dict:
     from kb_agent.config import Settings
     from kb_agent.engine import Engine
-    from kb_agent.llm.model_install import is_installed, model_path, spec_named
+    from kb_agent.llm.model_install import is_installed, local_model_file, spec_named
 
     real = Settings()  # the user's data folder: the installed model and the shared embedding cache
-    spec = spec_named(CONFIGS[name].get("local_model", real.local_model))
-    local_model = real.local_model_path or model_path(real.models_folder, spec)
+    real = real.model_copy(update={"local_model": CONFIGS[name].get("local_model", real.local_model)})
+    spec = spec_named(real.local_model)
+    local_model = local_model_file(real)
     if not (real.local_model_path or is_installed(real.models_folder, spec)):
         raise SystemExit(f"the local model is not installed: kb-agent models install --model {spec.name}")
     home = Path(tempfile.mkdtemp(prefix="kb-latency-"))

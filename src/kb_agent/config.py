@@ -35,7 +35,7 @@ def free_cores(sample_s: float = 0.25) -> int:
     before = _cpu_times()
     if before is not None:
         time.sleep(sample_s)
-        after = _cpu_times()
+    after = _cpu_times() if before is not None else None
     if before is not None and after is not None and after[1] > before[1]:
         busy = round((after[0] - before[0]) / (after[1] - before[1]) * (os.cpu_count() or cpus))
     else:

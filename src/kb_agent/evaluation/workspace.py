@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kb_agent.config import Settings
-from kb_agent.llm.model_install import model_path, spec_named
+from kb_agent.llm.model_install import local_model_file
 
 
 @contextmanager
@@ -20,7 +20,7 @@ def throwaway_engine(settings: Settings, prefix: str, engine_factory: Callable |
     from kb_agent.engine import Engine
 
     workdir = Path(tempfile.mkdtemp(prefix=prefix))
-    local_model = settings.local_model_path or model_path(settings.models_folder, spec_named(settings.local_model))
+    local_model = local_model_file(settings)
     eval_settings = settings.model_copy(
         update={"data_folder": workdir, "local_model_path": local_model if local_model.is_file() else None}
     )

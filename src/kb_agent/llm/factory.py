@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from kb_agent.config import Settings, free_cores
 from kb_agent.llm.base import LLM, LLMError
-from kb_agent.llm.model_install import is_installed, model_path, spec_named
+from kb_agent.llm.model_install import is_installed, local_model_file, spec_named
 
 log = logging.getLogger("kb_agent.llm")
 
@@ -34,7 +34,7 @@ _local_lock = threading.Lock()
 def _local(settings: Settings) -> LLM:
     from kb_agent.llm.local_backend import LocalLlamaChat
 
-    path = settings.local_model_path or model_path(settings.models_folder, spec_named(settings.local_model))
+    path = local_model_file(settings)
     key = (str(path), settings.llm_threads, settings.llm_context)
     with _local_lock:  # one copy of the weights per process
         if key not in _local_cache:

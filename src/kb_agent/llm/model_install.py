@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kb_agent.config import Settings
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -60,6 +62,12 @@ def spec_named(name: str) -> ModelSpec:
         return MODELS[name]
     except KeyError:
         raise ModelInstallError(f"unknown local model {name!r}; choose from {', '.join(MODELS)}") from None
+
+
+def local_model_file(settings: Settings) -> Path:
+    """The GGUF the local backend runs: KB_AGENT_LOCAL_MODEL_PATH, else the bundled model KB_AGENT_LOCAL_MODEL
+    names, in the data folder."""
+    return settings.local_model_path or model_path(settings.models_folder, spec_named(settings.local_model))
 
 
 def model_path(models_folder: Path, spec: ModelSpec = DEFAULT_MODEL) -> Path:
