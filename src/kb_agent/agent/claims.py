@@ -48,17 +48,23 @@ _DEFAULT_CLAIM = re.compile(
 )
 # "the default minimum_size of GZipMiddleware is 500": the value follows "is", not "default"
 _DEFAULT_OF = re.compile(
-    r"default(?: value)?(?: of)?(?: the)? [\w.]+(?: (?:of|for|in) [\w.]+)? (?:is|=)\s*:?\s*"
+    r"default(?: value)?(?: of)?(?: the)? [\w.]+(?: (?:of|for|in) (?:the )?[\w.']+(?: [\w.]+)?)? (?:is|=)\s*:?\s*"
     r"([\w.\[\]'\"-]+)"
 )
 _DEFAULT_STATED = re.compile(
     r"defaults? (?:to|is|value is)\s*:?\s*([\w.\[\]'\"-]+)|默认(?:值)?(?:是|为)\s*([\w.\[\]'\"-]+)"
 )
+_NOT_A_VALUE = frozenset("of for in on the a an is to and or that this which".split())
 _END = ".!?。！？:：;；"
 _SUBJECT = re.compile(r"`([^`\s]{2,60})`|\b([A-Za-z]\w*_\w+|[A-Za-z]*[a-z][A-Z]\w*)\b")  # what a default is of
 _ABBREVIATIONS = frozenset("e.g i.e etc vs mr mrs ms dr st no fig eq approx cf al inc ltd jr sr".split())
+# pronouns and auxiliaries state nothing: "you" alone must not carry "… by using middleware" past the floor
+_FUNCTION_WORDS = "you your yours we our us i me my he him his she her its they them has have had been being very also"
 _GENERIC_TERMS = frozenset(
-    [*tokenize(" ".join(QUESTION_WORDS)), "default", "use", "set", "valu", "paramet", "can", "need", "mean"]
+    [
+        *tokenize(" ".join(QUESTION_WORDS) + " " + _FUNCTION_WORDS),
+        *"default use set valu paramet can need mean".split(),
+    ]
 )
 
 
@@ -217,6 +223,7 @@ class _Lines:
 
 MAX_SPANS = 3  # one sentence may combine facts from at most this many narrow windows
 PREMISE_LINES = 5  # the question's words a sentence repeats must be this close to its cited lines
+SECTION_LINES = 30  # a name the question gave may be introduced this far above or below, on the same page
 
 
 class ClaimChecker:
@@ -255,7 +262,13 @@ class ClaimChecker:
             # a value it repeats ("ge=1", "404") on the cited lines as well: a reader opening them sees the fact
             restated_values = {i for i in named - items if is_value(i)}
             spans = self._cover(items | restated_values, terms, sentence.text, order)
-            if spans and not self._premise_held(sentence.text, named - items, spans):
+            for _ in range(MAX_SPANS):  # the value is also in a warning elsewhere: try the next best sources
+                if not spans or self._premise_held(sentence.text, named - items, spans):
+                    break
+                used = {index for index, _, _ in spans}
+                order = [i for i in order if i not in used]
+                spans = self._cover(items | restated_values, terms, sentence.text, order)
+            else:
                 spans = []
         if spans and self._contradicts_a_default(sentence.text, [index for index, _, _ in spans]):
             spans = []
@@ -272,6 +285,7 @@ class ClaimChecker:
         code span, boolean) inside the window, a name (identifier, entity) anywhere in the same evidence item -
         and the lexical floor on top."""
         zh = has_cjk(sentence)
+        echo = content_terms(sentence) & self.question_terms
         usable = [i for i in order if not (zh != self._lines[i].zh and not items)]
         if not items and not terms:
             return []  # nothing a source could be shown to state
@@ -280,9 +294,10 @@ class ClaimChecker:
         while remaining and len(chosen) < MAX_SPANS:
             best = None
             for rank, index in enumerate(usable):
-                for start, end, held, covered, statement in self._windows(index, remaining, terms):
-                    # all it can hold, in the fewest lines, a statement rather than the heading above it
-                    key = (len(held), -(end - start), covered, statement, -rank)
+                for start, end, held, covered, echoed, statement in self._windows(index, remaining, terms, echo):
+                    # all it can hold, in the fewest lines, a statement rather than the heading above it; on a
+                    # tie, the lines that also say what the sentence repeats from the question ("add … project")
+                    key = (len(held), -(end - start), covered, echoed, statement, -rank)
                     if held and (best is None or key > best[0]):
                         best = (key, (index, start, end), held)
             if best is None:
@@ -297,7 +312,7 @@ class ClaimChecker:
                     continue  # cross-lingual sentences must carry a checkable item
                 windows = [
                     (covered, -(end - start), start, end)
-                    for start, end, _, covered, _ in self._windows(index, set(), terms)
+                    for start, end, _, covered, _, _ in self._windows(index, set(), terms)
                     if covered
                 ]
                 if windows:
@@ -327,7 +342,7 @@ class ClaimChecker:
         returns only the values explicitly set" by a line about `status_code` alone. Names: anywhere in the
         cited items; the question's words: at TERM_FLOOR around the cited lines (same language only)."""
         acronyms = {a.lower() for a in re.findall(r"\b[A-Z]{2,5}\b", sentence)}  # HTML, JSON: common nouns here
-        if not all(any(item in self._lines[i].whole for i, _, _ in spans) for item in restated - acronyms):
+        if not all(self._named_near(item, spans) for item in restated - acronyms):
             return False
         words = content_terms(sentence) & self.question_terms
         zh = has_cjk(sentence)
@@ -344,6 +359,25 @@ class ClaimChecker:
         if not words or not near:
             return True  # nothing restated, or only other-language evidence: words cannot be compared
         return len(words & near) / len(words) >= TERM_FLOOR
+
+    def _named_near(self, item: str, spans: list[tuple[int, int, int]]) -> bool:
+        """A name the sentence repeats from the question is in a cited item, or in evidence from the same page
+        within SECTION_LINES of the cited lines: the section that introduces `CORSMiddleware` a dozen lines
+        above its `max_age` line. A release header 900 lines from the Kafka note does not qualify."""
+        for index, start, end in spans:
+            if item in self._lines[index].whole:
+                return True
+            path = self.sources[index].path
+            for other, e in enumerate(self.sources):
+                if e.path != path or other == index or item not in self._lines[other].whole:
+                    continue
+                gap = max(e.start_line - end, start - e.end_line, 0)
+                if gap <= SECTION_LINES and any(
+                    item in text and abs(n - start) <= SECTION_LINES + (end - start)
+                    for n, text in zip(self._lines[other].numbers, self._lines[other].texts, strict=False)
+                ):
+                    return True
+        return False
 
     def _quoted(self, sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
         """A sentence the sources state word for word is cited to the lines it was taken from."""
@@ -369,8 +403,8 @@ class ClaimChecker:
             return False
         value = claimed.group(claimed.lastindex or 0).strip(" .,'\"")
         name = normalise(subject.group(1) or subject.group(2))
-        if value == name:
-            return False  # "the default max_age …": the name, not a value
+        if not value or value == name or value in _NOT_A_VALUE:
+            return False  # "the default max_age …", "the default value of …", "… by default.": no value read
         for index in indexes:
             for line in self._lines[index].texts:
                 stated = _DEFAULT_STATED.search(line)
@@ -381,8 +415,9 @@ class ClaimChecker:
                     return True
         return False
 
-    def _windows(self, index: int, items: set[str], terms: set[str]):
-        """(start line, end line, items held, new terms covered, starts with a statement - not a heading) for
+    def _windows(self, index: int, items: set[str], terms: set[str], echo: frozenset[str] | set[str] = frozenset()):
+        """(start line, end line, items held, new terms covered, question words echoed, starts with a statement -
+        not a heading) for
         every window of 1..WINDOW_LINES lines. A window holds a value only if the value is in it; a name if the
         name is in its evidence item."""
         lines = self._lines[index]
@@ -400,5 +435,6 @@ class ClaimChecker:
                     lines.numbers[start + size - 1],
                     inside | names,
                     covered + len(inside),
+                    len(echo & set().union(*lines.line_terms[start : start + size])) if echo else 0,
                     not lines.texts[start].lstrip().startswith("#"),
                 )

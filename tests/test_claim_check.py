@@ -1,0 +1,102 @@
+"""The claim check keeps true sentences a small model writes in its own words, and still removes false ones.
+
+Cases from the held-out FastAPI answers: a correct restatement of the question removed (a possessive broke the
+default-value reader; a name introduced a few lines above its chunk), a correct value cited to a warning that
+repeats it, a citation to the wrong one of two lines that hold the value, and "you" carrying a sentence."""
+
+from __future__ import annotations
+
+from kb_agent.agent.claims import ClaimChecker, split_sentences
+from kb_agent.tools.base import Evidence
+
+
+def _evidence(text: str, path: str, start: int = 1) -> Evidence:
+    lines = text.split("\n")
+    return Evidence(source=path, path=path, start_line=start, end_line=start + len(lines) - 1, text=text)
+
+
+def _check(sources: list[Evidence], question: str, answer: str):
+    return ClaimChecker(sources, question).check(split_sentences(answer)[0])
+
+
+CORS_PARAMS = _evidence(
+    "The following arguments of the FastAPI middleware are supported:\n"
+    "* `allow_credentials` - Indicate that cookies should be supported. Defaults to `False`.\n"
+    "* `max_age` - Sets a maximum time in seconds for browsers to cache CORS responses. Defaults to `600`.",
+    "cors.md",
+    63,
+)
+CORS_INTRO = _evidence(
+    "## Use `CORSMiddleware`\nYou can configure it in your **FastAPI** application using the `CORSMiddleware`.",
+    "cors.md",
+    35,
+)
+OTHERS = [
+    _evidence("CORSMiddleware is one of many middlewares; GZipMiddleware compresses responses.", "middleware.md"),
+    _evidence("Deploying with Docker starts from the official Python image.", "docker.md", 10),
+    _evidence("Settings are read from environment variables.", "settings.md", 20),
+]
+
+
+def test_a_default_restated_with_a_possessive_is_read_as_its_value():
+    question = "What is the default value of max_age in FastAPI's CORSMiddleware?"
+    right = _check(
+        [CORS_PARAMS, CORS_INTRO, *OTHERS], question, "The default value of max_age in FastAPI's CORSMiddleware is 600."
+    )
+    assert right.supported and right.citations == ["cors.md:L65-65"]
+    wrong = _check(
+        [CORS_PARAMS, CORS_INTRO, *OTHERS], question, "The default value of max_age in FastAPI's CORSMiddleware is 800."
+    )
+    assert not wrong.supported
+
+
+def test_a_name_from_the_question_may_be_introduced_a_few_lines_above_on_the_same_page():
+    question = "What does the max_age of the SessionGuard set?"
+    intro = _evidence("## Use `SessionGuard`\nImport `SessionGuard` and add it to the app.", "guard.md", 50)
+    params = _evidence(
+        "* `max_age` - Sets how long a session lives, in seconds. Defaults to `1209600`.", "guard.md", 60
+    )
+    answer = "The `max_age` of the SessionGuard sets how long a session lives, `1209600` seconds by default."
+    claim = _check([params, intro, *OTHERS], question, answer)
+    assert claim.supported and claim.citations == ["guard.md:L60-60"]
+    # control: the same name 900 lines away on the page introduces nothing for these lines
+    far = _evidence("## Use `SessionGuard`\nImport `SessionGuard` and add it to the app.", "guard.md", 960)
+    assert not _check([params, far, *OTHERS], question, answer).supported
+
+
+def test_a_value_also_repeated_in_a_warning_is_cited_to_the_line_that_states_the_fact():
+    question = "Which parameter of Header disables the conversion of underscores to hyphens?"
+    warning = _evidence(
+        "/// warning\n\nBefore setting `convert_underscores` to `False`, bear in mind that some proxies disallow it.",
+        "header-param-models.md",
+        64,
+    )
+    statement = _evidence(
+        "If you need to disable automatic conversion of underscores to hyphens, set the parameter "
+        "`convert_underscores` of `Header` to `False`:",
+        "header-params.md",
+        47,
+    )
+    answer = "The parameter of Header that disables the conversion of underscores to hyphens is `convert_underscores`."
+    claim = _check([warning, statement], question, answer + " Set it to `False`.")
+    assert claim.supported and claim.citations == ["header-params.md:L47-47"]
+
+
+def test_of_two_lines_with_the_value_the_one_that_says_what_the_question_asked_is_cited():
+    page = _evidence(
+        "# Templates\n\nA common choice is Jinja2, the same one used by Flask.\n\n## Install\n\n"
+        "Add `jinja2` to your project:",
+        "templates.md",
+    )
+    claim = _check([page], "Which package do I add to my project to render templates?", "Add `jinja2` to the project.")
+    assert claim.supported and claim.citations == ["templates.md:L7-7"]
+
+
+def test_pronouns_do_not_carry_a_sentence_past_the_word_floor():
+    question = "How can I run code after the response has been sent?"
+    notes = _evidence(
+        "This was reverted in 0.118.0: you can run the exit code after the response is sent.", "release-notes.md", 1672
+    )
+    assert not _check(
+        [notes], question, "You can run code after the response has been sent by using middleware."
+    ).supported
