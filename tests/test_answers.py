@@ -395,3 +395,10 @@ def test_ask_streams_the_checked_answer_once_and_shows_only_real_steps(tmp_path,
     assert "Planning" not in result.output and "Searching" in result.output
     assert "WARNING" not in result.output and "kb_agent" not in result.output
     assert verbose.exit_code == 0
+
+
+def test_question_words_and_pronouns_are_not_key_terms():
+    from kb_agent.agent.extractive import key_terms
+
+    assert key_terms("CORS 中间件的 max_age 默认值是多少？") == {"cor", "中间件", "max_age", "默认值"}
+    assert not key_terms("How can I run code after it has been sent to my client?") & {"has", "been", "my", "i"}

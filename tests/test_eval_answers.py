@@ -91,3 +91,14 @@ def test_kept_claims_are_rechecked_against_the_cited_lines_on_disk(tmp_path):
     removed = ClaimCheck(sentence="It is 1800.", supported=False, citation=None)
     assert unsupported_kept([right, removed], cited) == []
     assert unsupported_kept([wrong, missing], cited) == [wrong.sentence, missing.sentence]
+
+
+def test_contains_gold_reads_the_answer_as_rendered_markdown():
+    from kb_agent.agent.answer import Answer
+    from kb_agent.evaluation.answers import score
+
+    item = {"id": "q", "type": "exact", "question": "What does ge=1 mean?", "answerable": True, "gold": []}
+    item["must_contain"] = [["greater than or equal"]]
+    marked = Answer(answer='With `ge=1` it must be "`g`reater than or `e`qual" to `1` [1].')
+    assert score(item, marked, 0.1)["contains_gold"]
+    assert not score(item, Answer(answer="With `ge=1` it must be greater than 1 [1]."), 0.1)["contains_gold"]

@@ -42,7 +42,9 @@ class Unit:
 # words that shape a question without saying what it is about
 _FRAME = (
     "mean means meaning purpose must need needs should would could might way ways used go goes get gets make "
-    "happen happens work works put 意思 含义 用途 需要 应该"
+    "happen happens work works put 意思 含义 用途 需要 应该 "
+    # pronouns, auxiliaries and the Chinese question words jieba keeps whole: "多少" is in no answer
+    "i me my you your we our has have had been being 多少 几个 哪里 哪儿 是多少 是什么 什么样"
 )
 _QUESTION_TERMS = frozenset(tokenize(" ".join(QUESTION_WORDS) + " " + _FRAME))
 _ASKS_FOR_A_NAME = re.compile(

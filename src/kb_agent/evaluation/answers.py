@@ -35,6 +35,13 @@ def _norm(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+def _says(body: str, expected: str) -> bool:
+    """The answer states `expected` as a reader sees it: Markdown code and emphasis marks are not text
+    ("`g`reater than or `e`qual" reads "greater than or equal")."""
+    said, wanted = _norm(body), _norm(expected)
+    return wanted in said or wanted in re.sub(r"`|\*\*?", "", said)
+
+
 def load_set(path: Path, split: str | None = None, limit: int | None = None) -> list[dict]:
     try:
         rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -116,7 +123,7 @@ def score(item: dict, answer, seconds: float, cited: CitedLines | None = None) -
         row["refused_ok"] = answer.refused
     else:
         groups = item.get("must_contain", [])
-        row["contains_gold"] = not answer.refused and all(any(_norm(a) in _norm(body) for a in g) for g in groups)
+        row["contains_gold"] = not answer.refused and all(any(_says(body, a) for a in g) for g in groups)
         row["cites_gold"] = any(
             _cites(c, g, file_only=kind == "file_discovery") for c in answer.citations for g in item.get("gold", [])
         )
