@@ -100,3 +100,21 @@ def test_pronouns_do_not_carry_a_sentence_past_the_word_floor():
     assert not _check(
         [notes], question, "You can run code after the response has been sent by using middleware."
     ).supported
+
+
+def test_a_sentence_of_background_names_is_cited_to_the_lines_that_echo_the_question():
+    """`convert_underscores` is in most sources (so no checkable item of its own): the window is chosen by the
+    sentence's words, then by the question's words it repeats - line 47, not the warning at line 53."""
+    page = _evidence(
+        "If you need to disable automatic conversion of underscores to hyphens, set the parameter "
+        "`convert_underscores` of `Header` to `False`:\n\n{* tutorial002.py *}\n\n/// warning\n\n"
+        "Before setting `convert_underscores`, bear in mind that some proxies disallow underscores.",
+        "header-params.md",
+        47,
+    )
+    models = _evidence("Use `convert_underscores` in header models too.", "header-param-models.md", 60)
+    notes = _evidence("Add support for `convert_underscores` in models.", "release-notes.md", 500)
+    question = "Which parameter of Header disables the conversion of underscores to hyphens?"
+    answer = "The parameter of Header that disables the conversion of underscores to hyphens is `convert_underscores`."
+    claim = _check([page, models, notes], question, answer)
+    assert claim.supported and claim.citations == ["header-params.md:L47-47"]

@@ -310,13 +310,14 @@ class ClaimChecker:
             for index in usable:
                 if self._lines[index].zh != zh:
                     continue  # cross-lingual sentences must carry a checkable item
-                windows = [
-                    (covered, -(end - start), start, end)
-                    for start, end, _, covered, _, _ in self._windows(index, set(), terms)
+                windows = [  # most new words, then most of the question's words it repeats, fewest lines
+                    (covered, echoed, -(end - start), -start, end)
+                    for start, end, _, covered, echoed, _ in self._windows(index, set(), terms, echo)
                     if covered
                 ]
                 if windows:
-                    _, _, start, end = max(windows)
+                    _, _, _, start, end = max(windows)
+                    start = -start
                     chosen = [(index, start, end)]
                     break
             if not chosen:
