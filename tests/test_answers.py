@@ -291,6 +291,7 @@ def test_questions_that_open_with_small_talk_are_questions(question):
         "Hello! Who are you?",
         "谢谢你的帮助！",
         "Good morning, what can you do?",
+        "Good morning! What can you do for me?",
         "你好，你是谁？",
         "thanks a lot!",
         "Thanks a lot, that helped!",

@@ -140,6 +140,9 @@ def test_query_identifiers_are_names_not_years_or_hyphenated_prose():
     ]
     assert identifiers("Which runner-up of the 1999 championship was a mom-and-pop founder in 2005?") == []
     assert identifiers("Install `python-multipart` and read `2005`") == ["python-multipart", "2005"]
+    # an acronym that opens a class name: no lower-upper turn, still a name; plural acronyms are prose
+    assert identifiers("HTTPConnection 类要从哪个模块导入？") == ["HTTPConnection"]
+    assert identifiers("Which URLs and IDs do the APIs use?") == []
 
 
 def test_passages_holding_a_rare_identifier_come_first(engine, tmp_path):

@@ -16,7 +16,7 @@ _EN_PHRASE = (
     r"(?:that|this|it|you)(?: really)? (?:helped|helps|worked|works)(?: a lot)?|"
     r"(?:that|this|it)(?:'s| is| was) (?:very |really |so )?(?:helpful|great|useful|perfect)|"
     r"(?:very |really )?helpful|you'?re (?:great|helpful|awesome))"
-    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|me))*"
+    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|me|for me|for us))*"
 )
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
 _ZH_PHRASE = (

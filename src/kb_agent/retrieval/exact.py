@@ -15,7 +15,7 @@ _IDENTIFIER = re.compile(
     r"|((?:[\w.-]+/)+[\w.-]+\.\w{1,5}|[\w-]+\.(?:md|py|json|ya?ml|toml|txt|rst|jsonl|csv))"  # paths and files
     r"|\b([A-Za-z_][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+)\b"  # snake_case, dotted.names
     r"|\b([a-z]+(?:-[a-z0-9]+)+)\b"  # kebab-case (python-multipart)
-    r"|\b([A-Za-z]*[a-z][A-Z][A-Za-z0-9]*)\b"  # CamelCase (CORSMiddleware, camelCase)
+    r"|\b([A-Za-z]*[a-z][A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z]{2,}[A-Za-z0-9]*)\b"  # CamelCase, HTTPConnection
     r"|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b"  # CONSTANT_NAMES
     r"|(?<![\w.])(\d{3,})(?![\w.])"  # status codes, ports, error numbers (418, 8080)
 )
