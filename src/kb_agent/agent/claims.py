@@ -310,14 +310,13 @@ class ClaimChecker:
             for index in usable:
                 if self._lines[index].zh != zh:
                     continue  # cross-lingual sentences must carry a checkable item
-                windows = [  # most new words, then most of the question's words it repeats, fewest lines
-                    (covered, echoed, -(end - start), -start, end)
+                windows = [
+                    (start, end, covered, echoed)
                     for start, end, _, covered, echoed, _ in self._windows(index, set(), terms, echo)
                     if covered
                 ]
-                if windows:
-                    _, _, _, start, end = max(windows)
-                    start = -start
+                if windows:  # most new words, then most of the question's words repeated, fewest lines, first
+                    start, end, _, _ = max(windows, key=lambda w: (w[2], w[3], w[0] - w[1], -w[0]))
                     chosen = [(index, start, end)]
                     break
             if not chosen:
@@ -418,9 +417,8 @@ class ClaimChecker:
 
     def _windows(self, index: int, items: set[str], terms: set[str], echo: frozenset[str] | set[str] = frozenset()):
         """(start line, end line, items held, new terms covered, question words echoed, starts with a statement -
-        not a heading) for
-        every window of 1..WINDOW_LINES lines. A window holds a value only if the value is in it; a name if the
-        name is in its evidence item."""
+        not a heading) for every window of 1..WINDOW_LINES lines. A window holds a value only if the value is in
+        it; a name if the name is in its evidence item."""
         lines = self._lines[index]
         count = len(lines.texts)
         names = {i for i in items if not is_value(i) and i in lines.whole}
