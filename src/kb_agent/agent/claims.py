@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from kb_agent.store.spans import cite
-from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
+from kb_agent.text.tokenize import EN_STOPWORDS, FUNCTION_WORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
 from kb_agent.tools.base import Evidence
 
 WINDOW_LINES = 5  # a citation points at no more lines than this
@@ -58,11 +58,11 @@ _NOT_A_VALUE = frozenset("of for in on the a an is to and or that this which".sp
 _END = ".!?。！？:：;；"
 _SUBJECT = re.compile(r"`([^`\s]{2,60})`|\b([A-Za-z]\w*_\w+|[A-Za-z]*[a-z][A-Z]\w*)\b")  # what a default is of
 _ABBREVIATIONS = frozenset("e.g i.e etc vs mr mrs ms dr st no fig eq approx cf al inc ltd jr sr".split())
-# pronouns and auxiliaries state nothing: "you" alone must not carry "… by using middleware" past the floor
-_FUNCTION_WORDS = "you your yours we our us i me my he him his she her its they them has have had been being very also"
+# and what only answers use: "you" alone must not carry "… by using middleware" past the word floor
+_ANSWER_FUNCTION_WORDS = "yours us he him his she her its they them very also"
 _GENERIC_TERMS = frozenset(
     [
-        *tokenize(" ".join(QUESTION_WORDS) + " " + _FUNCTION_WORDS),
+        *tokenize(" ".join([*QUESTION_WORDS, *FUNCTION_WORDS]) + " " + _ANSWER_FUNCTION_WORDS),
         *"default use set valu paramet can need mean".split(),
     ]
 )
@@ -223,6 +223,7 @@ class _Lines:
 
 MAX_SPANS = 3  # one sentence may combine facts from at most this many narrow windows
 PREMISE_LINES = 5  # the question's words a sentence repeats must be this close to its cited lines
+PREMISE_RETRIES = 3  # sources set aside, in turn, when the best window's surroundings fail the premise
 SECTION_LINES = 30  # a name the question gave may be introduced this far above or below, on the same page
 
 
@@ -262,7 +263,7 @@ class ClaimChecker:
             # a value it repeats ("ge=1", "404") on the cited lines as well: a reader opening them sees the fact
             restated_values = {i for i in named - items if is_value(i)}
             spans = self._cover(items | restated_values, terms, sentence.text, order)
-            for _ in range(MAX_SPANS):  # the value is also in a warning elsewhere: try the next best sources
+            for _ in range(PREMISE_RETRIES):  # the value is also in a warning elsewhere: try the next sources
                 if not spans or self._premise_held(sentence.text, named - items, spans):
                     break
                 used = {index for index, _, _ in spans}
@@ -361,20 +362,21 @@ class ClaimChecker:
         return len(words & near) / len(words) >= TERM_FLOOR
 
     def _named_near(self, item: str, spans: list[tuple[int, int, int]]) -> bool:
-        """A name the sentence repeats from the question is in a cited item, or in evidence from the same page
-        within SECTION_LINES of the cited lines: the section that introduces `CORSMiddleware` a dozen lines
-        above its `max_age` line. A release header 900 lines from the Kafka note does not qualify."""
+        """A name the sentence repeats from the question is in a cited item, or on a line of evidence from the
+        same page within SECTION_LINES of the cited lines: the section that introduces `CORSMiddleware` a dozen
+        lines above its `max_age` line. A release header 900 lines from the Kafka note does not qualify."""
         for index, start, end in spans:
             if item in self._lines[index].whole:
                 return True
             path = self.sources[index].path
-            for other, e in enumerate(self.sources):
-                if e.path != path or other == index or item not in self._lines[other].whole:
-                    continue
-                gap = max(e.start_line - end, start - e.end_line, 0)
-                if gap <= SECTION_LINES and any(
-                    item in text and abs(n - start) <= SECTION_LINES + (end - start)
-                    for n, text in zip(self._lines[other].numbers, self._lines[other].texts, strict=False)
+            for other, lines in enumerate(self._lines):
+                if (
+                    other != index
+                    and self.sources[other].path == path
+                    and any(
+                        item in text and max(start - n, n - end) <= SECTION_LINES
+                        for n, text in zip(lines.numbers, lines.texts, strict=True)
+                    )
                 ):
                     return True
         return False

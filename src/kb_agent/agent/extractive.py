@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.claims import Sentence, split_sentences
 from kb_agent.agent.rules import TICKET_RE
-from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
+from kb_agent.text.tokenize import EN_STOPWORDS, FUNCTION_WORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
 from kb_agent.tools.base import Evidence
 
 COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an answer
@@ -43,10 +43,10 @@ class Unit:
 _FRAME = (
     "mean means meaning purpose must need needs should would could might way ways used go goes get gets make "
     "happen happens work works put 意思 含义 用途 需要 应该 "
-    # pronouns, auxiliaries and the Chinese question words jieba keeps whole: "多少" is in no answer
-    "i me my you your we our has have had been being 多少 几个 哪里 哪儿 是多少 是什么 什么样"
+    # the Chinese question words jieba keeps whole: "多少" is in no answer
+    "多少 几个 哪里 哪儿 是多少 是什么 什么样"
 )
-_QUESTION_TERMS = frozenset(tokenize(" ".join(QUESTION_WORDS) + " " + _FRAME))
+_QUESTION_TERMS = frozenset(tokenize(" ".join([*QUESTION_WORDS, *FUNCTION_WORDS]) + " " + _FRAME))
 _ASKS_FOR_A_NAME = re.compile(
     r"\b(?:which|what)\b.{0,40}\b(?:class|package|parameter|argument|function|method|header|"
     r"exception|module|constant|setting|option|command|library|type|url|field|name)\b"
