@@ -10,9 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import HashEmbedder, write
-from kb_agent.agent.claims import ClaimChecker, checkable, split_sentences
+from kb_agent.agent.claims import ClaimChecker, checkable
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.rules import route_by_rules
+from kb_agent.agent.sentences import split_sentences
 from kb_agent.agent.synthesize import render_sources
 from kb_agent.config import get_settings
 from kb_agent.engine import Engine

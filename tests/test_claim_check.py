@@ -6,7 +6,8 @@ repeats it, a citation to the wrong one of two lines that hold the value, and "y
 
 from __future__ import annotations
 
-from kb_agent.agent.claims import ClaimChecker, split_sentences
+from kb_agent.agent.claims import ClaimChecker
+from kb_agent.agent.sentences import split_sentences
 from kb_agent.tools.base import Evidence
 
 

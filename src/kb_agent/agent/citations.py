@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from kb_agent.agent.claims import Claim, ClaimChecker, Sentence, split_sentences
+from kb_agent.agent.claims import Claim, ClaimChecker
+from kb_agent.agent.sentences import Sentence, split_sentences
 from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence

@@ -14,6 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from kb_agent.agent.sentences import Sentence
 from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import EN_STOPWORDS, FUNCTION_WORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
 from kb_agent.tools.base import Evidence
@@ -29,12 +30,6 @@ _IDENT = re.compile(
     r"|[A-Za-z]+\d+\w*)\b|(?<![\w/])/[a-z](?:[\w/.-]*[\w/])?"
 )
 _WORD = re.compile(r"\b[A-Z][a-z]+\b")
-# [2], [1, 3], and what small models write for them: [<2>], [source 2], [<source id="2">], 【2】
-_MARK = (
-    r"[\[【]\s*<?\s*(?:source(?:\s+id)?\s*=?\s*[\"']?)?(\d{1,3}(?:\s*[,，]\s*\d{1,3})*)[\"']?\s*/?>?\s*"
-    r"[\]】]"
-)
-_MARKERS = re.compile(r"\s*" + _MARK, re.I)
 # words that start sentences or carry no claim of their own when capitalised
 _COMMON_CAPS = frozenset(
     """I A An The This That These Those It Its You Your Yes No Not In On At To For With By Of
@@ -57,7 +52,6 @@ _DEFAULT_STATED = re.compile(
 _NOT_A_VALUE = frozenset("of for in on the a an is to and or that this which".split())
 _END = ".!?。！？:：;；"
 _SUBJECT = re.compile(r"`([^`\s]{2,60})`|\b([A-Za-z]\w*_\w+|[A-Za-z]*[a-z][A-Z]\w*)\b")  # what a default is of
-_ABBREVIATIONS = frozenset("e.g i.e etc vs mr mrs ms dr st no fig eq approx cf al inc ltd jr sr".split())
 # and what only answers use: "you" alone must not carry "… by using middleware" past the word floor
 _ANSWER_FUNCTION_WORDS = "yours us he him his she her its they them very also"
 _GENERIC_TERMS = frozenset(
@@ -112,87 +106,6 @@ def content_terms(text: str) -> set[str]:
         for t in tokenize(text)
         if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and t not in _GENERIC_TERMS and len(t) > 1
     }
-
-
-@dataclass
-class Sentence:
-    text: str  # without markers
-    cited: list[int]  # 1-based source numbers the model gave
-    lead: str = ""  # the spacing before it (a newline keeps list items on their lines)
-
-
-def sentence_ends(text: str) -> list[int]:
-    """Offsets just past each complete sentence (and the [n] markers that follow it). A sentence that ends
-    exactly at the end of `text` is not complete yet: a marker may still follow it."""
-    ends, i = [], 0
-    while i < len(text):
-        ch = text[i]
-        i += 1
-        if not (ch in "。！？!?\n" or (ch == "." and _ends_sentence(text[:i], text[i:]))):
-            continue
-        markers = _MARKERS.match(text, i)
-        if markers:
-            i = markers.end()
-        rest = text[i:].lstrip()
-        if not rest or re.fullmatch(r"[\[【][^\]】\n]{0,12}", rest):
-            break  # what follows (perhaps this sentence's marker) has not arrived yet
-        ends.append(i)
-    return ends
-
-
-def without_markers(text: str) -> str:
-    return _MARKERS.sub(" ", text)
-
-
-def split_sentences(text: str) -> list[Sentence]:
-    """Sentences (zh and en) with the [n] markers that follow them. Abbreviations (e.g., J.K.), decimals and
-    versions do not end a sentence; a marker after the full stop still belongs to its sentence."""
-    out: list[Sentence] = []
-    start = 0
-    for end in [*sentence_ends(text), len(text)]:
-        _push(out, text[start:end])
-        start = end
-    return out
-
-
-class SentenceStream:
-    """Feed streamed pieces; get complete sentences as soon as what follows them has arrived."""
-
-    def __init__(self):
-        self._buffer = ""
-
-    def feed(self, piece: str) -> list[Sentence]:
-        self._buffer += piece
-        ends = sentence_ends(self._buffer)
-        if not ends:
-            return []
-        done, self._buffer = self._buffer[: ends[-1]], self._buffer[ends[-1] :]
-        return split_sentences(done)
-
-    def close(self) -> list[Sentence]:
-        rest, self._buffer = self._buffer, ""
-        return split_sentences(rest)
-
-
-def _ends_sentence(buffer: str, rest: str) -> bool:
-    if rest[:1] and not rest[:1].isspace() and not rest.startswith("["):
-        return False  # 3.14, v1.2, example.com, e.g.x
-    word = re.search(r"([A-Za-z.]+)\.$", buffer)  # e.g. / J.K. / U.S. do not end a sentence
-    return not (
-        word
-        and (
-            word.group(1).lower().rstrip(".") in _ABBREVIATIONS
-            or re.fullmatch(r"(?:[A-Za-z]\.)*[A-Za-z]", word.group(1))
-        )
-    )
-
-
-def _push(out: list[Sentence], raw: str) -> None:
-    cited = [int(n) for group in re.findall(_MARK, raw, re.I) for n in re.split(r"\s*[,，]\s*", group)]
-    text = _MARKERS.sub("", raw)
-    stripped = text.strip()
-    if re.search(r"\w", stripped):  # a stray bracket or full stop is no sentence
-        out.append(Sentence(stripped, cited, text[: len(text) - len(text.lstrip())]))
 
 
 @dataclass

@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kb_agent.agent.claims import Sentence, split_sentences
 from kb_agent.agent.rules import TICKET_RE
+from kb_agent.agent.sentences import Sentence, split_sentences
 from kb_agent.text.tokenize import EN_STOPWORDS, FUNCTION_WORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
 from kb_agent.tools.base import Evidence
 

@@ -12,10 +12,11 @@ import re
 import time
 
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
-from kb_agent.agent.claims import SentenceStream, content_terms, without_markers
+from kb_agent.agent.claims import content_terms
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.extractive import covers, extractive_sentences
 from kb_agent.agent.grade_evidence import by_support
+from kb_agent.agent.sentences import SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
 from kb_agent.governance.errors import Unavailable
 from kb_agent.llm.base import LLMError
