@@ -6,7 +6,8 @@ repeats it, a citation to the wrong one of two lines that hold the value, and "y
 
 from __future__ import annotations
 
-from kb_agent.agent.claims import ClaimChecker
+from kb_agent.agent import claims
+from kb_agent.agent.claims import ClaimChecker, checkable, holds
 from kb_agent.agent.sentences import split_sentences
 from kb_agent.tools.base import Evidence
 
@@ -119,3 +120,77 @@ def test_a_sentence_of_background_names_is_cited_to_the_lines_that_echo_the_ques
     answer = "The parameter of Header that disables the conversion of underscores to hyphens is `convert_underscores`."
     claim = _check([page, models, notes], question, answer)
     assert claim.supported and claim.citations == ["header-params.md:L47-47"]
+
+
+TYPES = _evidence(
+    "* `datetime.date`:\n"
+    "    * Python `datetime.date`.\n"
+    "    * In requests and responses will be represented as a `str` in ISO 8601 format, like: `2008-09-15`.\n"
+    "* `datetime.time`:\n"
+    "    * A Python `datetime.time`.\n"
+    "    * In requests and responses will be represented as a `str` in ISO 8601 format, like: `14:23:55.003`.\n"
+    "* `datetime.timedelta`:\n"
+    "    * A Python `datetime.timedelta`.\n"
+    "    * In requests and responses will be represented as a `float` of total seconds.",
+    "extra-data-types.md",
+    30,
+)
+COMMON = _evidence(
+    "Until now you have used common types:\n\n* `int`\n* `float`\n* `str`\n* `bool`", "extra-data-types.md", 3
+)
+
+
+def test_a_value_under_another_list_item_is_not_about_the_subject(monkeypatch):
+    """The blind check set's "timedelta … as a `float` in ISO 8601 format, like: 14:23:55.003": the example
+    belongs to `datetime.time`, the item above; `str` in a plain list of common types is about no subject."""
+    question = "How is a datetime.timedelta represented in requests and responses?"
+    sources = [TYPES, COMMON, *OTHERS]
+    wrong = "A `datetime.timedelta` is represented as a `str` in ISO 8601 format, like: 14:23:55.003."
+    assert not _check(sources, question, wrong).supported
+    assert not _check(sources, question, "A `datetime.timedelta` is represented as a `str` [1].").supported
+    right = _check(sources, question, "A `datetime.timedelta` is represented as a `float` of total seconds [1].")
+    assert right.supported and right.citations == ["extra-data-types.md:L37-38"]
+    zh = _check(sources, "timedelta 在请求和响应中用什么类型表示？", "`datetime.timedelta` 用 `str` 表示。")
+    assert not zh.supported
+    # control: with every line taken as about the subject, both wrong sentences are kept
+    monkeypatch.setattr(ClaimChecker, "_about", lambda self, index, subjects: [True] * len(self._lines[index].texts))
+    assert _check(sources, question, wrong).supported
+    assert _check(sources, question, "A `datetime.timedelta` is represented as a `str` [1].").supported
+
+
+SSE = _evidence(
+    "## Technical Details\n"
+    "FastAPI implements some SSE best practices out of the box.\n"
+    "* Send a keep alive `ping` comment every 15 seconds, to prevent some proxies from closing the connection.\n"
+    "* Set the `Cache-Control: no-cache` header to **prevent caching** of the stream.\n"
+    "* Set a special header `X-Accel-Buffering: no` to **prevent buffering** in some proxies like Nginx.\n"
+    "You don't have to do anything about it.",
+    "server-sent-events.md",
+    112,
+)
+
+
+def test_a_list_item_beside_the_cited_one_that_says_what_the_question_asks(monkeypatch):
+    """The blind check set's "`Cache-Control: no-cache` is set to prevent buffering … like Nginx": the cited item
+    prevents caching; the next item is the one about buffering in proxies."""
+    question = "Which header is set to prevent buffering of server-sent events in proxies like Nginx?"
+    wrong = "The `Cache-Control: no-cache` header is set to prevent buffering in proxies like Nginx [1]."
+    right = "The `X-Accel-Buffering: no` header is set to prevent buffering in proxies like Nginx [1]."
+    assert not _check([SSE, *OTHERS], question, wrong).supported
+    kept = _check([SSE, *OTHERS], question, right)
+    assert kept.supported and kept.citations == ["server-sent-events.md:L116-116"]
+    both = "`Cache-Control: no-cache` prevents caching and `X-Accel-Buffering: no` prevents buffering [1]."
+    assert _check([SSE, *OTHERS], question, both).supported  # both items cited: neither says more than its own
+    monkeypatch.setattr(claims, "_sibling_says_more", lambda lines, cited, words: False)  # control
+    assert _check([SSE, *OTHERS], question, wrong).supported
+
+
+def test_short_code_is_a_whole_word_and_a_list_number_is_no_claim():
+    assert not holds("use strict mode", "str") and holds("as a str in iso", "str")
+    assert not holds("tutorial003_an_py310.py hl[10]", "1") and holds("equal to 1.", "1")
+    assert holds("用str表示", "str")  # Chinese may touch it
+    [item] = split_sentences("1. Set the `Cache-Control: no-cache` header [1].")
+    assert item.cited == [1] and "1" not in checkable(item.text)
+    assert _check(
+        [SSE, *OTHERS], "What does Cache-Control do?", "1. `Cache-Control: no-cache` prevents caching [1]."
+    ).supported

@@ -10,8 +10,10 @@ removed. Cross-lingual sentences (a Chinese answer over English lines) are held 
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from kb_agent.agent.sentences import Sentence
@@ -30,6 +32,7 @@ _IDENT = re.compile(
     r"|[A-Za-z]+\d+\w*)\b|(?<![\w/])/[a-z](?:[\w/.-]*[\w/])?"
 )
 _WORD = re.compile(r"\b[A-Z][a-z]+\b")
+_LIST_MARK = re.compile(r"^\s*\d{1,3}[.)]\s+")
 # words that start sentences or carry no claim of their own when capitalised
 _COMMON_CAPS = frozenset(
     """I A An The This That These Those It Its You Your Yes No Not In On At To For With By Of
@@ -75,6 +78,7 @@ def _norm_number(value: str) -> str:
 
 def checkable(sentence: str) -> set[str]:
     """Numbers, code spans, identifiers, quoted strings and named entities of a sentence, normalised."""
+    sentence = _LIST_MARK.sub("", sentence)  # "2. Set the command …": the 2 numbers the item, it states nothing
     items: set[str] = set()
     items |= {_norm_number(m) for m in _NUMBER.findall(sentence)}
     items |= {normalise(m).strip() for m in _CODE.findall(sentence) if len(m.strip()) >= 2}
@@ -98,6 +102,46 @@ def is_value(item: str) -> bool:
     """Numbers, booleans, URL paths and anything quoted or code-formatted (it contains a space or symbol) are
     values: they must be on the cited lines. Plain names may be stated elsewhere in the same passage."""
     return bool(_VALUE.match(item)) or not re.fullmatch(r"[\w-]+", item)
+
+
+_BULLET = re.compile(r"^\s*(?:[*+-]|\d{1,3}[.)])\s")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+
+
+def frames(raw: list[str]) -> list[list[int]]:
+    """For each line, the lines above it that say what it is about, nearest first: the list items it sits in
+    and its section's heading. The line under "* `datetime.time`:" is about `datetime.time`, not the next item."""
+    out: list[list[int]] = []
+    open_items: list[tuple[int, int]] = []  # (indentation, line) of the list items still open
+    heading: list[int] = []
+    for i, line in enumerate(raw):
+        indent = len(line) - len(line.lstrip())
+        if _HEADING.match(line):
+            out.append([])
+            open_items, heading = [], [i]
+            continue
+        if _BULLET.match(line):
+            while open_items and open_items[-1][0] >= indent:
+                open_items.pop()
+            out.append([j for _, j in reversed(open_items)] + heading)
+            open_items.append((indent, i))
+            continue
+        if line.strip() and indent == 0:
+            open_items = []  # a paragraph closes the list
+        out.append([j for _, j in reversed(open_items)] + heading)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _pattern(item: str) -> re.Pattern[str]:
+    # a word-like item is a whole word: `str` is not in "strict", 600 not in 6000 (CJK may touch it)
+    return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(item) + r"(?![A-Za-z0-9_])")
+
+
+def holds(text: str, item: str) -> bool:
+    if re.fullmatch(r"[A-Za-z0-9_]+", item):
+        return _pattern(item).search(text) is not None
+    return item in text
 
 
 def content_terms(text: str) -> set[str]:
@@ -132,6 +176,29 @@ class _Lines:
     line_terms: list[set[str]] = field(default_factory=list)
     zh: bool = False
     page_terms: set[str] = field(default_factory=set)  # of the item's title and path
+    frames: list[list[int]] = field(default_factory=list)  # positions of the lines framing each line
+    has_code: list[bool] = field(default_factory=list)  # the line names something in `code`
+    item_of: list[int | None] = field(default_factory=list)  # position of the list item a line belongs to
+
+
+def _sibling_says_more(lines: _Lines, cited: set[int], words: set[str]) -> bool:
+    """Each list item is its own statement: when an item beside the cited ones (not a parent or child) repeats
+    more of the question's words than they do - and at least TERM_FLOOR of them - the question asks about that
+    item, and the value the sentence took from a cited item answers something else."""
+    mine = {lines.item_of[k] for k in cited} - {None}
+    if not mine:
+        return False
+    said: dict[int, set[str]] = {}
+    for j, item in enumerate(lines.item_of):
+        if item is not None:
+            said.setdefault(item, set()).update(lines.line_terms[j] & words)
+
+    def related(item: int) -> bool:
+        return any(item == m or item in lines.frames[m] or m in lines.frames[item] for m in mine)
+
+    own = set().union(*(said[m] for m in mine))
+    best = max((len(w) for item, w in said.items() if not related(item)), default=0)
+    return best > len(own) and best >= TERM_FLOOR * len(words)
 
 
 MAX_SPANS = 3  # one sentence may combine facts from at most this many narrow windows
@@ -145,6 +212,9 @@ class ClaimChecker:
         self.sources = sources
         self.question_items = checkable(question) | {normalise(w) for w in re.findall(r"[\w.-]{3,}", question)}
         self.question_terms = content_terms(question)
+        # what the question asks about by name: its code names, and the Latin words of a Chinese question
+        latin = set(re.findall(r"[A-Za-z_][\w.]{2,}", question)) if has_cjk(question) else set()
+        self.question_names = checkable(question) | {normalise(w) for w in latin}
         self._lines = [self._index(e) for e in sources]
 
     @staticmethod
@@ -155,14 +225,21 @@ class ClaimChecker:
         else:  # a record: all of it is one cited line
             numbers = [e.start_line] * len(raw)
         whole = normalise(" ".join([e.title, e.path, *raw]))
+        framing = frames(raw)
         return _Lines(
             numbers,
             [normalise(line) for line in raw],
             whole,
-            content_terms(" ".join([e.title, e.text])),
-            [content_terms(line) for line in raw],
+            content_terms(" ".join([e.title, e.text.replace("`", "")])),
+            [content_terms(line.replace("`", "")) for line in raw],  # "`g`reater than or `e`qual": greater
             has_cjk(e.text),
             content_terms(f"{e.title} {e.path.replace('/', ' ').replace('-', ' ')}"),
+            framing,
+            [bool(_CODE.search(line)) for line in raw],
+            [
+                k if _BULLET.match(line) else next((f for f in framing[k] if _BULLET.match(raw[f])), None)
+                for k, line in enumerate(raw)
+            ],
         )
 
     def check(self, sentence: Sentence) -> Claim:
@@ -196,10 +273,12 @@ class ClaimChecker:
 
     def _cover(self, items: set[str], terms: set[str], sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
         """Narrow windows (cited sources first) that together hold every item - a value (number, quoted string,
-        code span, boolean) inside the window, a name (identifier, entity) anywhere in the same evidence item -
-        and the lexical floor on top."""
+        code span, boolean) inside the window, on a line about what the sentence is about; a name (identifier,
+        entity) anywhere in the same evidence item - and the lexical floor on top."""
         zh = has_cjk(sentence)
         echo = content_terms(sentence) & self.question_terms
+        shown = {i for i in items if is_value(i)} | {normalise(m).strip() for m in _CODE.findall(sentence)}
+        subjects = self._subjects(sentence)
         usable = [i for i in order if not (zh != self._lines[i].zh and not items)]
         if not items and not terms:
             return []  # nothing a source could be shown to state
@@ -208,7 +287,8 @@ class ClaimChecker:
         while remaining and len(chosen) < MAX_SPANS:
             best = None
             for rank, index in enumerate(usable):
-                for start, end, held, covered, echoed, statement in self._windows(index, remaining, terms, echo):
+                windows = self._windows(index, remaining, terms, echo, shown, subjects)
+                for start, end, held, covered, echoed, statement in windows:
                     # all it can hold, in the fewest lines, a statement rather than the heading above it; on a
                     # tie, the lines that also say what the sentence repeats from the question ("add … project")
                     key = (len(held), -(end - start), covered, echoed, statement, -rank)
@@ -243,6 +323,40 @@ class ClaimChecker:
                 return []
         return chosen
 
+    def _subjects(self, sentence: str) -> set[str]:
+        """The code names a sentence is about that the question asked about: `datetime.timedelta` for "timedelta
+        在请求和响应中用什么类型表示" (a Latin word of a Chinese question counts)."""
+        acronym = re.compile(r"[A-Z]{2,5}s?")  # HTML, JSON: common nouns here, not what a sentence is about
+        named = {normalise(m).strip() for m in _CODE.findall(sentence)} | {
+            normalise(m) for m in _IDENT.findall(sentence) if not acronym.fullmatch(m)
+        }
+        asked = {q for q in self.question_names if re.search(r"[a-z]", q) and not acronym.fullmatch(q.upper())}
+        return {n for n in named if any(holds(n, q) for q in asked)}
+
+    def _about(self, index: int, subjects: AbstractSet[str]) -> list[bool]:
+        """Per line: may it state something about the subjects? When the nearest line framing it that names code
+        (its list item, its heading) names something else, no: under "* `datetime.time`:" the value
+        `14:23:55.003` is datetime.time's, not `datetime.timedelta`'s. Otherwise the line or one of the
+        PREMISE_LINES above it names a subject ("* `str`" in a list of common types is about no subject)."""
+        lines = self._lines[index]
+        if not subjects:
+            return [True] * len(lines.texts)
+
+        def names_subject(k: int) -> bool:
+            return any(holds(lines.texts[k], s) for s in subjects)
+
+        named = [names_subject(k) for k in range(len(lines.texts))]
+        if len(named) > 1 and lines.numbers[0] == lines.numbers[-1]:
+            return [any(named)] * len(named)  # a record is one cited line: its fields are all about its key
+        out = []
+        for k in range(len(lines.texts)):
+            framing = next((f for f in lines.frames[k] if named[f] or lines.has_code[f]), None)
+            if framing is not None:
+                out.append(named[k] or named[framing])
+            else:  # prose: the subject is named on the line or just above it
+                out.append(any(named[max(0, k - PREMISE_LINES) : k + 1]))
+        return out
+
     def _background(self, item: str) -> bool:
         """A plain name at least half of several sources mention ("FastAPI" in the FastAPI docs) frames a
         sentence ("在 FastAPI 中，…"); it is no claim of its own. Values are always checked."""
@@ -254,24 +368,35 @@ class ClaimChecker:
         """What a sentence repeats from the question must be in the evidence it cites: "the version that added
         Kafka support is 0.70.0" is not stated by a release header that never mentions Kafka, nor "`status_code`
         returns only the values explicitly set" by a line about `status_code` alone. Names: anywhere in the
-        cited items; the question's words: at TERM_FLOOR around the cited lines (same language only)."""
+        cited items; the question's words: at TERM_FLOOR within PREMISE_LINES of the cited lines (same language
+        only), and not rather in a sibling list item - "`Cache-Control: no-cache` is set to prevent buffering" is
+        not stated by the item that sets it "to prevent caching" when the next item says "to prevent buffering"."""
         acronyms = {a.lower() for a in re.findall(r"\b[A-Z]{2,5}\b", sentence)}  # HTML, JSON: common nouns here
         if not all(self._named_near(item, spans) for item in restated - acronyms):
             return False
         words = content_terms(sentence) & self.question_terms
         zh = has_cjk(sentence)
         near: set[str] = set()
+        compared = False
         for index, start, end in spans:
             lines = self._lines[index]
             if lines.zh != zh:
                 continue
+            compared = True
             first = lines.numbers.index(start)
             last = len(lines.numbers) - 1 - lines.numbers[::-1].index(end)
             near = near.union(
                 lines.page_terms, *lines.line_terms[max(0, first - PREMISE_LINES) : last + 1 + PREMISE_LINES]
             )
-        if not words or not near:
+        if not words or not compared:
             return True  # nothing restated, or only other-language evidence: words cannot be compared
+        for index in {index for index, _, _ in spans}:
+            lines = self._lines[index]
+            cited = {
+                k for i, start, end in spans if i == index for k, n in enumerate(lines.numbers) if start <= n <= end
+            }
+            if lines.zh == zh and _sibling_says_more(lines, cited, words):
+                return False
         return len(words & near) / len(words) >= TERM_FLOOR
 
     def _named_near(self, item: str, spans: list[tuple[int, int, int]]) -> bool:
@@ -330,17 +455,27 @@ class ClaimChecker:
                     return True
         return False
 
-    def _windows(self, index: int, items: set[str], terms: set[str], echo: frozenset[str] | set[str] = frozenset()):
+    def _windows(
+        self,
+        index: int,
+        items: set[str],
+        terms: set[str],
+        echo: AbstractSet[str] = frozenset(),
+        shown: AbstractSet[str] = frozenset(),
+        subjects: AbstractSet[str] = frozenset(),
+    ):
         """(start line, end line, items held, new terms covered, question words echoed, starts with a statement -
-        not a heading) for every window of 1..WINDOW_LINES lines. A window holds a value only if the value is in
-        it; a name if the name is in its evidence item."""
+        not a heading) for every window of 1..WINDOW_LINES lines. A window holds a value (or anything the sentence
+        wrote as code) only on its lines about the sentence's subjects; a name if the name is in its item."""
         lines = self._lines[index]
         count = len(lines.texts)
-        names = {i for i in items if not is_value(i) and i in lines.whole}
+        names = {i for i in items if i not in shown and holds(lines.whole, i)}
+        bound = self._about(index, subjects)
         for start in range(count):
             for size in range(1, min(WINDOW_LINES, count - start) + 1):
                 text = " ".join(lines.texts[start : start + size])
-                inside = {i for i in items if i in text}
+                text_bound = " ".join(lines.texts[k] for k in range(start, start + size) if bound[k])
+                inside = {i for i in items if holds(text if i in subjects else text_bound, i)}
                 covered = len(terms & set().union(*lines.line_terms[start : start + size])) if terms else 0
                 if not inside and not covered:
                     continue  # a window must state something of the sentence itself

@@ -81,6 +81,8 @@ class SentenceStream:
 def _ends_sentence(buffer: str, rest: str) -> bool:
     if rest[:1] and not rest[:1].isspace() and not rest.startswith("["):
         return False  # 3.14, v1.2, example.com, e.g.x
+    if re.search(r"(?:^|\n)[ \t]*\d{1,3}\.$", buffer):
+        return False  # "1. Install …": the number of a list item, not a sentence
     word = re.search(r"([A-Za-z.]+)\.$", buffer)  # e.g. / J.K. / U.S. do not end a sentence
     return not (
         word
