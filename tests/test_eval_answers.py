@@ -91,6 +91,13 @@ def test_kept_claims_are_rechecked_against_the_cited_lines_on_disk(tmp_path):
     removed = ClaimCheck(sentence="It is 1800.", supported=False, citation=None)
     assert unsupported_kept([right, removed], cited) == []
     assert unsupported_kept([wrong, missing], cited) == [wrong.sentence, missing.sentence]
+    # code is a value too, as a whole word: `str` is not held by "strict", nor `max_age` by the heading
+    code = ClaimCheck(sentence="The `max_age` default is 600.", supported=True, citation="docs/cors.md:L3-3")
+    heading = ClaimCheck(sentence="See `max_age`.", supported=True, citation="docs/cors.md:L1-2")
+    (tmp_path / "docs" / "types.md").write_text("Use strict mode.\nA `str` it is.\n", encoding="utf-8")
+    strict = ClaimCheck(sentence="It is a `str`.", supported=True, citation="docs/types.md:L1-1")
+    assert unsupported_kept([code], cited) == []
+    assert unsupported_kept([heading, strict], cited) == [heading.sentence, strict.sentence]
 
 
 def test_contains_gold_reads_the_answer_as_rendered_markdown():

@@ -144,6 +144,14 @@ def holds(text: str, item: str) -> bool:
     return item in text
 
 
+def shown(sentence: str) -> set[str]:
+    """What a sentence states that its cited lines themselves must show: its values, and whatever it writes as
+    code - `float`, `str`, `jinja2` are values here, not names the passage may mention anywhere."""
+    return {i for i in checkable(sentence) if is_value(i)} | {
+        normalise(m).strip() for m in _CODE.findall(_LIST_MARK.sub("", sentence)) if len(m.strip()) >= 2
+    }
+
+
 def content_terms(text: str) -> set[str]:
     return {
         t
@@ -277,7 +285,7 @@ class ClaimChecker:
         entity) anywhere in the same evidence item - and the lexical floor on top."""
         zh = has_cjk(sentence)
         echo = content_terms(sentence) & self.question_terms
-        shown = {i for i in items if is_value(i)} | {normalise(m).strip() for m in _CODE.findall(sentence)}
+        on_lines = shown(sentence)
         subjects = self._subjects(sentence)
         usable = [i for i in order if not (zh != self._lines[i].zh and not items)]
         if not items and not terms:
@@ -287,7 +295,7 @@ class ClaimChecker:
         while remaining and len(chosen) < MAX_SPANS:
             best = None
             for rank, index in enumerate(usable):
-                windows = self._windows(index, remaining, terms, echo, shown, subjects)
+                windows = self._windows(index, remaining, terms, echo, on_lines, subjects)
                 for start, end, held, covered, echoed, statement in windows:
                     # all it can hold, in the fewest lines, a statement rather than the heading above it; on a
                     # tie, the lines that also say what the sentence repeats from the question ("add … project")

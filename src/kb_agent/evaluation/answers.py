@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from kb_agent.agent.claims import checkable, is_value, normalise
+from kb_agent.agent.claims import holds, normalise, shown
 from kb_agent.config import Settings
 from kb_agent.evaluation.retrieval import DatasetError
 from kb_agent.evaluation.workspace import throwaway_engine
@@ -84,7 +84,7 @@ class CitedLines:
 
 
 def unsupported_kept(claims, cited: CitedLines) -> list[str]:
-    """Kept sentences whose cited lines on disk do not hold every value the sentence states."""
+    """Kept sentences whose cited lines on disk do not hold every value (and code name) the sentence states."""
     bad = []
     for claim in claims:
         if not claim.supported:
@@ -92,8 +92,8 @@ def unsupported_kept(claims, cited: CitedLines) -> list[str]:
         texts = [cited.text(c) for c in (claim.citation or "").split("; ") if c]
         held = _norm(normalise(" ".join(t for t in texts if t)))
         paths = [_norm(c.rsplit(":L", 1)[0]) for c in (claim.citation or "").split("; ")]
-        values = {i for i in checkable(claim.sentence) if is_value(i) and not any(i in p for p in paths)}
-        if not texts or any(t is None for t in texts) or any(v not in held for v in values):
+        values = {i for i in shown(claim.sentence) if not any(i in p for p in paths)}
+        if not texts or any(t is None for t in texts) or not all(holds(held, v) for v in values):
             bad.append(claim.sentence)
     return bad
 
