@@ -149,7 +149,7 @@ def test_a_value_under_another_list_item_is_not_about_the_subject(monkeypatch):
     assert not _check(sources, question, wrong).supported
     assert not _check(sources, question, "A `datetime.timedelta` is represented as a `str` [1].").supported
     right = _check(sources, question, "A `datetime.timedelta` is represented as a `float` of total seconds [1].")
-    assert right.supported and right.citations == ["extra-data-types.md:L37-38"]
+    assert right.supported and right.citations == ["extra-data-types.md:L38-38"]
     zh = _check(sources, "timedelta 在请求和响应中用什么类型表示？", "`datetime.timedelta` 用 `str` 表示。")
     assert not zh.supported
     # control: with every line taken as about the subject, both wrong sentences are kept
@@ -194,3 +194,33 @@ def test_short_code_is_a_whole_word_and_a_list_number_is_no_claim():
     assert _check(
         [SSE, *OTHERS], "What does Cache-Control do?", "1. `Cache-Control: no-cache` prevents caching [1]."
     ).supported
+
+
+GZIP = _evidence(
+    "The following arguments are supported:\n"
+    "* `minimum_size` - Do not GZip responses that are smaller than this minimum size in bytes. Defaults to `500`.\n"
+    "* `compresslevel` - Used during GZip compression. It is an integer ranging from 1 to 9. Defaults to `9`.",
+    "middleware.md",
+    80,
+)
+
+
+def test_a_value_from_the_item_above_is_not_stitched_into_a_sentence(monkeypatch):
+    """From `benchmarks/claim_swaps.py`: the sentence of one list item with the value of the item above it. One
+    window may not join two sibling items, and a value only an extra span holds must have the sentence's words
+    around it there too."""
+    question = "What is the default compression level of GZipMiddleware?"
+    right = "`compresslevel` is used during GZip compression, an integer ranging from 1 to 9 [1]."
+    kept = _check([GZIP, *OTHERS], question, right)
+    assert kept.supported and kept.citations == ["middleware.md:L82-82"]
+    wrong = "`compresslevel` is used during GZip compression, an integer ranging from 500 to 9 [1]."
+    assert not _check([GZIP, *OTHERS], question, wrong).supported
+    ping = "Send a keep alive `Cache-Control: no-cache` comment every 15 seconds [1]."
+    assert not _check([SSE, *OTHERS], "What keeps a server-sent event stream alive?", ping).supported
+    both = "`minimum_size` defaults to `500` bytes and `compresslevel` defaults to `9` [1]."
+    assert _check([GZIP, *OTHERS], question, both).supported  # two items, two spans, each in its own words
+    # controls: the guards off, both wrong sentences are kept
+    monkeypatch.setattr(claims, "_crosses_items", lambda lines, first, last: False)
+    monkeypatch.setattr(ClaimChecker, "_in_context", lambda self, sentence, values, span: True)
+    assert _check([GZIP, *OTHERS], question, wrong).supported
+    assert _check([SSE, *OTHERS], "What keeps a server-sent event stream alive?", ping).supported

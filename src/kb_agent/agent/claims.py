@@ -189,6 +189,18 @@ class _Lines:
     item_of: list[int | None] = field(default_factory=list)  # position of the list item a line belongs to
 
 
+def _crosses_items(lines: _Lines, first: int, last: int) -> bool:
+    """Does line `last` sit in a list item unrelated to (neither inside, around nor equal to) one of the items
+    of lines first..last-1? Windows grow one line at a time, so only the new line needs comparing."""
+    new = lines.item_of[last]
+    if new is None:
+        return False
+    return any(
+        item is not None and item != new and item not in lines.frames[new] and new not in lines.frames[item]
+        for item in {lines.item_of[k] for k in range(first, last)}
+    )
+
+
 def _sibling_says_more(lines: _Lines, cited: set[int], words: set[str]) -> bool:
     """Each list item is its own statement: when an item beside the cited ones (not a parent or child) repeats
     more of the question's words than they do - and at least TERM_FLOOR of them - the question asks about that
@@ -212,6 +224,8 @@ def _sibling_says_more(lines: _Lines, cited: set[int], words: set[str]) -> bool:
 MAX_SPANS = 3  # one sentence may combine facts from at most this many narrow windows
 PREMISE_LINES = 5  # the question's words a sentence repeats must be this close to its cited lines
 PREMISE_RETRIES = 3  # sources set aside, in turn, when the best window's surroundings fail the premise
+CONTEXT_WORDS = 4  # the sentence's words this close to a value (same clause) must also be near it in the evidence
+_CLAUSE = re.compile(r"[,;:，；：、。]|\b(?:and|or|but|while)\b|和|以及|而")
 SECTION_LINES = 30  # a name the question gave may be introduced this far above or below, on the same page
 
 
@@ -291,6 +305,7 @@ class ClaimChecker:
         if not items and not terms:
             return []  # nothing a source could be shown to state
         chosen: list[tuple[int, int, int]] = []
+        shown_by: list[set[str]] = []  # the values each chosen window holds
         remaining = set(items)
         while remaining and len(chosen) < MAX_SPANS:
             best = None
@@ -305,9 +320,12 @@ class ClaimChecker:
             if best is None:
                 return []
             chosen.append(best[1])
+            shown_by.append(best[2] & on_lines & remaining)
             remaining -= best[2]
         if remaining:
             return []
+        if len(chosen) > 1 and not all(map(self._in_context, [sentence] * len(chosen), shown_by, chosen)):
+            return []  # a sentence stitched from several windows: each value in its own words
         if not chosen:  # no checkable item: the window that states most of the sentence's new words
             for index in usable:
                 if self._lines[index].zh != zh:
@@ -330,6 +348,30 @@ class ClaimChecker:
             if len(terms & known) / len(terms) < TERM_FLOOR:
                 return []
         return chosen
+
+    def _in_context(self, sentence: str, values: set[str], span: tuple[int, int, int]) -> bool:
+        """The words a sentence puts right around a value must be around it in the evidence too: "send a keep
+        alive `Cache-Control: no-cache` comment" has the value of one list item in the words of the item above.
+        Only the sentence's plain words count (not its other values, not the question's, not generic ones); none
+        around it, no test. Asked of sentences stitched from several windows only: a single window's paraphrase
+        is held to the lexical floor, and this test removed true ones there (the "in context" recheck, stop 24)."""
+        said = normalise(sentence)
+        index, start, end = span
+        lines = self._lines[index]
+        first = lines.numbers.index(start)
+        last = len(lines.numbers) - 1 - lines.numbers[::-1].index(end)
+        near = set().union(*lines.line_terms[first : last + 1], *(lines.line_terms[f] for f in lines.frames[first]))
+        items = checkable(sentence)
+        for value in values:
+            at = said.find(value)
+            if at < 0:
+                continue
+            before = _CLAUSE.split(said[:at])[-1].split()[-CONTEXT_WORDS:]
+            after = _CLAUSE.split(said[at + len(value) :])[0].split()[:CONTEXT_WORDS]
+            words = content_terms(" ".join(before + after)) - content_terms(" ".join(items)) - self.question_terms
+            if words and not words & near:
+                return False
+        return True
 
     def _subjects(self, sentence: str) -> set[str]:
         """The code names a sentence is about that the question asked about: `datetime.timedelta` for "timedelta
@@ -398,12 +440,13 @@ class ClaimChecker:
             )
         if not words or not compared:
             return True  # nothing restated, or only other-language evidence: words cannot be compared
+        plain = words - content_terms(" ".join(checkable(sentence)))  # names frame the items, they state nothing
         for index in {index for index, _, _ in spans}:
             lines = self._lines[index]
             cited = {
                 k for i, start, end in spans if i == index for k, n in enumerate(lines.numbers) if start <= n <= end
             }
-            if lines.zh == zh and _sibling_says_more(lines, cited, words):
+            if lines.zh == zh and _sibling_says_more(lines, cited, plain):
                 return False
         return len(words & near) / len(words) >= TERM_FLOOR
 
@@ -481,9 +524,13 @@ class ClaimChecker:
         bound = self._about(index, subjects)
         for start in range(count):
             for size in range(1, min(WINDOW_LINES, count - start) + 1):
+                if size > 1 and _crosses_items(lines, start, start + size - 1):
+                    break  # two sibling list items are two statements: a sentence joining them cites both
                 text = " ".join(lines.texts[start : start + size])
                 text_bound = " ".join(lines.texts[k] for k in range(start, start + size) if bound[k])
-                inside = {i for i in items if holds(text if i in subjects else text_bound, i)}
+                # the sentence's subject may be named by the list item or heading that frames the lines
+                framed = " ".join(lines.texts[f] for k in range(start, start + size) for f in lines.frames[k])
+                inside = {i for i in items if holds(f"{text} {framed}" if i in subjects else text_bound, i)}
                 covered = len(terms & set().union(*lines.line_terms[start : start + size])) if terms else 0
                 if not inside and not covered:
                     continue  # a window must state something of the sentence itself
