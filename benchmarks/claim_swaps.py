@@ -29,7 +29,8 @@ from pathlib import Path
 from unittest import mock
 
 from kb_agent.agent import claims
-from kb_agent.agent.claims import ClaimChecker, checkable, is_value, normalise
+from kb_agent.agent.claim_terms import checkable, is_value, normalise
+from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.sentences import Sentence
 from kb_agent.config import Settings
 from kb_agent.engine import Engine
@@ -94,9 +95,9 @@ def _without(*guards: str):
                 )
             )
         if "sibling" in guards:
-            stack.enter_context(mock.patch.object(claims, "_sibling_says_more", lambda lines, cited, words: False))
+            stack.enter_context(mock.patch.object(claims, "sibling_says_more", lambda lines, cited, words: False))
         if "crossing" in guards:
-            stack.enter_context(mock.patch.object(claims, "_crosses_items", lambda lines, first, last: False))
+            stack.enter_context(mock.patch.object(claims, "crosses_items", lambda lines, first, last: False))
         if "context" in guards:
             stack.enter_context(
                 mock.patch.object(ClaimChecker, "_in_context", lambda self, sentence, values, span: True)

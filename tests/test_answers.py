@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import HashEmbedder, write
-from kb_agent.agent.claims import ClaimChecker, checkable
+from kb_agent.agent.claim_terms import checkable
+from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.rules import route_by_rules
 from kb_agent.agent.sentences import split_sentences

@@ -7,7 +7,8 @@ repeats it, a citation to the wrong one of two lines that hold the value, and "y
 from __future__ import annotations
 
 from kb_agent.agent import claims
-from kb_agent.agent.claims import ClaimChecker, checkable, holds
+from kb_agent.agent.claim_terms import checkable, holds
+from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.sentences import split_sentences
 from kb_agent.tools.base import Evidence
 
@@ -181,7 +182,7 @@ def test_a_list_item_beside_the_cited_one_that_says_what_the_question_asks(monke
     assert kept.supported and kept.citations == ["server-sent-events.md:L116-116"]
     both = "`Cache-Control: no-cache` prevents caching and `X-Accel-Buffering: no` prevents buffering [1]."
     assert _check([SSE, *OTHERS], question, both).supported  # both items cited: neither says more than its own
-    monkeypatch.setattr(claims, "_sibling_says_more", lambda lines, cited, words: False)  # control
+    monkeypatch.setattr(claims, "sibling_says_more", lambda lines, cited, words: False)  # control
     assert _check([SSE, *OTHERS], question, wrong).supported
 
 
@@ -220,7 +221,7 @@ def test_a_value_from_the_item_above_is_not_stitched_into_a_sentence(monkeypatch
     both = "`minimum_size` defaults to `500` bytes and `compresslevel` defaults to `9` [1]."
     assert _check([GZIP, *OTHERS], question, both).supported  # two items, two spans, each in its own words
     # controls: the guards off, both wrong sentences are kept
-    monkeypatch.setattr(claims, "_crosses_items", lambda lines, first, last: False)
+    monkeypatch.setattr(claims, "crosses_items", lambda lines, first, last: False)
     monkeypatch.setattr(ClaimChecker, "_in_context", lambda self, sentence, values, span: True)
     assert _check([GZIP, *OTHERS], question, wrong).supported
     assert _check([SSE, *OTHERS], "What keeps a server-sent event stream alive?", ping).supported

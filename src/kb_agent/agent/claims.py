@@ -6,40 +6,42 @@ a few consecutive lines of one evidence item; that smallest window is the citati
 words must mostly appear in the same evidence item (the lexical-entailment floor). A sentence that fails
 against the sources it cites is re-cited to any evidence that holds its content; if none does, it is
 removed. Cross-lingual sentences (a Chinese answer over English lines) are held to their checkable items.
+
+A value counts only on a line about what the sentence is about (not under a sibling list item that names
+other code), one window never joins two sibling list items, and a sentence stitched from several windows
+keeps each value in its own clause's words. What is compared: `claim_terms.py`; how an evidence item's lines
+and list structure are read: `evidence_lines.py`.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from kb_agent.agent.claim_terms import (
+    CODE,
+    IDENT,
+    checkable,
+    content_terms,
+    holds,
+    is_value,
+    normalise,
+    shown,
+)
+from kb_agent.agent.evidence_lines import (
+    TERM_FLOOR,
+    crosses_items,
+    index_lines,
+    sibling_says_more,
+)
 from kb_agent.agent.sentences import Sentence
 from kb_agent.store.spans import cite
-from kb_agent.text.tokenize import EN_STOPWORDS, FUNCTION_WORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
+from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence
 
 WINDOW_LINES = 5  # a citation points at no more lines than this
-TERM_FLOOR = 0.5  # share of a sentence's new content words its evidence item must contain
 
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*")
-_CODE = re.compile(r"`([^`\n]{1,80})`")
-_QUOTED = re.compile(r"[\"“「『]([^\"”」』\n]{2,60})[\"”」』]")
-_IDENT = re.compile(
-    r"\b(?:[A-Za-z_][A-Za-z0-9_]*(?:[._:/-][A-Za-z0-9_]+)+|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
-    r"|[A-Za-z]+\d+\w*)\b|(?<![\w/])/[a-z](?:[\w/.-]*[\w/])?"
-)
-_WORD = re.compile(r"\b[A-Z][a-z]+\b")
-_LIST_MARK = re.compile(r"^\s*\d{1,3}[.)]\s+")
-# words that start sentences or carry no claim of their own when capitalised
-_COMMON_CAPS = frozenset(
-    """I A An The This That These Those It Its You Your Yes No Not In On At To For With By Of
-And Or But If When Then So As From Here There What Which Who How Why Where Also Use Using Set Sets Note
-Default Defaults Example For First Second Then Finally After Before Each Every Both Only Just Can May
-Must Should Will Would Could Some Any All Most More Less One Two Three""".split()
-)
 _DEFAULT_CLAIM = re.compile(
     r"(default(?:s| value)?(?: is| to| of [\w.]+ is)?|默认(?:值)?(?:是|为)?)\s*:?\s*"
     r"([\w.\[\]'\"-]+)"
@@ -55,109 +57,6 @@ _DEFAULT_STATED = re.compile(
 _NOT_A_VALUE = frozenset("of for in on the a an is to and or that this which".split())
 _END = ".!?。！？:：;；"
 _SUBJECT = re.compile(r"`([^`\s]{2,60})`|\b([A-Za-z]\w*_\w+|[A-Za-z]*[a-z][A-Z]\w*)\b")  # what a default is of
-# and what only answers use: "you" alone must not carry "… by using middleware" past the word floor
-_ANSWER_FUNCTION_WORDS = "yours us he him his she her its they them very also"
-_GENERIC_TERMS = frozenset(
-    [
-        *tokenize(" ".join([*QUESTION_WORDS, *FUNCTION_WORDS]) + " " + _ANSWER_FUNCTION_WORDS),
-        *"default use set valu paramet can need mean".split(),
-    ]
-)
-
-
-def normalise(text: str) -> str:
-    """NFKC (full width -> half width), case-folded, markdown emphasis and punctuation runs folded."""
-    text = unicodedata.normalize("NFKC", text).casefold().replace("`", "")
-    text = re.sub(r"\*{1,3}|(?<!\w)_{1,2}(?=\w)|(?<=\w)_{1,2}(?!\w)", "", text)  # emphasis, not snake_case
-    return re.sub(r"\s+", " ", text)
-
-
-def _norm_number(value: str) -> str:
-    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", value)
-
-
-def checkable(sentence: str) -> set[str]:
-    """Numbers, code spans, identifiers, quoted strings and named entities of a sentence, normalised."""
-    sentence = _LIST_MARK.sub("", sentence)  # "2. Set the command …": the 2 numbers the item, it states nothing
-    items: set[str] = set()
-    items |= {_norm_number(m) for m in _NUMBER.findall(sentence)}
-    items |= {normalise(m).strip() for m in _CODE.findall(sentence) if len(m.strip()) >= 2}
-    items |= {normalise(m).strip() for m in _QUOTED.findall(sentence)}
-    items |= {normalise(m) for m in _IDENT.findall(sentence) if len(m) >= 2}
-    bare = _CODE.sub(" ", sentence)
-    for match in _WORD.finditer(bare):  # a capitalised word inside a sentence names something
-        word = match.group(0)
-        start = match.start()
-        before = bare[:start].rstrip()
-        if word in _COMMON_CAPS or not before or before[-1] in ".!?:;。！？：" or has_cjk(word):
-            continue
-        items.add(normalise(word))
-    return {i for i in items if i and not i.isspace()}
-
-
-_VALUE = re.compile(r"^(?:\d[\d.,:/]*|true|false|none|null|/[\w/.-]+)$")
-
-
-def is_value(item: str) -> bool:
-    """Numbers, booleans, URL paths and anything quoted or code-formatted (it contains a space or symbol) are
-    values: they must be on the cited lines. Plain names may be stated elsewhere in the same passage."""
-    return bool(_VALUE.match(item)) or not re.fullmatch(r"[\w-]+", item)
-
-
-_BULLET = re.compile(r"^\s*(?:[*+-]|\d{1,3}[.)])\s")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-
-
-def frames(raw: list[str]) -> list[list[int]]:
-    """For each line, the lines above it that say what it is about, nearest first: the list items it sits in
-    and its section's heading. The line under "* `datetime.time`:" is about `datetime.time`, not the next item."""
-    out: list[list[int]] = []
-    open_items: list[tuple[int, int]] = []  # (indentation, line) of the list items still open
-    heading: list[int] = []
-    for i, line in enumerate(raw):
-        indent = len(line) - len(line.lstrip())
-        if _HEADING.match(line):
-            out.append([])
-            open_items, heading = [], [i]
-            continue
-        if _BULLET.match(line):
-            while open_items and open_items[-1][0] >= indent:
-                open_items.pop()
-            out.append([j for _, j in reversed(open_items)] + heading)
-            open_items.append((indent, i))
-            continue
-        if line.strip() and indent == 0:
-            open_items = []  # a paragraph closes the list
-        out.append([j for _, j in reversed(open_items)] + heading)
-    return out
-
-
-@functools.lru_cache(maxsize=4096)
-def _pattern(item: str) -> re.Pattern[str]:
-    # a word-like item is a whole word: `str` is not in "strict", 600 not in 6000 (CJK may touch it)
-    return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(item) + r"(?![A-Za-z0-9_])")
-
-
-def holds(text: str, item: str) -> bool:
-    if re.fullmatch(r"[A-Za-z0-9_]+", item):
-        return _pattern(item).search(text) is not None
-    return item in text
-
-
-def shown(sentence: str) -> set[str]:
-    """What a sentence states that its cited lines themselves must show: its values, and whatever it writes as
-    code - `float`, `str`, `jinja2` are values here, not names the passage may mention anywhere."""
-    return {i for i in checkable(sentence) if is_value(i)} | {
-        normalise(m).strip() for m in _CODE.findall(_LIST_MARK.sub("", sentence)) if len(m.strip()) >= 2
-    }
-
-
-def content_terms(text: str) -> set[str]:
-    return {
-        t
-        for t in tokenize(text)
-        if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and t not in _GENERIC_TERMS and len(t) > 1
-    }
 
 
 @dataclass
@@ -173,52 +72,6 @@ class Claim:
             "supported": self.supported,
             "citation": "; ".join(self.citations) if self.citations else None,
         }
-
-
-@dataclass
-class _Lines:
-    numbers: list[int]
-    texts: list[str]  # normalised
-    whole: str  # normalised text of the item, its title and path
-    terms: set[str] = field(default_factory=set)
-    line_terms: list[set[str]] = field(default_factory=list)
-    zh: bool = False
-    page_terms: set[str] = field(default_factory=set)  # of the item's title and path
-    frames: list[list[int]] = field(default_factory=list)  # positions of the lines framing each line
-    has_code: list[bool] = field(default_factory=list)  # the line names something in `code`
-    item_of: list[int | None] = field(default_factory=list)  # position of the list item a line belongs to
-
-
-def _crosses_items(lines: _Lines, first: int, last: int) -> bool:
-    """Does line `last` sit in a list item unrelated to (neither inside, around nor equal to) one of the items
-    of lines first..last-1? Windows grow one line at a time, so only the new line needs comparing."""
-    new = lines.item_of[last]
-    if new is None:
-        return False
-    return any(
-        item is not None and item != new and item not in lines.frames[new] and new not in lines.frames[item]
-        for item in {lines.item_of[k] for k in range(first, last)}
-    )
-
-
-def _sibling_says_more(lines: _Lines, cited: set[int], words: set[str]) -> bool:
-    """Each list item is its own statement: when an item beside the cited ones (not a parent or child) repeats
-    more of the question's words than they do - and at least TERM_FLOOR of them - the question asks about that
-    item, and the value the sentence took from a cited item answers something else."""
-    mine = {lines.item_of[k] for k in cited} - {None}
-    if not mine:
-        return False
-    said: dict[int, set[str]] = {}
-    for j, item in enumerate(lines.item_of):
-        if item is not None:
-            said.setdefault(item, set()).update(lines.line_terms[j] & words)
-
-    def related(item: int) -> bool:
-        return any(item == m or item in lines.frames[m] or m in lines.frames[item] for m in mine)
-
-    own = set().union(*(said[m] for m in mine))
-    best = max((len(w) for item, w in said.items() if not related(item)), default=0)
-    return best > len(own) and best >= TERM_FLOOR * len(words)
 
 
 MAX_SPANS = 3  # one sentence may combine facts from at most this many narrow windows
@@ -237,32 +90,7 @@ class ClaimChecker:
         # what the question asks about by name: its code names, and the Latin words of a Chinese question
         latin = set(re.findall(r"[A-Za-z_][\w.]{2,}", question)) if has_cjk(question) else set()
         self.question_names = checkable(question) | {normalise(w) for w in latin}
-        self._lines = [self._index(e) for e in sources]
-
-    @staticmethod
-    def _index(e: Evidence) -> _Lines:
-        raw = e.text.split("\n")
-        if len(raw) == e.end_line - e.start_line + 1:
-            numbers = list(range(e.start_line, e.end_line + 1))
-        else:  # a record: all of it is one cited line
-            numbers = [e.start_line] * len(raw)
-        whole = normalise(" ".join([e.title, e.path, *raw]))
-        framing = frames(raw)
-        return _Lines(
-            numbers,
-            [normalise(line) for line in raw],
-            whole,
-            content_terms(" ".join([e.title, e.text.replace("`", "")])),
-            [content_terms(line.replace("`", "")) for line in raw],  # "`g`reater than or `e`qual": greater
-            has_cjk(e.text),
-            content_terms(f"{e.title} {e.path.replace('/', ' ').replace('-', ' ')}"),
-            framing,
-            [bool(_CODE.search(line)) for line in raw],
-            [
-                k if _BULLET.match(line) else next((f for f in framing[k] if _BULLET.match(raw[f])), None)
-                for k, line in enumerate(raw)
-            ],
-        )
+        self._lines = [index_lines(e) for e in sources]
 
     def check(self, sentence: Sentence) -> Claim:
         cited = [n - 1 for n in sentence.cited if 1 <= n <= len(self.sources)]
@@ -377,8 +205,8 @@ class ClaimChecker:
         """The code names a sentence is about that the question asked about: `datetime.timedelta` for "timedelta
         在请求和响应中用什么类型表示" (a Latin word of a Chinese question counts)."""
         acronym = re.compile(r"[A-Z]{2,5}s?")  # HTML, JSON: common nouns here, not what a sentence is about
-        named = {normalise(m).strip() for m in _CODE.findall(sentence)} | {
-            normalise(m) for m in _IDENT.findall(sentence) if not acronym.fullmatch(m)
+        named = {normalise(m).strip() for m in CODE.findall(sentence)} | {
+            normalise(m) for m in IDENT.findall(sentence) if not acronym.fullmatch(m)
         }
         asked = {q for q in self.question_names if re.search(r"[a-z]", q) and not acronym.fullmatch(q.upper())}
         return {n for n in named if any(holds(n, q) for q in asked)}
@@ -446,7 +274,7 @@ class ClaimChecker:
             cited = {
                 k for i, start, end in spans if i == index for k, n in enumerate(lines.numbers) if start <= n <= end
             }
-            if lines.zh == zh and _sibling_says_more(lines, cited, plain):
+            if lines.zh == zh and sibling_says_more(lines, cited, plain):
                 return False
         return len(words & near) / len(words) >= TERM_FLOOR
 
@@ -524,7 +352,7 @@ class ClaimChecker:
         bound = self._about(index, subjects)
         for start in range(count):
             for size in range(1, min(WINDOW_LINES, count - start) + 1):
-                if size > 1 and _crosses_items(lines, start, start + size - 1):
+                if size > 1 and crosses_items(lines, start, start + size - 1):
                     break  # two sibling list items are two statements: a sentence joining them cites both
                 text = " ".join(lines.texts[start : start + size])
                 text_bound = " ".join(lines.texts[k] for k in range(start, start + size) if bound[k])

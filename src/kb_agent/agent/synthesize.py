@@ -12,7 +12,7 @@ import re
 import time
 
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
-from kb_agent.agent.claims import content_terms
+from kb_agent.agent.claim_terms import content_terms
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.extractive import covers, extractive_sentences
 from kb_agent.agent.grade_evidence import by_support

@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from kb_agent.agent.claims import holds, normalise, shown
+from kb_agent.agent.claim_terms import holds, normalise, shown
 from kb_agent.config import Settings
 from kb_agent.evaluation.retrieval import DatasetError
 from kb_agent.evaluation.workspace import throwaway_engine

@@ -1,0 +1,102 @@
+"""What the claim check compares: a sentence's checkable items and content words, normalised text, and
+whole-word matching ("`str`" is not in "strict", 600 not in 6000)."""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+from kb_agent.text.tokenize import EN_STOPWORDS, FUNCTION_WORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*")
+CODE = re.compile(r"`([^`\n]{1,80})`")
+_QUOTED = re.compile(r"[\"“「『]([^\"”」』\n]{2,60})[\"”」』]")
+IDENT = re.compile(
+    r"\b(?:[A-Za-z_][A-Za-z0-9_]*(?:[._:/-][A-Za-z0-9_]+)+|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
+    r"|[A-Za-z]+\d+\w*)\b|(?<![\w/])/[a-z](?:[\w/.-]*[\w/])?"
+)
+_WORD = re.compile(r"\b[A-Z][a-z]+\b")
+LIST_MARK = re.compile(r"^\s*\d{1,3}[.)]\s+")
+# words that start sentences or carry no claim of their own when capitalised
+_COMMON_CAPS = frozenset(
+    """I A An The This That These Those It Its You Your Yes No Not In On At To For With By Of
+And Or But If When Then So As From Here There What Which Who How Why Where Also Use Using Set Sets Note
+Default Defaults Example For First Second Then Finally After Before Each Every Both Only Just Can May
+Must Should Will Would Could Some Any All Most More Less One Two Three""".split()
+)
+# and what only answers use: "you" alone must not carry "… by using middleware" past the word floor
+_ANSWER_FUNCTION_WORDS = "yours us he him his she her its they them very also"
+_GENERIC_TERMS = frozenset(
+    [
+        *tokenize(" ".join([*QUESTION_WORDS, *FUNCTION_WORDS]) + " " + _ANSWER_FUNCTION_WORDS),
+        *"default use set valu paramet can need mean".split(),
+    ]
+)
+
+
+def normalise(text: str) -> str:
+    """NFKC (full width -> half width), case-folded, markdown emphasis and punctuation runs folded."""
+    text = unicodedata.normalize("NFKC", text).casefold().replace("`", "")
+    text = re.sub(r"\*{1,3}|(?<!\w)_{1,2}(?=\w)|(?<=\w)_{1,2}(?!\w)", "", text)  # emphasis, not snake_case
+    return re.sub(r"\s+", " ", text)
+
+
+def _norm_number(value: str) -> str:
+    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", value)
+
+
+def checkable(sentence: str) -> set[str]:
+    """Numbers, code spans, identifiers, quoted strings and named entities of a sentence, normalised."""
+    sentence = LIST_MARK.sub("", sentence)  # "2. Set the command …": the 2 numbers the item, it states nothing
+    items: set[str] = set()
+    items |= {_norm_number(m) for m in _NUMBER.findall(sentence)}
+    items |= {normalise(m).strip() for m in CODE.findall(sentence) if len(m.strip()) >= 2}
+    items |= {normalise(m).strip() for m in _QUOTED.findall(sentence)}
+    items |= {normalise(m) for m in IDENT.findall(sentence) if len(m) >= 2}
+    bare = CODE.sub(" ", sentence)
+    for match in _WORD.finditer(bare):  # a capitalised word inside a sentence names something
+        word = match.group(0)
+        start = match.start()
+        before = bare[:start].rstrip()
+        if word in _COMMON_CAPS or not before or before[-1] in ".!?:;。！？：" or has_cjk(word):
+            continue
+        items.add(normalise(word))
+    return {i for i in items if i and not i.isspace()}
+
+
+_VALUE = re.compile(r"^(?:\d[\d.,:/]*|true|false|none|null|/[\w/.-]+)$")
+
+
+def is_value(item: str) -> bool:
+    """Numbers, booleans, URL paths and anything quoted or code-formatted (it contains a space or symbol) are
+    values: they must be on the cited lines. Plain names may be stated elsewhere in the same passage."""
+    return bool(_VALUE.match(item)) or not re.fullmatch(r"[\w-]+", item)
+
+
+@functools.lru_cache(maxsize=4096)
+def _pattern(item: str) -> re.Pattern[str]:
+    # a word-like item is a whole word: `str` is not in "strict", 600 not in 6000 (CJK may touch it)
+    return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(item) + r"(?![A-Za-z0-9_])")
+
+
+def holds(text: str, item: str) -> bool:
+    if re.fullmatch(r"[A-Za-z0-9_]+", item):
+        return _pattern(item).search(text) is not None
+    return item in text
+
+
+def shown(sentence: str) -> set[str]:
+    """What a sentence states that its cited lines themselves must show: its values, and whatever it writes as
+    code - `float`, `str`, `jinja2` are values here, not names the passage may mention anywhere."""
+    return {i for i in checkable(sentence) if is_value(i)} | {
+        normalise(m).strip() for m in CODE.findall(LIST_MARK.sub("", sentence)) if len(m.strip()) >= 2
+    }
+
+
+def content_terms(text: str) -> set[str]:
+    return {
+        t
+        for t in tokenize(text)
+        if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and t not in _GENERIC_TERMS and len(t) > 1
+    }
