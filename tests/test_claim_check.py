@@ -190,6 +190,12 @@ def test_short_code_is_a_whole_word_and_a_list_number_is_no_claim():
     assert not holds("use strict mode", "str") and holds("as a str in iso", "str")
     assert not holds("tutorial003_an_py310.py hl[10]", "1") and holds("equal to 1.", "1")
     assert holds("用str表示", "str")  # Chinese may touch it
+    assert holds("2008-09-15t15:53:00", "15") and holds("as operationids, you", "operationid")
+    # a quoted sentence is cited to the line it ends on, not to a longer line it is the start of
+    said = "In requests and responses it is a `str` in ISO 8601 format, like: `2008-09-15"
+    lines = _evidence(f"{said}T15:53:00+05:00`.\n* `datetime.date`:\n{said}`.", "types.md", 29)
+    quoted = _check([lines, *OTHERS], "How is a date shown?", f"{said}`.")
+    assert quoted.citations == ["types.md:L31-31"]
     [item] = split_sentences("1. Set the `Cache-Control: no-cache` header [1].")
     assert item.cited == [1] and "1" not in checkable(item.text)
     assert _check(

@@ -76,8 +76,11 @@ def is_value(item: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _pattern(item: str) -> re.Pattern[str]:
-    # a word-like item is a whole word: `str` is not in "strict", 600 not in 6000 (CJK may touch it)
-    return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(item) + r"(?![A-Za-z0-9_])")
+    # a number is whole: 600 is not in 6000, but 15 is in "09-15T15:53"; a word is whole, a plural allowed:
+    # `str` is not in "strict", `operationId` is in "`operationId`s" (CJK may touch either)
+    if item.isdigit():
+        return re.compile(r"(?<![0-9])" + item + r"(?![0-9])")
+    return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(item) + r"(?:e?s)?(?![A-Za-z0-9_])")
 
 
 def holds(text: str, item: str) -> bool:

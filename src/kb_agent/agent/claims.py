@@ -303,11 +303,13 @@ class ClaimChecker:
         wanted = normalise(sentence).rstrip(_END).strip()
         if len(wanted) < 20:
             return []
+        # to its last character: "… like: 2008-09-15" is not the line that goes on "…-15t15:53:00"
+        whole = re.compile(re.escape(wanted) + r"(?![A-Za-z0-9_])")
         for size in range(1, WINDOW_LINES + 1):  # the fewest lines first
             for index in order:
                 lines = self._lines[index]
                 for start in range(len(lines.texts) - size + 1):
-                    if wanted in " ".join(lines.texts[start : start + size]):
+                    if whole.search(" ".join(lines.texts[start : start + size])):
                         return [(index, lines.numbers[start], lines.numbers[start + size - 1])]
         return []
 
