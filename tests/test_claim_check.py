@@ -231,3 +231,22 @@ def test_a_value_from_the_item_above_is_not_stitched_into_a_sentence(monkeypatch
     monkeypatch.setattr(ClaimChecker, "_in_context", lambda self, sentence, values, span: True)
     assert _check([GZIP, *OTHERS], question, wrong).supported
     assert _check([SSE, *OTHERS], "What keeps a server-sent event stream alive?", ping).supported
+
+
+def test_code_the_sentence_repeats_from_the_question_is_on_the_cited_lines_too():
+    """fq28 (flagged by the on-disk re-check): "the `directory` parameter names the folder …, and `name` gives it
+    an internal name" was cited to the `name` line alone; now the `directory` line is cited."""
+    page = _evidence(
+        'The first `"/static"` is the sub-path it is mounted on.\n\n'
+        'The `directory="static"` refers to the name of the directory that contains your static files.\n\n'
+        'The `name="static"` gives it a name that can be used internally by **FastAPI**.',
+        "static-files.md",
+        38,
+    )
+    answer = (
+        "The `directory` parameter is the name of the directory that contains your static files, "
+        "and the `name` parameter gives it a name that can be used internally by FastAPI [1]."
+    )
+    claim = _check([page, *OTHERS], "How do I serve static files from a directory?", answer)
+    # the `directory` line is cited (`name` also matches the word "name" on it: code is compared as words)
+    assert claim.supported and claim.citations[0].startswith("static-files.md:L40-")

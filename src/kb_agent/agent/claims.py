@@ -101,7 +101,7 @@ class ClaimChecker:
         spans = self._quoted(sentence.text, order)
         if not spans:  # a sentence in its own words: what it repeats from the question must be there too
             # a value it repeats ("ge=1", "404") on the cited lines as well: a reader opening them sees the fact
-            restated_values = {i for i in named - items if is_value(i)}
+            restated_values = {i for i in named - items if is_value(i)} | (named - items) & shown(sentence.text)
             spans = self._cover(items | restated_values, terms, sentence.text, order)
             for _ in range(PREMISE_RETRIES):  # the value is also in a warning elsewhere: try the next sources
                 if not spans or self._premise_held(sentence.text, named - items, spans):
