@@ -46,12 +46,17 @@ def _norm_number(value: str) -> str:
     return re.sub(r"(?<=\d),(?=\d{3}\b)", "", value)
 
 
+def code_items(sentence: str) -> set[str]:
+    """What a sentence writes as `code` (two characters or more), normalised."""
+    return {normalise(m).strip() for m in CODE.findall(LIST_MARK.sub("", sentence)) if len(m.strip()) >= 2}
+
+
 def checkable(sentence: str) -> set[str]:
     """Numbers, code spans, identifiers, quoted strings and named entities of a sentence, normalised."""
     sentence = LIST_MARK.sub("", sentence)  # "2. Set the command …": the 2 numbers the item, it states nothing
     items: set[str] = set()
     items |= {_norm_number(m) for m in _NUMBER.findall(sentence)}
-    items |= {normalise(m).strip() for m in CODE.findall(sentence) if len(m.strip()) >= 2}
+    items |= code_items(sentence)
     items |= {normalise(m).strip() for m in _QUOTED.findall(sentence)}
     items |= {normalise(m) for m in IDENT.findall(sentence) if len(m) >= 2}
     bare = CODE.sub(" ", sentence)
@@ -92,9 +97,7 @@ def holds(text: str, item: str) -> bool:
 def shown(sentence: str) -> set[str]:
     """What a sentence states that its cited lines themselves must show: its values, and whatever it writes as
     code - `float`, `str`, `jinja2` are values here, not names the passage may mention anywhere."""
-    return {i for i in checkable(sentence) if is_value(i)} | {
-        normalise(m).strip() for m in CODE.findall(LIST_MARK.sub("", sentence)) if len(m.strip()) >= 2
-    }
+    return {i for i in checkable(sentence) if is_value(i)} | code_items(sentence)
 
 
 def content_terms(text: str) -> set[str]:

@@ -20,9 +20,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from kb_agent.agent.claim_terms import (
-    CODE,
     IDENT,
     checkable,
+    code_items,
     content_terms,
     holds,
     is_value,
@@ -56,6 +56,7 @@ _DEFAULT_STATED = re.compile(
 )
 _NOT_A_VALUE = frozenset("of for in on the a an is to and or that this which".split())
 _END = ".!?。！？:：;；"
+_ACRONYM = re.compile(r"[A-Z]{2,5}s?")  # HTML, JSON: common nouns here, not what a sentence is about
 _SUBJECT = re.compile(r"`([^`\s]{2,60})`|\b([A-Za-z]\w*_\w+|[A-Za-z]*[a-z][A-Z]\w*)\b")  # what a default is of
 
 
@@ -101,7 +102,7 @@ class ClaimChecker:
         spans = self._quoted(sentence.text, order)
         if not spans:  # a sentence in its own words: what it repeats from the question must be there too
             # a value it repeats ("ge=1", "404") on the cited lines as well: a reader opening them sees the fact
-            restated_values = {i for i in named - items if is_value(i)} | (named - items) & shown(sentence.text)
+            restated_values = (named - items) & shown(sentence.text)
             spans = self._cover(items | restated_values, terms, sentence.text, order)
             for _ in range(PREMISE_RETRIES):  # the value is also in a warning elsewhere: try the next sources
                 if not spans or self._premise_held(sentence.text, named - items, spans):
@@ -132,13 +133,14 @@ class ClaimChecker:
         usable = [i for i in order if not (zh != self._lines[i].zh and not items)]
         if not items and not terms:
             return []  # nothing a source could be shown to state
+        about = {index: self._about(index, subjects) for index in usable} if items else {}
         chosen: list[tuple[int, int, int]] = []
         shown_by: list[set[str]] = []  # the values each chosen window holds
         remaining = set(items)
         while remaining and len(chosen) < MAX_SPANS:
             best = None
             for rank, index in enumerate(usable):
-                windows = self._windows(index, remaining, terms, echo, on_lines, subjects)
+                windows = self._windows(index, remaining, terms, echo, on_lines, subjects, about[index])
                 for start, end, held, covered, echoed, statement in windows:
                     # all it can hold, in the fewest lines, a statement rather than the heading above it; on a
                     # tie, the lines that also say what the sentence repeats from the question ("add … project")
@@ -186,9 +188,10 @@ class ClaimChecker:
         said = normalise(sentence)
         index, start, end = span
         lines = self._lines[index]
-        first = lines.numbers.index(start)
-        last = len(lines.numbers) - 1 - lines.numbers[::-1].index(end)
-        near = set().union(*lines.line_terms[first : last + 1], *(lines.line_terms[f] for f in lines.frames[first]))
+        cited = lines.positions(start, end)
+        near = set().union(
+            *(lines.line_terms[k] for k in cited), *(lines.line_terms[f] for f in lines.frames[cited[0]])
+        )
         items = checkable(sentence)
         for value in values:
             at = said.find(value)
@@ -204,11 +207,8 @@ class ClaimChecker:
     def _subjects(self, sentence: str) -> set[str]:
         """The code names a sentence is about that the question asked about: `datetime.timedelta` for "timedelta
         在请求和响应中用什么类型表示" (a Latin word of a Chinese question counts)."""
-        acronym = re.compile(r"[A-Z]{2,5}s?")  # HTML, JSON: common nouns here, not what a sentence is about
-        named = {normalise(m).strip() for m in CODE.findall(sentence)} | {
-            normalise(m) for m in IDENT.findall(sentence) if not acronym.fullmatch(m)
-        }
-        asked = {q for q in self.question_names if re.search(r"[a-z]", q) and not acronym.fullmatch(q.upper())}
+        named = code_items(sentence) | {normalise(m) for m in IDENT.findall(sentence) if not _ACRONYM.fullmatch(m)}
+        asked = {q for q in self.question_names if re.search(r"[a-z]", q) and not _ACRONYM.fullmatch(q.upper())}
         return {n for n in named if any(holds(n, q) for q in asked)}
 
     def _about(self, index: int, subjects: AbstractSet[str]) -> list[bool]:
@@ -261,20 +261,17 @@ class ClaimChecker:
             if lines.zh != zh:
                 continue
             compared = True
-            first = lines.numbers.index(start)
-            last = len(lines.numbers) - 1 - lines.numbers[::-1].index(end)
+            cited = lines.positions(start, end)
             near = near.union(
-                lines.page_terms, *lines.line_terms[max(0, first - PREMISE_LINES) : last + 1 + PREMISE_LINES]
+                lines.page_terms, *lines.line_terms[max(0, cited[0] - PREMISE_LINES) : cited[-1] + 1 + PREMISE_LINES]
             )
         if not words or not compared:
             return True  # nothing restated, or only other-language evidence: words cannot be compared
         plain = words - content_terms(" ".join(checkable(sentence)))  # names frame the items, they state nothing
         for index in {index for index, _, _ in spans}:
             lines = self._lines[index]
-            cited = {
-                k for i, start, end in spans if i == index for k, n in enumerate(lines.numbers) if start <= n <= end
-            }
-            if lines.zh == zh and sibling_says_more(lines, cited, plain):
+            cited_here = {k for i, start, end in spans if i == index for k in lines.positions(start, end)}
+            if lines.zh == zh and sibling_says_more(lines, cited_here, plain):
                 return False
         return len(words & near) / len(words) >= TERM_FLOOR
 
@@ -344,6 +341,7 @@ class ClaimChecker:
         echo: AbstractSet[str] = frozenset(),
         shown: AbstractSet[str] = frozenset(),
         subjects: AbstractSet[str] = frozenset(),
+        about: list[bool] | None = None,  # per line: about the subjects (self._about); None: every line
     ):
         """(start line, end line, items held, new terms covered, question words echoed, starts with a statement -
         not a heading) for every window of 1..WINDOW_LINES lines. A window holds a value (or anything the sentence
@@ -351,7 +349,7 @@ class ClaimChecker:
         lines = self._lines[index]
         count = len(lines.texts)
         names = {i for i in items if i not in shown and holds(lines.whole, i)}
-        bound = self._about(index, subjects)
+        bound = about or [True] * count
         for start in range(count):
             for size in range(1, min(WINDOW_LINES, count - start) + 1):
                 if size > 1 and crosses_items(lines, start, start + size - 1):

@@ -53,6 +53,16 @@ class EvidenceLines:
     has_code: list[bool] = field(default_factory=list)  # the line names something in `code`
     item_of: list[int | None] = field(default_factory=list)  # position of the list item a line belongs to
 
+    def positions(self, start: int, end: int) -> range:
+        """Positions of the lines numbered start..end (a record's lines all share one number)."""
+        first = self.numbers.index(start)
+        return range(first, len(self.numbers) - self.numbers[::-1].index(end))
+
+
+def _related(lines: EvidenceLines, item: int, other: int) -> bool:
+    """The same list item, or one inside the other."""
+    return item == other or item in lines.frames[other] or other in lines.frames[item]
+
 
 def crosses_items(lines: EvidenceLines, first: int, last: int) -> bool:
     """Does line `last` sit in a list item unrelated to (neither inside, around nor equal to) one of the items
@@ -61,8 +71,7 @@ def crosses_items(lines: EvidenceLines, first: int, last: int) -> bool:
     if new is None:
         return False
     return any(
-        item is not None and item != new and item not in lines.frames[new] and new not in lines.frames[item]
-        for item in {lines.item_of[k] for k in range(first, last)}
+        item is not None and not _related(lines, item, new) for item in {lines.item_of[k] for k in range(first, last)}
     )
 
 
@@ -77,12 +86,8 @@ def sibling_says_more(lines: EvidenceLines, cited: set[int], words: set[str]) ->
     for j, item in enumerate(lines.item_of):
         if item is not None:
             said.setdefault(item, set()).update(lines.line_terms[j] & words)
-
-    def related(item: int) -> bool:
-        return any(item == m or item in lines.frames[m] or m in lines.frames[item] for m in mine)
-
     own = set().union(*(said[m] for m in mine))
-    best = max((len(w) for item, w in said.items() if not related(item)), default=0)
+    best = max((len(w) for item, w in said.items() if not any(_related(lines, item, m) for m in mine)), default=0)
     return best > len(own) and best >= TERM_FLOOR * len(words)
 
 
