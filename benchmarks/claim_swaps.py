@@ -34,6 +34,7 @@ from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.sentences import Sentence
 from kb_agent.config import Settings
 from kb_agent.engine import Engine
+from kb_agent.evaluation.answers import CitedLines
 from kb_agent.tools.base import Evidence
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,14 +44,11 @@ _CODE = re.compile(r"`([^`\n]{1,40})`")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.])")
 
 
-def _evidence(docs: Path, item: dict) -> Evidence | None:
-    path = docs.parent / item["path"] if (docs.parent / item["path"]).is_file() else docs / item["path"]
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except OSError:
-        return None
+def _evidence(files: CitedLines, item: dict) -> Evidence | None:
     start, end = item["start_line"], item["end_line"]
-    text = "\n".join(lines[start - 1 : end])
+    text = files.text(f"{item['path']}:L{start}-{end}")
+    if text is None:
+        return None
     return Evidence(source=item["path"], path=item["path"], start_line=start, end_line=end, text=text)
 
 
@@ -107,13 +105,14 @@ def _without(*guards: str):
 
 def collect(engine: Engine, kb: str, docs: Path) -> list[dict]:
     cases = []
+    files = CitedLines(docs)  # each file read once
     for name in SETS:
         for line in (ROOT / "benchmarks" / "answer_sets" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
             item = json.loads(line)
             if not item.get("answerable") or item["type"] in ("chitchat", "file_discovery"):
                 continue
             answer = engine.answer_query(item["question"], kbs=[kb])
-            sources = [e for e in (_evidence(docs, ev) for ev in answer.evidence) if e is not None]
+            sources = [e for e in (_evidence(files, ev) for ev in answer.evidence) if e is not None]
             for claim in answer.claims:
                 if not claim.supported or not claim.citation or ";" in claim.citation:
                     continue
