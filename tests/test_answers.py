@@ -4,6 +4,7 @@ chitchat and refusals by rule, and what a person sees in `kb-agent ask`."""
 from __future__ import annotations
 
 import json
+import re
 from contextlib import contextmanager
 
 import pytest
@@ -83,6 +84,86 @@ def test_the_marker_forms_small_models_write_are_markers_not_sentences():
         ("It is green.", [2]),
         ("Hot.", [3, 4]),
     ]
+
+
+RESPONSE_MODEL = """# Response Model
+## Use the `response_model_exclude_unset` parameter
+Models often have many optional attributes with default values.
+You can set the *path operation decorator* parameter `response_model_exclude_unset=True`:
+
+{* ../../docs_src/response_model/tutorial004_py310.py hl[22] *}
+
+and those default values won't be included in the response, only the values actually set.
+"""
+
+
+def test_a_sentence_broken_by_its_example_is_quoted_whole(monkeypatch):
+    """ "…parameter `x=True`:" {example} "and those default values won't be included…" is one sentence: the
+    answer quotes both halves (each half alone left a real question refused)."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "Which path operation parameter returns only the values that were actually set?"
+    sources = [_evidence(RESPONSE_MODEL, "response-model.md")]
+    quoted = [s.text for s in extractive_sentences(question, sources)]
+    assert any("response_model_exclude_unset=True" in t and "only the values actually set" in t for t in quoted)
+    assert all(c.supported for c in map(ClaimChecker(sources, question).check, extractive_sentences(question, sources)))
+    monkeypatch.setattr(extractive, "_CONTINUES", re.compile(r"(?!)"))  # control: no continuation
+    quoted = [s.text for s in extractive_sentences(question, sources)]
+    assert not any("response_model_exclude_unset" in t and "only the values actually set" in t for t in quoted)
+
+
+def test_which_path_operation_parameter_is_not_a_question_for_an_address(monkeypatch):
+    import kb_agent.agent.extractive as extractive
+
+    question = "Which path operation parameter returns only the values that were actually set?"
+    sources = [_evidence(RESPONSE_MODEL, "response-model.md")]
+    assert extractive_sentences(question, sources)
+    no_path = [_evidence("The schema is served for clients.", "a.md")]
+    assert extractive_sentences("At which path is the schema served?", no_path) == []  # still asks for one
+    old = re.compile(r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path)\b", re.I)
+    address = extractive._ANSWER_TYPES[2][1]
+    monkeypatch.setattr(extractive, "_ANSWER_TYPES", [*extractive._ANSWER_TYPES[:2], (old, address)])
+    assert extractive_sentences(question, sources) == []  # control: the old rule wanted a URL in the answer
+
+
+BACKGROUND = """# Background Tasks
+You can define tasks to be run in the background after returning a response.
+The task function (`write_notification`) is run in the background with its parameters.
+If you need to run small background tasks, you can just use `BackgroundTasks` for them.
+"""
+HASHING = """# Password hashing
+Create a `PasswordHash` instance to hash passwords with.
+The recommended algorithm is "Argon2".
+"""
+
+
+def test_asked_for_a_kind_of_name_the_line_naming_one_of_that_kind_answers(monkeypatch):
+    """ "Which class …" wants a class-shaped name (`BackgroundTasks`, not `write_notification`); "Which …
+    algorithm …" the line that says "algorithm" next to a name ("Argon2")."""
+    import kb_agent.agent.extractive as extractive
+
+    def best(question: str, text: str) -> str:
+        return extractive_sentences(question, [_evidence(text, "d.md")], max_sentences=1)[0].text
+
+    assert extractive.asked_kind("Which path operation decorator parameter declares the class?") == "parameter"
+    assert extractive.asked_kind("在后台运行任务要使用哪个类？") == "类"
+    assert "BackgroundTasks" in best("Which class runs tasks in the background?", BACKGROUND)
+    assert "Argon2" in best("Which password hashing algorithm is recommended?", HASHING)
+    monkeypatch.setattr(extractive, "_CLASS_KINDS", frozenset())  # control: any code name will do
+    monkeypatch.setattr(extractive, "_says_kind", lambda text, kind: False)  # control: the kind word is no sign
+    assert "write_notification" in best("Which class runs tasks in the background?", BACKGROUND)
+    assert "PasswordHash" in best("Which password hashing algorithm is recommended?", HASHING)
+
+
+def test_a_two_character_word_jieba_only_guessed_is_no_key_term(monkeypatch):
+    """ "测试时用哪个属性" is cut 测试 / 时用 / 哪个 / 属性: 时用 is in no passage and, rare as it is, outweighed
+    every real term (a question was answered from the wrong lines)."""
+    import kb_agent.agent.extractive as extractive
+
+    assert "时用" not in extractive.key_terms("测试时用哪个属性覆盖依赖项？")
+    assert {"测试", "属性", "覆盖", "依赖"} <= extractive.key_terms("测试时用哪个属性覆盖依赖项？")
+    monkeypatch.setattr(extractive, "guessed_word", lambda word: False)  # control
+    assert "时用" in extractive.key_terms("测试时用哪个属性覆盖依赖项？")
 
 
 def test_a_how_long_question_is_answered_by_a_number_in_words():

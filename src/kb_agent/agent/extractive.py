@@ -15,7 +15,15 @@ from dataclasses import dataclass
 
 from kb_agent.agent.rules import TICKET_RE
 from kb_agent.agent.sentences import Sentence, split_sentences
-from kb_agent.text.tokenize import EN_STOPWORDS, FUNCTION_WORDS, QUESTION_WORDS, ZH_STOPWORDS, has_cjk, tokenize
+from kb_agent.text.tokenize import (
+    EN_STOPWORDS,
+    FUNCTION_WORDS,
+    QUESTION_WORDS,
+    ZH_STOPWORDS,
+    guessed_word,
+    has_cjk,
+    tokenize,
+)
 from kb_agent.tools.base import Evidence
 
 COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an answer
@@ -47,12 +55,20 @@ _FRAME = (
     "多少 几个 哪里 哪儿 是多少 是什么 什么样"
 )
 _QUESTION_TERMS = frozenset(tokenize(" ".join([*QUESTION_WORDS, *FUNCTION_WORDS]) + " " + _FRAME))
+_KINDS = (
+    "class|package|parameter|argument|function|method|header|exception|module|constant|setting|option|command|"
+    "library|type|url|field|name|attribute|property|middleware|decorator|algorithm|variable|key|tool|server|"
+    "client|marker|image|format"
+)
+# the kind is the phrase's last noun: "which path operation decorator parameter" asks for a parameter
 _ASKS_FOR_A_NAME = re.compile(
-    r"\b(?:which|what)\b.{0,40}\b(?:class|package|parameter|argument|function|method|header|"
-    r"exception|module|constant|setting|option|command|library|type|url|field|name)\b"
-    r"|哪个(?:类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段)|什么(?:类|包|参数|命令)",
+    rf"\b(?:which|what)\b.{{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_KINDS}))s?\b"
+    r"|哪个(类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|中间件|变量|算法|工具|服务器)"
+    r"|什么(类|包|参数|命令|属性|算法)",
     re.I,
 )
+_CLASS_KINDS = frozenset({"class", "exception", "middleware", "client", "类", "异常", "中间件"})
+_CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:\(\))?")  # BackgroundTasks, HTTPException
 _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
@@ -74,12 +90,38 @@ _ANSWER_TYPES = [
         _NUMBER,
     ),
     (
-        re.compile(r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path)\b|哪个地址|什么地址|哪个网址", re.I),
+        # the noun heads the phrase: "which path is ..." asks for an address, "which path operation parameter" not
+        re.compile(
+            r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path)s?\b"
+            r"(?=\s*(?:[?,.]|$)|\s+(?:is|are|was|does|do|did|should|will|can|must|has|have|serves?|of|for|in|to|at)\b)"
+            r"|哪个地址|什么地址|哪个网址",
+            re.I,
+        ),
         re.compile(r"https?://|(?<![\w])/[\w.-]+"),
     ),
 ]
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
-_CODE = re.compile(r"`[^`]+`|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b")
+# what names a thing: code, identifiers, CamelCase (two capitals), a short quoted string ("Argon2")
+_NAME = re.compile(
+    r"`([^`]+)`|\b(\w+_\w+)\b|\b([a-z]+[A-Z]\w*)\b|\b([A-Z][a-z0-9]*[A-Z]\w*)\b|[\"“]([^\"”\s]{2,30})[\"”]"
+)
+_CONTINUES = re.compile(r"^(?:and|or|but|so|that|which|then|this|it)\b")  # after "...with:" and an example
+
+
+def asked_kind(question: str) -> str | None:
+    """What kind of name a question asks for ("class" in "Which class ...", "参数" in "哪个参数"), if any."""
+    match = _ASKS_FOR_A_NAME.search(question)
+    return next(g for g in match.groups() if g).split()[-1].lower() if match else None
+
+
+def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
+    """The names `text` gives (code, identifiers, CamelCase, short quoted strings) that the question does not;
+    asked for a class, only those shaped like one."""
+    asked = question.lower()
+    found = {next(g for g in m.groups() if g) for m in _NAME.finditer(text)}
+    if kind in _CLASS_KINDS:
+        found = {name for name in found if _CLASS_NAME.fullmatch(name)}
+    return {name for name in found if name.lower().strip("()") not in asked}
 
 
 def terms(text: str) -> set[str]:
@@ -97,7 +139,8 @@ def key_terms(question: str) -> set[str]:
     asked -= parts
     # jieba's search mode also yields the pieces of a word (分布式 -> 分布, 布式): one word counts once
     cjk = [t for t in asked if has_cjk(t)]
-    return {t for t in asked if not any(t != longer and t in longer for longer in cjk)}
+    kept = {t for t in asked if not any(t != longer and t in longer for longer in cjk) and not guessed_word(t)}
+    return kept or asked
 
 
 def _credits(found: set[str], text: str, asked: set[str]) -> dict[str, float]:
@@ -125,14 +168,27 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         return [Unit(text, source, 0, terms(text))]
     units: list[Unit] = []
     fenced = False
+    introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
     for line in lines:
         raw = line.strip()
         if raw.startswith(("```", "~~~")):
             fenced = not fenced
             continue
-        if not raw or raw.startswith("#") or _NOISE.match(raw) or _menu(raw):
+        if raw.startswith("#"):
+            introduced = None if not fenced else introduced
+            continue
+        if not raw or _NOISE.match(raw) or _menu(raw):
             continue
         cleaned = _BULLET.sub("", _ANCHOR.sub("", raw).strip(" >"))
+        if introduced is not None and not fenced and _CONTINUES.match(cleaned):
+            # "You can set the parameter `x=True`:" {example} "and those default values won't be included":
+            # one sentence, broken by its example
+            introduced.text = f"{introduced.text} {cleaned}"[:_MAX_UNIT_CHARS]
+            introduced.terms = terms(introduced.text)
+            introduced = None
+            continue
+        if not fenced:  # the example's own lines stay answers of their own
+            introduced = None
         pieces = [cleaned] if fenced or len(cleaned) <= 200 else [s.text for s in split_sentences(cleaned)]
         merged: list[str] = []
         for piece in pieces:  # "…responses. Defaults to `600`." stays one answer
@@ -143,6 +199,8 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         for piece in merged:
             if len(piece) >= _MIN_CHARS:
                 units.append(Unit(piece[:_MAX_UNIT_CHARS], source, len(units), terms(piece)))
+        if units and not fenced and units[-1].text.endswith(":"):
+            introduced = units[-1]
     return units
 
 
@@ -178,7 +236,7 @@ def rank(
         return []
     anchors = {key.upper() for key in TICKET_RE.findall(question)}  # a named ticket must be in what we quote
     zh = has_cjk(question)
-    wants_name = bool(_ASKS_FOR_A_NAME.search(question))
+    kind = asked_kind(question)
     must_hold = [shape for asks, shape in _ANSWER_TYPES if asks.search(question)]
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in _units(index, e)]
     weight = _weights(asked, [u for _, u in all_units], weights)
@@ -201,8 +259,12 @@ def rank(
             continue
         unit.coverage = coverage
         unit.score = coverage + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
-        if wants_name and _CODE.search(unit.text):
-            unit.score += 0.1  # "which parameter / class / header ...": the answer names it
+        if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
+            named = new_names(unit.text, question, kind)
+            if named:
+                unit.score += 0.1
+            if named and _says_kind(unit.text, kind):
+                unit.score += 0.1  # "The recommended algorithm is "Argon2"": the name and the kind asked for
         found.append(unit)
     found.sort(key=lambda u: -u.score)
     if embed is not None and found:
@@ -262,6 +324,10 @@ def extractive_sentences(
         chosen.append(unit)
     chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
     return [Sentence(u.text, [u.source + 1]) for u in chosen]
+
+
+def _says_kind(text: str, kind: str) -> bool:
+    return kind in text if has_cjk(kind) else bool(re.search(rf"\b{kind}s?\b", text, re.I))
 
 
 def _similar(a: set[str], b: set[str]) -> bool:

@@ -102,3 +102,9 @@ def has_cjk(text: str) -> bool:
 def cut_chinese(text: str) -> list[str]:
     """jieba's precise segmentation (no overlapping sub-words), for building literal patterns."""
     return list(_get_jieba().cut(text))
+
+
+def guessed_word(word: str) -> bool:
+    """A two-character Chinese "word" jieba's dictionary lacks: its HMM glued two characters that only met in
+    this sentence ("测试时用" -> 测试 / 时用). Not a word a passage will repeat."""
+    return len(word) == 2 and has_cjk(word) and word not in _get_jieba().dt.FREQ
