@@ -137,6 +137,13 @@ The recommended algorithm is "Argon2".
 """
 
 
+MIDDLEWARE_ZH = """# 中间件
+你可以向 **FastAPI** 应用添加中间件，中间件示例在下面。
+“中间件”是一个函数，它会在返回每个**响应**之前运行，自定义的代码也可以。
+例如，你可以添加一个自定义请求头 `X-Process-Time`，其值为处理请求所花费的秒数。
+"""
+
+
 def test_asked_for_a_kind_of_name_the_line_naming_one_of_that_kind_answers(monkeypatch):
     """ "Which class …" wants a class-shaped name (`BackgroundTasks`, not `write_notification`); "Which …
     algorithm …" the line that says "algorithm" next to a name ("Argon2")."""
@@ -149,10 +156,14 @@ def test_asked_for_a_kind_of_name_the_line_naming_one_of_that_kind_answers(monke
     assert extractive.asked_kind("在后台运行任务要使用哪个类？") == "类"
     assert "BackgroundTasks" in best("Which class runs tasks in the background?", BACKGROUND)
     assert "Argon2" in best("Which password hashing algorithm is recommended?", HASHING)
-    monkeypatch.setattr(extractive, "_CLASS_KINDS", frozenset())  # control: any code name will do
+    assert extractive.asked_kind("What does ge=1 mean for a numeric path parameter?") is None  # asks a meaning
+    assert extractive.asked_kind("中间件示例添加了哪个自定义响应头？") == "头"
+    assert "X-Process-Time" in best("中间件示例添加了哪个自定义响应头？", MIDDLEWARE_ZH)  # a header-shaped name
+    monkeypatch.setattr(extractive, "_SHAPES", {})  # control: any code name will do
     monkeypatch.setattr(extractive, "_says_kind", lambda text, kind: False)  # control: the kind word is no sign
     assert "write_notification" in best("Which class runs tasks in the background?", BACKGROUND)
     assert "PasswordHash" in best("Which password hashing algorithm is recommended?", HASHING)
+    assert "X-Process-Time" not in best("中间件示例添加了哪个自定义响应头？", MIDDLEWARE_ZH)  # **FastAPI** counted
 
 
 def test_a_two_character_word_jieba_only_guessed_is_no_key_term(monkeypatch):

@@ -26,6 +26,7 @@ from kb_agent.text.tokenize import (
 )
 from kb_agent.tools.base import Evidence
 
+NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outranks those that do not
 COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an answer
 _NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
@@ -60,15 +61,20 @@ _KINDS = (
     "library|type|url|field|name|attribute|property|middleware|decorator|algorithm|variable|key|tool|server|"
     "client|marker|image|format"
 )
+_VERBS = "does|do|did|is|are|was|were|can|could|should|would|will|must|has|have"  # "what does X mean for a parameter"
 # the kind is the phrase's last noun: "which path operation decorator parameter" asks for a parameter
 _ASKS_FOR_A_NAME = re.compile(
-    rf"\b(?:which|what)\b.{{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_KINDS}))s?\b"
-    r"|哪个(类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|中间件|变量|算法|工具|服务器)"
-    r"|什么(类|包|参数|命令|属性|算法)",
+    rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_KINDS}))s?\b"
+    r"|(?:哪个|哪些|什么)[^，,？?\s]{0,6}?(类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|中间件|变量|算法|工具|服务器)",
     re.I,
 )
-_CLASS_KINDS = frozenset({"class", "exception", "middleware", "client", "类", "异常", "中间件"})
 _CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:\(\))?")  # BackgroundTasks, HTTPException
+_HEADER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?::.*)?")  # X-Process-Time, Cache-Control: no-cache
+# the shape a name of some kinds has; other kinds take any name
+_SHAPES = {
+    **dict.fromkeys(("class", "exception", "middleware", "client", "类", "异常", "中间件"), _CLASS_NAME),
+    **dict.fromkeys(("header", "头"), _HEADER_NAME),
+}
 _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
@@ -114,14 +120,21 @@ def asked_kind(question: str) -> str | None:
     return next(g for g in match.groups() if g).split()[-1].lower() if match else None
 
 
+def names(text: str) -> set[str]:
+    """The names `text` gives: code, identifiers, CamelCase, short quoted strings."""
+    return {next(g for g in m.groups() if g) for m in _NAME.finditer(text)}
+
+
 def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
-    """The names `text` gives (code, identifiers, CamelCase, short quoted strings) that the question does not;
-    asked for a class, only those shaped like one."""
+    """The names `text` gives that the question does not; asked for a kind with a shape (a class, a header),
+    only names of that shape. Names most sources give are kept: the class asked for is on every page about it."""
     asked = question.lower()
-    found = {next(g for g in m.groups() if g) for m in _NAME.finditer(text)}
-    if kind in _CLASS_KINDS:
-        found = {name for name in found if _CLASS_NAME.fullmatch(name)}
-    return {name for name in found if name.lower().strip("()") not in asked}
+    shape = _SHAPES.get(kind or "")
+    return {
+        name
+        for name in names(text)
+        if name.lower().strip("()") not in asked and (shape is None or shape.fullmatch(name))
+    }
 
 
 def terms(text: str) -> set[str]:
@@ -262,7 +275,7 @@ def rank(
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             named = new_names(unit.text, question, kind)
             if named:
-                unit.score += 0.1
+                unit.score += NAME_BONUS
             if named and _says_kind(unit.text, kind):
                 unit.score += 0.1  # "The recommended algorithm is "Argon2"": the name and the kind asked for
         found.append(unit)
