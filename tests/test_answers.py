@@ -144,6 +144,12 @@ MIDDLEWARE_ZH = """# 中间件
 """
 
 
+CHECK_USER = """# Check the username
+Create the model to check the username and password, like `UserIn(username="john")`.
+Then check the username and password with `secrets.compare_digest()`.
+"""
+
+
 def test_asked_for_a_kind_of_name_the_line_naming_one_of_that_kind_answers(monkeypatch):
     """ "Which class …" wants a class-shaped name (`BackgroundTasks`, not `write_notification`); "Which …
     algorithm …" the line that says "algorithm" next to a name ("Argon2")."""
@@ -159,11 +165,14 @@ def test_asked_for_a_kind_of_name_the_line_naming_one_of_that_kind_answers(monke
     assert extractive.asked_kind("What does ge=1 mean for a numeric path parameter?") is None  # asks a meaning
     assert extractive.asked_kind("中间件示例添加了哪个自定义响应头？") == "头"
     assert "X-Process-Time" in best("中间件示例添加了哪个自定义响应头？", MIDDLEWARE_ZH)  # a header-shaped name
+    function = "Which function should I use to check the username and password?"
+    assert "compare_digest" in best(function, CHECK_USER)  # a function is lower-case code, not `UserIn(...)`
     monkeypatch.setattr(extractive, "_SHAPES", {})  # control: any code name will do
     monkeypatch.setattr(extractive, "_says_kind", lambda text, kind: False)  # control: the kind word is no sign
     assert "write_notification" in best("Which class runs tasks in the background?", BACKGROUND)
     assert "PasswordHash" in best("Which password hashing algorithm is recommended?", HASHING)
     assert "X-Process-Time" not in best("中间件示例添加了哪个自定义响应头？", MIDDLEWARE_ZH)  # **FastAPI** counted
+    assert "UserIn" in best(function, CHECK_USER)
 
 
 def test_a_two_character_word_jieba_only_guessed_is_no_key_term(monkeypatch):

@@ -98,6 +98,13 @@ def test_kept_claims_are_rechecked_against_the_cited_lines_on_disk(tmp_path):
     strict = ClaimCheck(sentence="It is a `str`.", supported=True, citation="docs/types.md:L1-1")
     assert unsupported_kept([code], cited) == []
     assert unsupported_kept([heading, strict], cited) == [heading.sentence, strict.sentence]
+    # the outbound filter masked a value of a quoted code line: the mask is not the file's text, nor a claim
+    (tmp_path / "docs" / "user.md").write_text('user = UserIn(password="hunter2-long-secret")\n', encoding="utf-8")
+    masked = ClaimCheck(sentence='user = UserIn(password="[SECRET]")', supported=True, citation="docs/user.md:L1-1")
+    assert unsupported_kept([masked], cited) == []
+    said = 'user = UserIn(password="[SECRET]") sets `max_age`.'
+    other = ClaimCheck(sentence=said, supported=True, citation="docs/user.md:L1-1")
+    assert unsupported_kept([other], cited) == [other.sentence]  # the values it did not mask still count
 
 
 def test_contains_gold_reads_the_answer_as_rendered_markdown():

@@ -70,10 +70,31 @@ _ASKS_FOR_A_NAME = re.compile(
 )
 _CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:\(\))?")  # BackgroundTasks, HTTPException
 _HEADER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?::.*)?")  # X-Process-Time, Cache-Control: no-cache
-# the shape a name of some kinds has; other kinds take any name
+_LOWER_NAME = re.compile(r"@?[a-z_][\w.]*(?:\(\)|=\S+)?")  # fastapi.sse, compare_digest(), docs_url, exclude_unset=True
+_CONSTANT_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Z0-9_]+")  # HTTP_418_IM_A_TEAPOT
+# the shape a name of some kinds has (a code name, not a quoted string); other kinds take any name
 _SHAPES = {
     **dict.fromkeys(("class", "exception", "middleware", "client", "类", "异常", "中间件"), _CLASS_NAME),
     **dict.fromkeys(("header", "头"), _HEADER_NAME),
+    **dict.fromkeys(
+        (
+            "module",
+            "function",
+            "method",
+            "parameter",
+            "argument",
+            "attribute",
+            "field",
+            "模块",
+            "函数",
+            "方法",
+            "参数",
+            "属性",
+            "字段",
+        ),
+        _LOWER_NAME,
+    ),
+    **dict.fromkeys(("constant", "常量"), _CONSTANT_NAME),
 }
 _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
@@ -120,9 +141,10 @@ def asked_kind(question: str) -> str | None:
     return next(g for g in match.groups() if g).split()[-1].lower() if match else None
 
 
-def names(text: str) -> set[str]:
-    """The names `text` gives: code, identifiers, CamelCase, short quoted strings."""
-    return {next(g for g in m.groups() if g) for m in _NAME.finditer(text)}
+def names(text: str, code_only: bool = False) -> set[str]:
+    """The names `text` gives: code, identifiers, CamelCase, short quoted strings (not with `code_only`)."""
+    found = {next(g for g in m.groups() if g) for m in _NAME.finditer(text)}
+    return found - {m.group(5) for m in _NAME.finditer(text) if m.group(5)} if code_only else found
 
 
 def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
@@ -132,7 +154,7 @@ def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
     shape = _SHAPES.get(kind or "")
     return {
         name
-        for name in names(text)
+        for name in names(text, code_only=shape is not None)
         if name.lower().strip("()") not in asked and (shape is None or shape.fullmatch(name))
     }
 
