@@ -191,6 +191,10 @@ def test_masking_kinds(text, kind):
     masked, counts = mask_text(text)
     assert counts.get(kind) == 1, (masked, counts)
     assert mask_text(text, exempt=[kind])[0] == text or kind == "secret"
+    # what eval answers takes for a masked value (not the file's text) is what masking writes
+    from kb_agent.governance.masking import MASK_KINDS, PLACEHOLDER
+
+    assert kind in MASK_KINDS and PLACEHOLDER.search(masked)
 
 
 def test_masking_checks_checksums():

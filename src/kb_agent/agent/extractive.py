@@ -209,8 +209,9 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         if raw.startswith(("```", "~~~")):
             fenced = not fenced
             continue
-        if raw.startswith("#"):
-            introduced = None if not fenced else introduced
+        if raw.startswith("#"):  # a heading (or a comment in an example): no answer
+            if not fenced:
+                introduced = None
             continue
         if not raw or _NOISE.match(raw) or _menu(raw):
             continue

@@ -29,6 +29,7 @@ from kb_agent.agent.claim_terms import holds, normalise, shown
 from kb_agent.config import Settings
 from kb_agent.evaluation.retrieval import DatasetError
 from kb_agent.evaluation.workspace import throwaway_engine
+from kb_agent.governance.masking import PLACEHOLDER
 
 
 def _norm(text: str) -> str:
@@ -83,9 +84,6 @@ class CitedLines:
         return self._files[path]
 
 
-_MASKED = re.compile(r"\[(?:secret|email|jwt|private_key|iban|cn_id|card|phone)\]", re.I)
-
-
 def unsupported_kept(claims, cited: CitedLines) -> list[str]:
     """Kept sentences whose cited lines on disk do not hold every value (and code name) the sentence states."""
     bad = []
@@ -96,7 +94,7 @@ def unsupported_kept(claims, cited: CitedLines) -> list[str]:
         held = _norm(normalise(" ".join(t for t in texts if t)))
         paths = [_norm(c.rsplit(":L", 1)[0]) for c in (claim.citation or "").split("; ")]
         # a value the outbound filter masked ("[SECRET]") is no longer the file's text: nothing to compare
-        values = {i for i in shown(claim.sentence) if not any(i in p for p in paths) and not _MASKED.search(i)}
+        values = {i for i in shown(claim.sentence) if not any(i in p for p in paths) and not PLACEHOLDER.search(i)}
         if not texts or any(t is None for t in texts) or not all(holds(held, v) for v in values):
             bad.append(claim.sentence)
     return bad

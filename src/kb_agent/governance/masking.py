@@ -34,6 +34,8 @@ _NOT_A_SECRET_VALUE = re.compile(
 )
 _VARIABLE = re.compile(r"(?i)^\w*(?:password|passwd|secret|token|key|pwd)\w*$")  # unquoted: hashed_password
 _MIN_SECRET_CHARS = 6
+MASK_KINDS = ("private_key", "jwt", "secret", "email", "iban", "cn_id", "card", "phone")  # each masks to [KIND]
+PLACEHOLDER = re.compile(r"\[(?:" + "|".join(MASK_KINDS) + r")\]", re.I)  # what a masked value reads as
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
 _CN_ID = re.compile(r"(?<![\dA-Za-z])\d{17}[\dXx](?![\dA-Za-z])")
