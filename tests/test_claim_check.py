@@ -250,3 +250,26 @@ def test_code_the_sentence_repeats_from_the_question_is_on_the_cited_lines_too()
     claim = _check([page, *OTHERS], "How do I serve static files from a directory?", answer)
     # the `directory` line is cited (`name` also matches the word "name" on it: code is compared as words)
     assert claim.supported and claim.citations[0].startswith("static-files.md:L40-")
+
+
+SSE_ZH = _evidence(
+    "## 技术细节\n"
+    "FastAPI 开箱即用地实现了一些 SSE 的最佳实践。\n"
+    "- 当 15 秒内没有任何消息时，发送一个**保活 `ping` 注释**，以防某些代理关闭连接。\n"
+    "- 设置 `Cache-Control: no-cache` 响应头，**防止缓存**流。",
+    "sse.md",
+    112,
+)
+
+
+def test_a_number_read_in_another_unit_than_the_cited_line_states_is_removed(monkeypatch):
+    """The blind set's unanswerable "FastAPI 自带的消息队列默认保留消息多少天？" was answered "… 保留消息 15 天"
+    citing "当 15 秒内没有任何消息时": the number and 消息 were on the line, the unit was not."""
+    question = "FastAPI 自带的消息队列默认保留消息多少天？"
+    assert not _check([SSE_ZH], question, "FastAPI 自带的消息队列默认保留消息 15 天。").supported
+    kept = _check([SSE_ZH], "SSE 流在没有消息时每隔多少秒发送一次 ping？", "没有消息时每隔 15 秒发送一次 `ping` 注释。")
+    assert kept.supported  # the same number in its own unit
+    plain = _check([CORS_PARAMS], "What is the default max_age?", "The default `max_age` is 600 seconds.")
+    assert plain.supported  # the line says 600 without a unit next to it: not judged
+    monkeypatch.setattr(ClaimChecker, "_changes_a_unit", lambda self, sentence, spans: False)  # control
+    assert _check([SSE_ZH], question, "FastAPI 自带的消息队列默认保留消息 15 天。").supported

@@ -106,3 +106,33 @@ def content_terms(text: str) -> set[str]:
         for t in tokenize(text)
         if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and t not in _GENERIC_TERMS and len(t) > 1
     }
+
+
+# units a number is read in; a sentence's "15 天" is not a line's "15 秒"
+_UNITS = {
+    "ms": "millisecond milliseconds ms 毫秒",
+    "s": "second seconds sec secs 秒 秒钟",
+    "min": "minute minutes min mins 分钟",
+    "h": "hour hours hr hrs 小时 个小时",
+    "d": "day days 天 日",
+    "week": "week weeks 周 星期 个星期",
+    "month": "month months 月 个月",
+    "year": "year years 年",
+    "byte": "byte bytes b 字节",
+    "kb": "kb kib kilobyte kilobytes",
+    "mb": "mb mib megabyte megabytes",
+    "gb": "gb gib gigabyte gigabytes",
+    "%": "% percent 百分比",
+}
+_UNIT_OF = {word: unit for unit, words in _UNITS.items() for word in words.split()}
+_NUMBER_UNIT = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*("
+    + "|".join(sorted(map(re.escape, _UNIT_OF), key=len, reverse=True))
+    + r")(?![a-z])",
+    re.I,
+)
+
+
+def number_units(text: str) -> set[tuple[str, str]]:
+    """(number, unit) pairs a text states: "15 秒" -> ("15", "s"), "600 seconds" -> ("600", "s")."""
+    return {(m.group(1), _UNIT_OF[m.group(2).lower()]) for m in _NUMBER_UNIT.finditer(text)}

@@ -27,6 +27,7 @@ from kb_agent.agent.claim_terms import (
     holds,
     is_value,
     normalise,
+    number_units,
     shown,
 )
 from kb_agent.agent.evidence_lines import (
@@ -113,6 +114,8 @@ class ClaimChecker:
             else:
                 spans = []
         if spans and self._contradicts_a_default(sentence.text, [index for index, _, _ in spans]):
+            spans = []
+        if spans and self._changes_a_unit(sentence.text, spans):
             spans = []
         if not spans:
             return Claim(sentence.text, False)
@@ -309,6 +312,18 @@ class ClaimChecker:
                     if whole.search(" ".join(lines.texts[start : start + size])):
                         return [(index, lines.numbers[start], lines.numbers[start + size - 1])]
         return []
+
+    def _changes_a_unit(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
+        """A number the sentence reads in one unit that the cited lines state only in another: "keeps messages
+        15 天" cited to "当 15 秒内没有任何消息时". A number the lines state without a unit is not judged."""
+        said = number_units(sentence)
+        if not said:
+            return False
+        cited = " ".join(
+            self._lines[index].texts[k] for index, start, end in spans for k in self._lines[index].positions(start, end)
+        )
+        stated = number_units(cited)
+        return any((n, u) not in stated and any(m == n for m, _ in stated) for n, u in said)
 
     def _contradicts_a_default(self, sentence: str, indexes: list[int]) -> bool:
         """ "X defaults to V" where a cited source states X's default as something else (the lines can hold
