@@ -131,7 +131,7 @@ You can define tasks to be run in the background after returning a response.
 The task function (`write_notification`) is run in the background with its parameters.
 If you need to run small background tasks, you can just use `BackgroundTasks` for them.
 """
-HASHING = """# Password hashing
+HASHING = """# Security
 Create a `PasswordHash` instance to hash passwords with.
 The recommended algorithm is "Argon2".
 """

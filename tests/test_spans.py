@@ -18,6 +18,7 @@ def _chunk() -> Chunk:
     return Chunk(
         kb="docs", doc_id="guide.pdf", chunk_id="c1", source="/kb/guide.pdf", path="kb/guide.pdf",
         start_line=3, end_line=9, text="Tokens last 30 minutes.", title="Guide", page=2, acl=["eng"],
+        heading_path=["Guide", "Tokens"],
     )  # fmt: skip
 
 
@@ -43,6 +44,7 @@ def test_conversions_carry_the_span_and_the_acl():
         {"bm25": 2.0},
     )
     assert evidence.tool == "t" and evidence.text == "Tokens last 30 minutes."
+    assert evidence.heading_path == ["Guide", "Tokens"]  # what the extractive answer reads a line under
 
 
 def test_an_answer_citation_never_shows_who_may_read_its_source():

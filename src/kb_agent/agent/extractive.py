@@ -27,6 +27,7 @@ from kb_agent.text.tokenize import (
 from kb_agent.tools.base import Evidence
 
 NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outranks those that do not
+HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
 COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an answer
 _NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
@@ -46,6 +47,7 @@ class Unit:
     terms: set[str]
     coverage: float = 0.0
     score: float = 0.0
+    heading: str = ""  # the headings the line sits under: what it is about when it does not say
 
 
 # words that shape a question without saying what it is about
@@ -202,6 +204,7 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         text = " — ".join(line.strip() for line in lines if line.strip())[:_MAX_UNIT_CHARS]
         return [Unit(text, source, 0, terms(text))]
     units: list[Unit] = []
+    headings = [_heading_text(h) for h in evidence.heading_path]
     fenced = False
     introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
     for line in lines:
@@ -212,6 +215,7 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         if raw.startswith("#"):  # a heading (or a comment in an example): no answer
             if not fenced:
                 introduced = None
+                headings = _under(headings, raw)
             continue
         if not raw or _NOISE.match(raw) or _menu(raw):
             continue
@@ -234,10 +238,25 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
                 merged.append(piece)
         for piece in merged:
             if len(piece) >= _MIN_CHARS:
-                units.append(Unit(piece[:_MAX_UNIT_CHARS], source, len(units), terms(piece)))
+                units.append(
+                    Unit(piece[:_MAX_UNIT_CHARS], source, len(units), terms(piece), heading=" ".join(headings))
+                )
         if units and not fenced and units[-1].text.endswith(":"):
             introduced = units[-1]
     return units
+
+
+def _heading_text(heading: str) -> str:
+    return _ANCHOR.sub("", heading).lstrip("#").replace("*", "").strip()
+
+
+def _under(headings: list[str], line: str) -> list[str]:
+    """The heading path after a heading line inside the passage (its level is its count of "#")."""
+    text = _heading_text(line)
+    if headings and headings[-1] == text:  # the passage opens with the heading its path already ends in
+        return headings
+    level = len(line) - len(line.lstrip("#"))
+    return [*headings[: max(0, level - 1)], text]
 
 
 def _menu(line: str) -> bool:
@@ -286,7 +305,11 @@ def rank(
             continue
         if any(not shape.search(_LINK_TARGET.sub("", unit.text)) for shape in must_hold):
             continue  # asked for a version / a number / an address, and this line has none
-        held = _credits(unit.terms, unit.text, asked)
+        said = _credits(unit.terms, unit.text, asked)
+        held = dict(said)
+        if unit.heading:  # "Add the `pydantic-settings` package" under "Install pydantic-settings"
+            for t, c in _credits(terms(unit.heading), unit.heading, asked).items():
+                held[t] = max(held.get(t, 0.0), HEADING * c)
         total = sum(weight[t] for t in comparable) or 1.0
         own = sum(weight[t] * held.get(t, 0.0) for t in comparable) / total
         context = sum(weight[t] * max(0.0, contexts[index].get(t, 0.0) - held.get(t, 0.0)) for t in comparable)

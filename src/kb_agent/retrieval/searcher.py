@@ -37,7 +37,6 @@ def _hit(kb: str, stored: StoredChunk, score: float) -> SearchHit:
         kb=kb,
         score=score,
         chunk_id=c.chunk_id,
-        heading_path=c.heading_path,
         source_type=c.source_type,
         metadata=c.metadata,
     )

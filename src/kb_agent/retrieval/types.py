@@ -15,7 +15,6 @@ class SearchHit(Passage):
     """A ranked passage of one chunk, with per-retriever ranks."""
 
     chunk_id: str
-    heading_path: list[str] = Field(default_factory=list)
     source_type: str = "text"
     metadata: dict = Field(default_factory=dict)
     ranks: dict[str, int] = Field(default_factory=dict, description="1-based rank in each retriever")

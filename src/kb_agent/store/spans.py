@@ -43,6 +43,7 @@ class Span(BaseModel):
 class Passage(Span):
     text: str
     title: str = ""
+    heading_path: list[str] = Field(default_factory=list, description="the headings the passage sits under")
     score: float = 0.0
     scores: dict[str, float] = Field(default_factory=dict, description="raw score in each retriever")
 
@@ -60,6 +61,7 @@ class Passage(Span):
             "acl": chunk.acl,
             "text": chunk.text,
             "title": chunk.title,
+            "heading_path": list(chunk.heading_path),
         }
         return cls(**{**base, **fields})
 

@@ -1,0 +1,83 @@
+"""Extractive answers read a line as its section reads it: the headings it sits under say what the line is
+about when the line does not ("Add the package to your project:" under "Install `pydantic-settings`")."""
+
+from __future__ import annotations
+
+from kb_agent.agent.claims import ClaimChecker
+from kb_agent.agent.extractive import extractive_sentences
+from kb_agent.tools.base import Evidence
+
+DOCKERFILE_STEPS = """5. Copy the `./app` directory inside the `/code` directory.
+
+    So, it's important to put this **near the end**, to optimize the container image build times.
+
+6. Set the **command** to use `fastapi run`, which uses Uvicorn underneath.
+"""
+FIRST_STEPS = """The command `fastapi dev` reads your `main.py` file, detects the app in it, and starts a server.
+"""
+SETTINGS = """Pydantic provides a great utility to handle these settings coming from environment variables.
+
+### Install `pydantic-settings` { #install-pydantic-settings }
+
+Add the `pydantic-settings` package to your project:
+
+### Create the `Settings` object { #create-the-settings-object }
+
+Import `BaseSettings` from Pydantic and create a sub-class, very much like with a Pydantic model.
+"""
+
+
+def _evidence(text: str, path: str, headings: list[str], start: int = 1) -> Evidence:
+    lines = text.rstrip("\n").split("\n")
+    return Evidence(
+        source=path, path=path, start_line=start, end_line=start + len(lines) - 1, text="\n".join(lines),
+        heading_path=headings,
+    )  # fmt: skip
+
+
+# the terms' rarity in the FastAPI docs (BM25 document frequencies), as the engine passes them
+RARITY = {"dockerfil": 4.4, "command": 3.6, "start": 2.7, "exampl": 1.8, "app": 1.7}
+
+
+def _weights(asked: set[str]) -> dict[str, float]:
+    return {t: RARITY.get(t, 2.0) for t in asked}
+
+
+def _answer(question: str, sources: list[Evidence]) -> str:
+    return " ".join(s.text for s in extractive_sentences(question, sources, max_sentences=1, weights=_weights))
+
+
+def test_a_line_is_read_under_the_headings_of_its_passage(monkeypatch):
+    """The Dockerfile's numbered notes never say "Dockerfile": their section heading does. Without it the
+    answer was the first-steps page's `fastapi dev` line, which says "command" and "starts"."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "What command does the Dockerfile example use to start the app?"
+    sources = [
+        _evidence(DOCKERFILE_STEPS, "docker.md", ["FastAPI in Containers - Docker", "Dockerfile { #dockerfile }"]),
+        _evidence(FIRST_STEPS, "index.md", ["FastAPI", "Run it"]),
+    ]
+    answer = _answer(question, sources)
+    assert "fastapi run" in answer
+    sentences = extractive_sentences(question, sources, max_sentences=1, weights=_weights)
+    assert sentences and all(ClaimChecker(sources, question).check(s).supported for s in sentences)  # quoted, so kept
+    monkeypatch.setattr(extractive, "HEADING", 0.0)  # control: a line is read alone
+    assert "fastapi run" not in _answer(question, sources)
+
+
+def test_a_heading_inside_the_passage_replaces_the_one_it_follows(monkeypatch):
+    """ "Add the package to your project:" is under "Install `pydantic-settings`" (a heading in the passage),
+    the `BaseSettings` line under the next heading at the same level, not under both."""
+    import kb_agent.agent.extractive as extractive
+
+    sources = [_evidence(SETTINGS, "settings.md", ["Settings and Environment Variables", "Pydantic `Settings`"])]
+    units = extractive._units(0, sources[0])
+    headings = {u.text: u.heading for u in units}
+    assert headings["Add the `pydantic-settings` package to your project:"].endswith(
+        "Pydantic `Settings` Install `pydantic-settings`"
+    )
+    assert "Install" not in headings[next(t for t in headings if t.startswith("Import"))]
+    question = "Which package provides BaseSettings for reading settings from environment variables?"
+    assert "pydantic-settings" in _answer(question, sources)
+    monkeypatch.setattr(extractive, "HEADING", 0.0)  # control: the line alone holds too few of the terms
+    assert "pydantic-settings" not in _answer(question, sources)
