@@ -1,6 +1,9 @@
 """Build the multi-hop tuning set that sits beside HotpotQA-100: the same questions over the same paragraphs,
 with every paragraph's title removed (MuSiQue-style: the next hop's entity is not a title the previous
 paragraph names, so title links cannot do the bridge's work; the bridge must be read out of the text).
+Beside the 100 2-hop questions: 13 3-hop and 2 4-hop questions written for this set over chains of the
+same paragraphs (`multihop_sets/hotpot_chains.jsonl`: our questions, the paragraphs' ids only), where each
+hop's answer is only in the next paragraph (`--no-chains` leaves them out).
 
     python benchmarks/multihop_dev.py --out /tmp/hotpot_untitled
     kb-agent eval agent --dataset /tmp/hotpot_untitled
@@ -18,9 +21,10 @@ import shutil
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa100"
+CHAINS = Path(__file__).resolve().parent / "multihop_sets" / "hotpot_chains.jsonl"
 
 
-def build(source: Path, out: Path) -> int:
+def build(source: Path, out: Path, chains: Path | None = CHAINS) -> int:
     out.mkdir(parents=True, exist_ok=True)
     count = 0
     with open(out / "corpus.jsonl", "w", encoding="utf-8") as corpus:
@@ -36,18 +40,34 @@ def build(source: Path, out: Path) -> int:
                 item = json.loads(line)
                 item["hops"] = 2
                 qa.write(json.dumps(item, ensure_ascii=False) + "\n")
-    # the queries and qrels unchanged, so `kb-agent eval retrieval` runs on the set too
+    # the queries and qrels as they are, so `kb-agent eval retrieval` runs on the set too
     shutil.copyfile(source / "queries.jsonl", out / "queries.jsonl")
     shutil.copytree(source / "qrels", out / "qrels", dirs_exist_ok=True)
+    if chains is not None:
+        _add_chains(chains, out)
     return count
+
+
+def _add_chains(chains: Path, out: Path) -> None:
+    """The 3- and 4-hop questions appended to qa.jsonl, queries.jsonl and qrels/test.tsv."""
+    items = [json.loads(line) for line in chains.read_text(encoding="utf-8").splitlines() if line.strip()]
+    with open(out / "qa.jsonl", "a", encoding="utf-8") as qa, open(out / "queries.jsonl", "a") as queries:
+        for item in items:
+            qa.write(json.dumps(item, ensure_ascii=False) + "\n")
+            queries.write(json.dumps({"_id": item["id"], "text": item["question"]}, ensure_ascii=False) + "\n")
+    with open(out / "qrels" / "test.tsv", "a", encoding="utf-8") as qrels:
+        for item in items:
+            qrels.writelines(f"{item['id']}\t{doc}\t1\n" for doc in item["gold_doc_ids"])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--source", type=Path, default=SOURCE)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--no-chains", action="store_true", help="only the 100 HotpotQA questions")
     args = parser.parse_args()
-    print(f"{build(args.source, args.out)} paragraphs without titles -> {args.out}")
+    count = build(args.source, args.out, None if args.no_chains else CHAINS)
+    print(f"{count} paragraphs without titles -> {args.out}")
 
 
 if __name__ == "__main__":

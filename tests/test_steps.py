@@ -29,6 +29,9 @@ def test_relative_clause_is_decomposed_into_ordered_steps():
     [
         ("Who is the spouse of the director of Titanic?", "of_chain", "the director of Titanic"),
         ("Where was Titanic's director born?", "possessive", "the director of Titanic"),
+        # a name with a lower-case particle is one owner, not its last word ("the son of Gwersytan" found none)
+        ("Who installed Cynfyn ap Gwersytan's son as king?", "possessive", "the son of Cynfyn ap Gwersytan"),
+        ("Where did Ludwig van Beethoven's teacher live?", "possessive", "the teacher of Ludwig van Beethoven"),
         (
             "Drew Fuller starred in a series that originally broadcast on what station?",
             "relative_clause_asked",
@@ -54,6 +57,9 @@ def test_the_bridge_is_copied_from_the_step_evidence_and_is_not_the_question():
     found = bridge_candidates("the film that was shot in or around Leland, North Carolina in 1986", passages, QUESTION)
     assert found[0] == "Blue Velvet"
     assert all(name not in ("Leland", "North Carolina") for name in found)
+    ap_question = "Who installed Cynfyn ap Gwersytan's son as king?"
+    son = "Cynfyn ap Gwersytan is known for his son Rhodri ap Owain, who became a king."
+    assert bridge_candidates("the son of Cynfyn ap Gwersytan", [son], ap_question)[0] == "Rhodri ap Owain"
 
 
 @pytest.fixture

@@ -29,7 +29,9 @@ _RELATIVE = re.compile(
     r"(?P<clause>[^?]+?)\s*(?=\?|$)",
     re.I,
 )
-_ENTITY = r"(?:[A-Z][\w.&'-]*|\"[^\"]+\")(?:\s+(?:of|the|de|and|&)?\s*[A-Z][\w.&'-]*)*"
+# lower-case particles inside a name: "Cynfyn ap Gwersytan", "Ludwig van Beethoven", "Osama bin Laden"
+_PARTICLES = "of|the|de|la|le|da|di|du|del|der|den|van|von|ap|bin|ibn|al|and|for|&"
+_ENTITY = rf"(?:[A-Z][\w.&'-]*|\"[^\"]+\")(?:\s+(?:(?:{_PARTICLES})\s+)*[A-Z][\w.&'-]*)*"
 # "the spouse of the director of Titanic": the innermost relation is asked first
 _OF_CHAIN = re.compile(
     rf"\b(?P<head>the\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+of)\s+(?P<inner>the\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+of\s+{_ENTITY})"
@@ -100,7 +102,7 @@ def substitute(step: str, answers: list[str]) -> str:
 # a candidate answer: a run of capitalised words (inner "of", "the", "de", "and" allowed), a year, or a number
 _NAME_WORD = r"(?:[A-Z]\.(?:\s?[A-Z]\.)*\s?[A-Z][\w&'-]*|[A-Z][\w.&'-]*)"
 _CANDIDATE = re.compile(
-    rf"\b{_NAME_WORD}(?:\s+(?:of|the|de|la|von|van|and|for|&)\s+{_NAME_WORD}|\s+{_NAME_WORD})*"
+    rf"\b{_NAME_WORD}(?:\s+(?:{_PARTICLES})\s+{_NAME_WORD}|\s+{_NAME_WORD})*"
     r"|\b(?:1[0-9]{3}|20[0-9]{2})\b"
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
