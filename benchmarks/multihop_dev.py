@@ -51,7 +51,10 @@ def build(source: Path, out: Path, chains: Path | None = CHAINS) -> int:
 def _add_chains(chains: Path, out: Path) -> None:
     """The 3- and 4-hop questions appended to qa.jsonl, queries.jsonl and qrels/test.tsv."""
     items = [json.loads(line) for line in chains.read_text(encoding="utf-8").splitlines() if line.strip()]
-    with open(out / "qa.jsonl", "a", encoding="utf-8") as qa, open(out / "queries.jsonl", "a") as queries:
+    with (
+        open(out / "qa.jsonl", "a", encoding="utf-8") as qa,
+        open(out / "queries.jsonl", "a", encoding="utf-8") as queries,
+    ):
         for item in items:
             qa.write(json.dumps(item, ensure_ascii=False) + "\n")
             queries.write(json.dumps({"_id": item["id"], "text": item["question"]}, ensure_ascii=False) + "\n")

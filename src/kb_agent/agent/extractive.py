@@ -297,6 +297,8 @@ def rank(
     weight = _weights(asked, [u for _, u in all_units], weights)
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
     contexts = [_credits(terms(f"{e.title} {e.path} {e.text}"), f"{e.title} {e.text}", asked) for e in sources]
+    # the lines of a section share its headings: each heading path is read once
+    under = {h: _credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
     found: list[Unit] = []
     for index, unit in all_units:
         unit_zh = has_cjk(unit.text)
@@ -307,9 +309,8 @@ def rank(
             continue  # asked for a version / a number / an address, and this line has none
         said = _credits(unit.terms, unit.text, asked)
         held = dict(said)
-        if unit.heading:  # "Add the `pydantic-settings` package" under "Install pydantic-settings"
-            for t, c in _credits(terms(unit.heading), unit.heading, asked).items():
-                held[t] = max(held.get(t, 0.0), HEADING * c)
+        for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
+            held[t] = max(held.get(t, 0.0), HEADING * c)
         total = sum(weight[t] for t in comparable) or 1.0
         own = sum(weight[t] * held.get(t, 0.0) for t in comparable) / total
         context = sum(weight[t] * max(0.0, contexts[index].get(t, 0.0) - held.get(t, 0.0)) for t in comparable)
