@@ -380,6 +380,10 @@ def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
         "How does it work?",
         "Is this helpful for CORS?",
         "你好，CORS 怎么配置？",
+        "Who is this function for?",
+        "What is your name field in the schema?",
+        "How can you help me configure CORS?",
+        "你是什么版本？",
     ],
 )
 def test_questions_that_open_with_small_talk_are_questions(question):
@@ -399,6 +403,9 @@ def test_questions_that_open_with_small_talk_are_questions(question):
         "thanks a lot!",
         "Thanks a lot, that helped!",
         "好的谢谢",
+        "Hi there! Who am I talking to?",
+        "Are you a bot?",
+        "你叫什么名字？",
     ],
 )
 @pytest.mark.parametrize("with_model", [False, True])
