@@ -100,6 +100,21 @@ def test_the_second_step_searches_with_the_first_steps_answer(films):
     assert plain.steps == [] and "films/crew/blue_velvet_crew.md" not in _paths(plain)
 
 
+def test_without_a_model_the_answer_quotes_the_bridge_and_the_last_steps_answer(films, monkeypatch):
+    from kb_agent.agent import synthesize
+
+    crew = UserContext(user_id="c", groups=["locations"])
+    engine = films(True)
+    answer = engine.answer_query(QUESTION, user=crew)
+    assert not answer.refused and "David Lynch" in answer.answer and "Leland" in answer.answer
+    assert any(c.path == "films/crew/blue_velvet_crew.md" for c in answer.citations)
+    # control: judged on the question's own words only, the director's line is never quoted
+    monkeypatch.setattr(synthesize, "_final_step", lambda state: None)
+    plain = engine.answer_query(QUESTION, user=crew)
+    engine.close()
+    assert "David Lynch" not in plain.answer
+
+
 def test_steps_never_take_a_bridge_from_a_passage_the_caller_may_not_see(films):
     outsider = UserContext(user_id="o", groups=["press"])
     engine = films(True)

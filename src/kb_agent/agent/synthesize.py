@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass
 
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.claim_terms import content_terms
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.extractive import covers, extractive_sentences
 from kb_agent.agent.grade_evidence import by_support
-from kb_agent.agent.sentences import SentenceStream, without_markers
+from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
 from kb_agent.governance.errors import Unavailable
 from kb_agent.llm.base import LLMError
@@ -134,7 +135,9 @@ def synthesize(state: AgentState, config) -> AgentState:
     checked = CheckedAnswer(sources, query)
     if state.get("route", {}).get("query_type") == "file_discovery" and sources:
         return _files(ctx, checked, sources, zh, started)
-    if not sources or not covers(query, sources, ctx.term_weights):
+    final = _final_step(state)
+    asked = [query, final.query] if final else [query]
+    if not sources or not any(covers(q, sources, ctx.term_weights) for q in asked):
         if sources:
             notices.append("no passage holds the question's key terms: refused without asking the model")
         return _refused(ctx, checked, zh, sources, notices, started)
@@ -173,7 +176,7 @@ def synthesize(state: AgentState, config) -> AgentState:
         model_claims = checked.claims
         checked = CheckedAnswer(sources, query)
         checked.claims = list(model_claims)
-        for sentence in extractive_sentences(query, sources, ctx.embed, weights=ctx.term_weights):
+        for sentence in _quotes(ctx, query, final, sources):
             if text := checked.add(sentence):
                 ctx.emit({"type": "token", "text": text, "boundary": True})  # a whole checked sentence
     if not checked.kept:
@@ -213,6 +216,35 @@ def _generate(ctx: AgentContext, llm, messages: list[dict], checked: CheckedAnsw
         return None
     show(stream.close())
     return said
+
+
+def _quotes(ctx: AgentContext, query: str, final: FinalStep | None, sources: list[Evidence]) -> list[Sentence]:
+    """The evidence sentences that answer. A question whose steps a rule read: the best sentence for the
+    question itself (it names the bridge: "Blue Velvet was shot in Leland in 1986"), then the best two for the
+    last step, which holds the answer ("Blue Velvet was directed by David Lynch"). Otherwise the question's
+    best 1-3, and only when none covers it, the last step's (a guessed bridge is a weaker reading)."""
+    weights = ctx.term_weights
+    own = [] if final and final.ruled else extractive_sentences(query, sources, ctx.embed, weights=weights)
+    if own or final is None:
+        return own
+    chain = extractive_sentences(query, sources, ctx.embed, max_sentences=1, weights=weights) if final.ruled else []
+    chain += extractive_sentences(final.query, sources, ctx.embed, max_sentences=2, weights=weights)
+    return list({(s.text, tuple(s.cited)): s for s in chain}.values())
+
+
+@dataclass
+class FinalStep:
+    query: str  # the last step with the earlier answers put in: "Who directed Blue Velvet?"
+    ruled: bool  # a decomposition rule read the question (not a guessed bridge in front of the question)
+
+
+def _final_step(state: AgentState) -> FinalStep | None:
+    """The last step of a multi-step question, its bridge put in: the question's own words describe the
+    bridge, which the answering passage may never say."""
+    trace = state.get("steps") or []
+    if len(trace) < 2 or trace[-1].get("skipped") or not trace[-1].get("query"):
+        return None
+    return FinalStep(trace[-1]["query"], (state.get("step_plan") or {}).get("rule") != "bridge_entity")
 
 
 def _empty(said: str | None) -> bool:
