@@ -45,6 +45,41 @@ def test_common_bridge_shapes(question, rule, first):
 
 
 @pytest.mark.parametrize(
+    ("question", "steps"),
+    [
+        ("Where was the author of Lucy Crown born?", ["the author of Lucy Crown", "Where was #1 born?"]),
+        ("When did the lead singer of Queen die?", ["the lead singer of Queen", "When did #1 die?"]),
+        (
+            "When was the institute that owned The Collegian founded?",
+            ["the institute that owned The Collegian", "When was #1 founded?"],
+        ),
+        (
+            "When did the band that recorded Thriller break up?",
+            ["the band that recorded Thriller", "When did #1 break up?"],
+        ),
+    ],
+)
+def test_one_relation_and_the_main_verb_after_a_relative_clause(question, steps):
+    # before: no plan for one "the X of Y", and the main verb ("founded") stayed in step 1 ("When was #1?")
+    plan = decompose(question)
+    assert plan is not None and plan.steps == steps
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the capital of France?",  # one lookup: nothing else is asked of the capital
+        "Who wrote a song after a luau on the island of Oahu in Honolulu County?",  # the island of Oahu is Oahu
+        "Which came first, the forming of The Dandy Warhols or the birth of Robert Young?",
+        "Name the mother of Edward Stafford, 4th Baron Stafford, who was the daughter of Edward Stanley?",
+    ],
+)
+def test_an_of_phrase_that_is_no_bridge_gets_no_relation_step(question):
+    plan = decompose(question)
+    assert plan is None or plan.rule != "of_relation"
+
+
+@pytest.mark.parametrize(
     "question", ["Are Medici and Senet both board games?", "Which band was formed first, The Exies or Circus Diablo?"]
 )
 def test_comparisons_and_chinese_questions_get_no_bridge_steps(question):

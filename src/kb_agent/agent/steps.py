@@ -40,6 +40,27 @@ _POSSESSIVE = re.compile(
     rf"\b(?P<owner>{_ENTITY})'s\s+(?P<thing>(?:(?:first|second|third|last|latest|debut|eldest|youngest|only)\s+)?"
     r"[a-z][\w-]*)\b"
 )
+# "Where was the author of Lucy Crown born?": one relation of a named entity, and something else is asked of it
+_OF_ONE = re.compile(rf"\b(?P<inner>the\s+(?:[a-z][\w-]*\s+){{0,2}}?(?P<head>[a-z][\w-]*)\s+of\s+{_ENTITY})")
+# what an outer question says besides the bridge: "Where was #1 born?" asks something, "What is #1?" does not
+_FRAME_WORDS = frozenset(
+    "what which who whom whose when where why how is are was were did does do has have had the a an in on at of "
+    "year".split()
+)
+# "When was the institute that owned The Collegian founded?": after an inverted "was", the clause's last word
+# is the main clause's participle; after "did", its bare verb ("... die?", "... break up?")
+_INVERTED = re.compile(
+    r"^(?:when|where|why|how|(?:in\s+)?(?:what|which)\s+year)\s+(?P<aux>was|were|is|are|did|does|do)\b", re.I
+)
+_PARTICIPLE = re.compile(
+    r"(?:\w+(?:ed|en)|born|built|made|held|won|sold|shot|set|found|known|buried|written|drawn|begun|run|hit|put)",
+    re.I,
+)
+_PLACES_AND_FRAMES = frozenset(
+    "island city town village state county province district country region kingdom republic empire name title "
+    "year month day number kind type sort part rest end beginning".split()
+)
+_VERB_PARTICLES = frozenset("up down out off on over away back".split())
 _WH = re.compile(r"\b(what|which|who|whom|when|where|how)\b", re.I)
 # a relative clause that only qualifies the answer ("which city ... that ...") is not a hidden entity
 _ASKED_HEAD = re.compile(r"^(?:which|what|how many)\b", re.I)
@@ -83,14 +104,46 @@ def decompose(question: str) -> StepPlan | None:
         if _WH.search(clause):  # the clause holds the question: find the noun phrase's entity first
             first = (text[: match.end("np")] + " " + text[match.end() :]).strip(" ?")
             return StepPlan([first, f"#1 {clause}"], "relative_clause_asked")
-        outer = (text[: match.start()] + "#1" + text[match.end() :]).strip()
+        clause, main_verb = _main_verb(before, clause)
+        outer = (text[: match.start()] + "#1" + (f" {main_verb}" if main_verb else "") + text[match.end() :]).strip()
         if len(outer.split()) < 2:
             continue
         return StepPlan([f"{noun_phrase} {rel} {clause}", outer], "relative_clause")
+    relation = _OF_ONE.search(text)
+    if relation and _of_relation_is_a_bridge(text, relation):
+        return StepPlan(
+            [relation.group("inner"), text[: relation.start()] + "#1" + text[relation.end() :]], "of_relation"
+        )
     if question_shape(text) != "simple" and not _COMPARISON.search(text):
         # not plainly one lookup, no shape found: the question's own passages may name its bridge
         return StepPlan([text, f"#1 {text}"], "bridge_entity")
     return None
+
+
+def _of_relation_is_a_bridge(text: str, relation: re.Match) -> bool:
+    """ "the author of Lucy Crown" is a hidden person; "the island of Oahu" is Oahu, "the forming of X or the
+    birth of Y" a comparison, "the mother of Edward Stafford, 4th Baron Stafford" a name that goes on."""
+    after = text[relation.end() :]
+    if _COMPARISON.search(text) or relation.group("head") in _PLACES_AND_FRAMES or re.match(r",\s*(?:\d|[A-Z])", after):
+        return False
+    outer = text[: relation.start()] + "#1" + after
+    return bool(set(re.findall(r"[a-z]+", outer.lower())) - _FRAME_WORDS)  # "Where was #1 born?", not "What is #1?"
+
+
+def _main_verb(before: str, clause: str) -> tuple[str, str]:
+    """Split the main clause's verb off the end of a relative clause that sits inside an inverted question's
+    subject: ("owned The Collegian founded") -> ("owned The Collegian", "founded")."""
+    inverted = _INVERTED.match(before)
+    words = clause.split()
+    if not inverted or len(words) < 3:
+        return clause, ""
+    take = 2 if words[-1].lower() in _VERB_PARTICLES and len(words) >= 4 else 1
+    verb = words[-take:]
+    if not verb[0].islower():
+        return clause, ""
+    if inverted.group("aux").lower() in {"was", "were", "is", "are"} and not _PARTICIPLE.fullmatch(verb[0]):
+        return clause, ""
+    return " ".join(words[:-take]), " ".join(verb)
 
 
 def substitute(step: str, answers: list[str]) -> str:
