@@ -3,7 +3,9 @@ with every paragraph's title removed (MuSiQue-style: the next hop's entity is no
 paragraph names, so title links cannot do the bridge's work; the bridge must be read out of the text).
 Beside the 100 2-hop questions: 13 3-hop and 2 4-hop questions written for this set over chains of the
 same paragraphs (`multihop_sets/hotpot_chains.jsonl`: our questions, the paragraphs' ids only), where each
-hop's answer is only in the next paragraph (`--no-chains` leaves them out).
+hop's answer is only in the next paragraph, and 12 2-hop questions worded MuSiQue-style, the bridge hidden
+in a relation or a clause ("Where is the publisher of The Orange Eats Creeps based?",
+`multihop_sets/hotpot_hidden.jsonl`, ids `mh2-*`). `--no-chains` leaves both out.
 
     python benchmarks/multihop_dev.py --out /tmp/hotpot_untitled
     kb-agent eval agent --dataset /tmp/hotpot_untitled
@@ -21,10 +23,11 @@ import shutil
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa100"
-CHAINS = Path(__file__).resolve().parent / "multihop_sets" / "hotpot_chains.jsonl"
+SETS = Path(__file__).resolve().parent / "multihop_sets"
+CHAINS = (SETS / "hotpot_chains.jsonl", SETS / "hotpot_hidden.jsonl")
 
 
-def build(source: Path, out: Path, chains: Path | None = CHAINS) -> int:
+def build(source: Path, out: Path, chains: tuple[Path, ...] = CHAINS) -> int:
     out.mkdir(parents=True, exist_ok=True)
     count = 0
     with open(out / "corpus.jsonl", "w", encoding="utf-8") as corpus:
@@ -43,13 +46,13 @@ def build(source: Path, out: Path, chains: Path | None = CHAINS) -> int:
     # the queries and qrels as they are, so `kb-agent eval retrieval` runs on the set too
     shutil.copyfile(source / "queries.jsonl", out / "queries.jsonl")
     shutil.copytree(source / "qrels", out / "qrels", dirs_exist_ok=True)
-    if chains is not None:
-        _add_chains(chains, out)
+    for extra in chains:
+        _add_chains(extra, out)
     return count
 
 
 def _add_chains(chains: Path, out: Path) -> None:
-    """The 3- and 4-hop questions appended to qa.jsonl, queries.jsonl and qrels/test.tsv."""
+    """Our own questions appended to qa.jsonl, queries.jsonl and qrels/test.tsv."""
     items = [json.loads(line) for line in chains.read_text(encoding="utf-8").splitlines() if line.strip()]
     with (
         open(out / "qa.jsonl", "a", encoding="utf-8") as qa,
@@ -69,7 +72,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--no-chains", action="store_true", help="only the 100 HotpotQA questions")
     args = parser.parse_args()
-    count = build(args.source, args.out, None if args.no_chains else CHAINS)
+    count = build(args.source, args.out, () if args.no_chains else CHAINS)
     print(f"{count} paragraphs without titles -> {args.out}")
 
 

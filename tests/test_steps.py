@@ -79,6 +79,13 @@ def test_an_of_phrase_that_is_no_bridge_gets_no_relation_step(question):
     assert plan is None or plan.rule != "of_relation"
 
 
+def test_a_nationality_adjective_is_no_bridge_but_a_one_word_place_is():
+    walker = "Kerry Saxby is a retired Australian race walker. She was born in Young, New South Wales."
+    picks = bridge_candidates("the town where Kerry Saxby was born", [walker], "Where was Kerry Saxby born?")
+    # before: "Australian" (an adjective of "race walker") came first
+    assert "Australian" not in picks and "Young" in picks
+
+
 @pytest.mark.parametrize(
     "question", ["Are Medici and Senet both board games?", "Which band was formed first, The Exies or Circus Diablo?"]
 )

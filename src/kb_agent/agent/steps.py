@@ -189,6 +189,8 @@ def bridge_candidates(step_query: str, passages: list[str], question: str, limit
                     continue  # mostly the question's own words: the question already searched them
                 if match.start() == 0 and len(words) == 1 and name.lower() in sentence.lower()[1:]:
                     continue  # a capitalised first word that the text also writes in lower case
+                if len(words) == 1 and _modifies(sentence[match.end() :]):
+                    continue  # "an Australian race walker", "a Canadian actor": an adjective, not a name
                 is_year = name.isdigit()
                 score = cover + 0.5 / (rank + 1) + (0.3 if is_year == year_wanted else 0.0)
                 score += 0.1 * min(len(words), 3) if not is_year else 0.0
@@ -197,6 +199,18 @@ def bridge_candidates(step_query: str, passages: list[str], question: str, limit
                     scores[key], spelled[key] = score, name
     best = sorted(scores, key=lambda k: -scores[k])
     return [spelled[k] for k in best[:limit]]
+
+
+# words that may follow a one-word name: a verb or a preposition, not the noun an adjective would modify
+_AFTER_A_NAME = frozenset(
+    "is was were are has had have and or in of on at to for by with from as that which who whose where when "
+    "but than after before during since until into onto".split()
+)
+
+
+def _modifies(rest: str) -> bool:
+    following = re.match(r"\s+([a-z][a-z-]*)\b", rest)
+    return bool(following) and following.group(1) not in _AFTER_A_NAME and not following.group(1).endswith("ed")
 
 
 def interleave(lists: list[list], key, skip: set | None = None) -> list:
