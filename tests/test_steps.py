@@ -79,6 +79,12 @@ def test_an_of_phrase_that_is_no_bridge_gets_no_relation_step(question):
     assert plan is None or plan.rule != "of_relation"
 
 
+def test_an_adjective_after_a_possessive_is_no_relation():
+    # before: "the built-in of FastAPI" was searched, and its bridge turned an unanswerable question into quotes
+    plan = decompose("How do I enable FastAPI's built-in rate limiting middleware?")
+    assert plan is None or plan.rule != "possessive"
+
+
 def test_a_nationality_adjective_is_no_bridge_but_a_one_word_place_is():
     walker = "Kerry Saxby is a retired Australian race walker. She was born in Young, New South Wales."
     picks = bridge_candidates("the town where Kerry Saxby was born", [walker], "Where was Kerry Saxby born?")

@@ -69,7 +69,7 @@ _COMPARISON = re.compile(
     r"|\bor\b[^?]*\?",
     re.I,
 )
-_NOT_THINGS = frozenset("best most largest biggest own".split())
+_NOT_THINGS = frozenset("best most largest biggest own built-in native official default new".split())  # adjectives
 
 
 @dataclass
@@ -310,6 +310,8 @@ def run_steps(ctx: AgentContext, state, plan: StepPlan, first: list[Evidence]) -
             ctx, queries[0], [e.text for e in found[:3]], question, model=plan.rule != "bridge_entity"
         )
         record["answer"] = picks[0] if picks else None
+        if len(picks) > 1:
+            record["alternate"] = picks[1]
         if not picks:
             break
         answers.append(picks[0])

@@ -136,8 +136,10 @@ def synthesize(state: AgentState, config) -> AgentState:
     if state.get("route", {}).get("query_type") == "file_discovery" and sources:
         return _files(ctx, checked, sources, zh, started)
     final = _final_step(state)
-    asked = [query, final.query] if final else [query]
-    if not sources or not any(covers(q, sources, ctx.term_weights) for q in asked):
+    about_bridge = [e for e in sources if final and final.names_bridge(e.text)]
+    if not sources or not (
+        covers(query, sources, ctx.term_weights) or (final and covers(final.query, about_bridge, ctx.term_weights))
+    ):
         if sources:
             notices.append("no passage holds the question's key terms: refused without asking the model")
         return _refused(ctx, checked, zh, sources, notices, started)
@@ -236,6 +238,10 @@ def _quotes(ctx: AgentContext, query: str, final: FinalStep | None, sources: lis
 class FinalStep:
     query: str  # the last step with the earlier answers put in: "Who directed Blue Velvet?"
     ruled: bool  # a decomposition rule read the question (not a guessed bridge in front of the question)
+    bridges: list[str]  # the earlier step's answers searched (best, second): evidence naming none cannot answer
+
+    def names_bridge(self, text: str) -> bool:
+        return any(bridge.lower() in text.lower() for bridge in self.bridges)
 
 
 def _final_step(state: AgentState) -> FinalStep | None:
@@ -244,7 +250,10 @@ def _final_step(state: AgentState) -> FinalStep | None:
     trace = state.get("steps") or []
     if len(trace) < 2 or trace[-1].get("skipped") or not trace[-1].get("query"):
         return None
-    return FinalStep(trace[-1]["query"], (state.get("step_plan") or {}).get("rule") != "bridge_entity")
+    bridges = [b for b in (trace[-2].get("answer"), trace[-2].get("alternate")) if b]
+    if not bridges:
+        return None
+    return FinalStep(trace[-1]["query"], (state.get("step_plan") or {}).get("rule") != "bridge_entity", bridges)
 
 
 def _empty(said: str | None) -> bool:
