@@ -210,7 +210,10 @@ _AFTER_A_NAME = frozenset(
 
 def _modifies(rest: str) -> bool:
     following = re.match(r"\s+([a-z][a-z-]*)\b", rest)
-    return bool(following) and following.group(1) not in _AFTER_A_NAME and not following.group(1).endswith("ed")
+    if following is None:
+        return False
+    word = following.group(1)
+    return word not in _AFTER_A_NAME and not word.endswith("ed")
 
 
 def interleave(lists: list[list], key, skip: set | None = None) -> list:
