@@ -24,10 +24,10 @@ from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa100"
 SETS = Path(__file__).resolve().parent / "multihop_sets"
-CHAINS = (SETS / "hotpot_chains.jsonl", SETS / "hotpot_hidden.jsonl")
+OWN_SETS = (SETS / "hotpot_chains.jsonl", SETS / "hotpot_hidden.jsonl")  # our questions over its paragraphs
 
 
-def build(source: Path, out: Path, chains: tuple[Path, ...] = CHAINS) -> int:
+def build(source: Path, out: Path, own_sets: tuple[Path, ...] = OWN_SETS) -> int:
     out.mkdir(parents=True, exist_ok=True)
     count = 0
     with open(out / "corpus.jsonl", "w", encoding="utf-8") as corpus:
@@ -46,14 +46,14 @@ def build(source: Path, out: Path, chains: tuple[Path, ...] = CHAINS) -> int:
     # the queries and qrels as they are, so `kb-agent eval retrieval` runs on the set too
     shutil.copyfile(source / "queries.jsonl", out / "queries.jsonl")
     shutil.copytree(source / "qrels", out / "qrels", dirs_exist_ok=True)
-    for extra in chains:
-        _add_chains(extra, out)
+    for own in own_sets:
+        _add_questions(own, out)
     return count
 
 
-def _add_chains(chains: Path, out: Path) -> None:
+def _add_questions(own: Path, out: Path) -> None:
     """Our own questions appended to qa.jsonl, queries.jsonl and qrels/test.tsv."""
-    items = [json.loads(line) for line in chains.read_text(encoding="utf-8").splitlines() if line.strip()]
+    items = [json.loads(line) for line in own.read_text(encoding="utf-8").splitlines() if line.strip()]
     with (
         open(out / "qa.jsonl", "a", encoding="utf-8") as qa,
         open(out / "queries.jsonl", "a", encoding="utf-8") as queries,
@@ -72,7 +72,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--no-chains", action="store_true", help="only the 100 HotpotQA questions")
     args = parser.parse_args()
-    count = build(args.source, args.out, () if args.no_chains else CHAINS)
+    count = build(args.source, args.out, () if args.no_chains else OWN_SETS)
     print(f"{count} paragraphs without titles -> {args.out}")
 
 

@@ -226,10 +226,13 @@ def _quotes(ctx: AgentContext, query: str, final: FinalStep | None, sources: lis
     last step, which holds the answer ("Blue Velvet was directed by David Lynch"). Otherwise the question's
     best 1-3, and only when none covers it, the last step's (a guessed bridge is a weaker reading)."""
     weights = ctx.term_weights
-    own = [] if final and final.ruled else extractive_sentences(query, sources, ctx.embed, weights=weights)
-    if own or final is None:
-        return own
-    chain = extractive_sentences(query, sources, ctx.embed, max_sentences=1, weights=weights) if final.ruled else []
+    if final is None or not final.ruled:
+        own = extractive_sentences(query, sources, ctx.embed, weights=weights)
+        if own or final is None:
+            return own
+        chain = []
+    else:
+        chain = extractive_sentences(query, sources, ctx.embed, max_sentences=1, weights=weights)
     chain += extractive_sentences(final.query, sources, ctx.embed, max_sentences=2, weights=weights)
     return list({(s.text, tuple(s.cited)): s for s in chain}.values())
 
