@@ -186,6 +186,26 @@ def test_a_two_character_word_jieba_only_guessed_is_no_key_term(monkeypatch):
     assert "时用" in extractive.key_terms("测试时用哪个属性覆盖依赖项？")
 
 
+def test_the_pronoun_one_is_no_key_term(monkeypatch):
+    """ "a different one" says nothing the answer must hold; as a key term absent from the passage it weighed as
+    much as a rare word and the question was refused with the answer in its evidence."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "How do I replace a dependency with a different one in my tests?"
+    sources = [
+        _evidence(
+            "# Testing Dependencies\nInstead, you want to provide a different dependency that will be used only "
+            "during tests.\nThe override is a function.\nAn item has a name.",
+            "testing.md",
+        )
+    ]
+    assert "one" not in extractive.key_terms(question)
+    assert extractive.covers(question, sources)
+    monkeypatch.setattr(extractive, "_QUESTION_TERMS", extractive._QUESTION_TERMS - {"one"})  # control
+    assert "one" in extractive.key_terms(question)
+    assert not extractive.covers(question, sources)
+
+
 def test_a_how_long_question_is_answered_by_a_number_in_words():
     sources = [_evidence("# Tea\nGreen tea is brewed at eighty degrees for two minutes.", "tea.md")]
     sentences = extractive_sentences("How long is green tea brewed?", sources)

@@ -66,6 +66,59 @@ def test_one_relation_and_the_main_verb_after_a_relative_clause(question, steps)
 
 
 @pytest.mark.parametrize(
+    ("question", "steps"),
+    [
+        # before: one step for "the city where the author of Lucy Crown was born" (the author never searched)
+        (
+            "How many people live in the city where the author of Lucy Crown was born?",
+            ["the author of Lucy Crown", "the city where #1 was born", "How many people live in #2?"],
+        ),
+        # before: "of film Wild Horses" matched no rule and the question was searched as it stands
+        (
+            "Where was the father of the director of film Wild Horses born?",
+            ["the director of film Wild Horses", "the father of #1", "Where was #2 born?"],
+        ),
+        # before: "based" stayed in step 1 ("the team that Dick Humbert played for based")
+        (
+            "In which state is the team that Dick Humbert played for based?",
+            ["the team that Dick Humbert played for", "In which state is #1 based?"],
+        ),
+        # before: no plan; "the Green performer" is the performer of Green
+        ("Who is the spouse of the Green performer?", ["the performer of Green", "Who is the spouse of #1?"]),
+    ],
+)
+def test_nested_relations_kinds_of_work_roles_and_wh_phrase_inversions(question, steps):
+    plan = decompose(question)
+    assert plan is not None and plan.steps == steps
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        # the clause sits in a prepositional phrase, not in the inverted subject: its verb stays in the clause
+        (
+            "What language is spoken in the country where Lake Toba is located?",
+            "the country where Lake Toba is located",
+        ),
+        ("Who is the spouse of the director of Titanic?", "the director of Titanic"),  # nothing more asked: 2 steps
+        # the relation is the phrase the clause qualifies, no entity hidden inside the clause
+        (
+            "When did the president of Israel whose resignation led to the 2000 presidential election die?",
+            "the president of Israel whose resignation led to the 2000 presidential election",
+        ),
+    ],
+)
+def test_no_step_is_split_off_where_the_shape_does_not_ask_for_one(question, first):
+    plan = decompose(question)
+    assert plan is not None and plan.steps[0] == first and len(plan.steps) == 2
+
+
+def test_a_role_of_a_name_that_asks_nothing_more_gets_no_step():
+    plan = decompose("Who was the Green performer?")
+    assert plan is None or plan.rule != "name_role"
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "What is the capital of France?",  # one lookup: nothing else is asked of the capital
@@ -77,6 +130,12 @@ def test_one_relation_and_the_main_verb_after_a_relative_clause(question, steps)
 def test_an_of_phrase_that_is_no_bridge_gets_no_relation_step(question):
     plan = decompose(question)
     assert plan is None or plan.rule != "of_relation"
+
+
+def test_a_role_held_is_no_hidden_entity():
+    # before: "the president of Israel" was searched as step 1 and "Ezer Weizman" put in its place
+    plan = decompose("In what year was the man that resigned as the president of Israel before the election born?")
+    assert plan is not None and "the president of Israel" not in plan.steps
 
 
 def test_an_adjective_after_a_possessive_is_no_relation():

@@ -53,7 +53,7 @@ class Unit:
 # words that shape a question without saying what it is about
 _FRAME = (
     "mean means meaning purpose must need needs should would could might way ways used go goes get gets make "
-    "happen happens work works put 意思 含义 用途 需要 应该 "
+    "happen happens work works put one ones 意思 含义 用途 需要 应该 "  # "a different one": a pronoun
     # the Chinese question words jieba keeps whole: "多少" is in no answer
     "多少 几个 哪里 哪儿 是多少 是什么 什么样"
 )
