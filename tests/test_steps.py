@@ -274,3 +274,42 @@ def test_the_step_trace_leaves_through_the_outbound_filter():
     raw = Answer(answer="x", steps=[step])
     assert "hunter22" in str(raw.model_dump())  # the control: unfiltered, the trace carries the secret
     assert "hunter22" not in str(raw.filtered(Outbound()).model_dump())
+
+
+def test_a_nested_plan_runs_three_steps_each_on_the_answer_before(tmp_path):
+    root = tmp_path / "books"
+    write(root / "novel.md", "Lucy Crown is a 1956 novel written by Irwin Shaw.\n")
+    write(root / "writer.md", "Irwin Shaw was born in Brooklyn to a family of immigrants.\n")
+    write(root / "borough.md", "Brooklyn has about 2.6 million residents.\n")
+    for i, text in enumerate(NOISE):
+        write(root / f"noise{i}.md", text)
+    settings = Settings(data_folder=tmp_path / "data", llm_provider="none", evidence_top_k=3, _env_file=None)
+    engine = Engine(settings, embedder=HashEmbedder())
+    engine.index([root])
+    engine.embed()
+    answer = engine.answer_query("How many people live in the city where the author of Lucy Crown was born?")
+    engine.close()
+    # before: one step "the city where the author of Lucy Crown was born", whose passages name no city
+    assert [s["query"] for s in answer.steps] == [
+        "the author of Lucy Crown",
+        "the city where Irwin Shaw was born",
+        "How many people live in Brooklyn?",
+    ]
+    assert "books/borough.md" in _paths(answer)[:5]
+
+
+def test_a_later_step_never_answers_with_the_bridge_it_was_given():
+    from types import SimpleNamespace
+
+    from kb_agent.agent.steps import StepAnswer, extract_step_answer
+
+    passages = ["Irwin Shaw was born in Brooklyn to a family of immigrants."]
+    query, question = "the city where Irwin Shaw was born", "Where was the author of Lucy Crown born?"
+    model = SimpleNamespace(structured=lambda *a, **k: (StepAnswer(span="Irwin Shaw"), True))
+    ctx = SimpleNamespace(fast=model)
+    # before: the model's copy of the step's own bridge was taken, and so was the rule's first candidate
+    assert extract_step_answer(ctx, query, passages, question)[0] == "Brooklyn"
+    assert bridge_candidates(query, passages, question)[0] == "Brooklyn"
+    # a span that is not the step's own words is still the model's pick
+    other = SimpleNamespace(structured=lambda *a, **k: (StepAnswer(span="a family of immigrants"), True))
+    assert extract_step_answer(SimpleNamespace(fast=other), query, passages, question)[0] == "a family of immigrants"

@@ -216,7 +216,8 @@ def bridge_candidates(step_query: str, passages: list[str], question: str, limit
     """Spans of the step's best passages that could be the step's answer, best first: named in a sentence
     that covers the step's key terms, in a passage the search ranked high, and not already in the question."""
     wanted = key_terms(step_query)
-    asked = {t.lower() for t in re.findall(r"\w+", question)}
+    # the step's own words too: step 2 of "the city where Irwin Shaw was born" is not Irwin Shaw again
+    asked = {t.lower() for t in re.findall(r"\w+", f"{question} {step_query}")}
     year_wanted = bool(re.match(r"\s*(?:in\s+)?(?:what|which)\s+year|\s*when\b", step_query, re.I))
     scores: dict[str, float] = {}
     spelled: dict[str, str] = {}
@@ -304,7 +305,8 @@ def extract_step_answer(
     )
     span = " ".join(picked.span.split()).strip(" .,")
     evidence = " ".join(_normalised(p) for p in passages[:3])
-    if from_model and span and _normalised(span) and f" {_normalised(span)} " in f" {evidence} ":
+    said = _normalised(span)
+    if from_model and said and f" {said} " in f" {evidence} " and f" {said} " not in f" {_normalised(step_query)} ":
         return [span, *[c for c in candidates if c.lower() != span.lower()]][:BRIDGES_PER_STEP]
     return candidates
 
