@@ -273,3 +273,25 @@ def test_a_number_read_in_another_unit_than_the_cited_line_states_is_removed(mon
     assert plain.supported  # the line says 600 without a unit next to it: not judged
     monkeypatch.setattr(ClaimChecker, "_changes_a_unit", lambda self, sentence, spans: False)  # control
     assert _check([SSE_ZH], question, "FastAPI 自带的消息队列默认保留消息 15 天。").supported
+
+
+def test_a_name_written_as_code_that_the_question_did_not_ask_is_checked_on_the_cited_lines(monkeypatch):
+    """ "first install `httpx`" was cited to a line without httpx: most sources mention httpx, so it was taken
+    for a framing name like "FastAPI" and not looked for (the on-disk re-check of the model answers found it)."""
+    testing = _evidence(
+        "# Testing\nIt is based on HTTPX, so it is familiar.\nTo use `TestClient`, first install `httpx`.\n"
+        "Import `TestClient`.\nYou could also use `from starlette.testclient import TestClient`, directly from "
+        "Starlette.",
+        "testing.md",
+    )
+    others = [
+        _evidence("Use `httpx` with `AsyncClient` in async tests.", "async.md"),
+        _evidence("The `httpx` client sends requests to the app.", "client.md", 5),
+    ]
+    question = "What must be installed to use TestClient?"
+    answer = "To use TestClient, first install `httpx`, directly from Starlette."
+    claim = _check([testing, *others], question, answer)
+    assert claim.supported and claim.citations == ["testing.md:L3-3"]
+    framing = claims.ClaimChecker._background
+    monkeypatch.setattr(claims.ClaimChecker, "_background", lambda self, item, as_code=(): framing(self, item))
+    assert _check([testing, *others], question, answer).citations == ["testing.md:L5-5"]  # control

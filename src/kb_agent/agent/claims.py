@@ -97,7 +97,8 @@ class ClaimChecker:
     def check(self, sentence: Sentence) -> Claim:
         cited = [n - 1 for n in sentence.cited if 1 <= n <= len(self.sources)]
         order = list(dict.fromkeys(cited + list(range(len(self.sources)))))
-        named = {i for i in checkable(sentence.text) if not self._background(i)}
+        as_code = shown(sentence.text)
+        named = {i for i in checkable(sentence.text) if not self._background(i, as_code)}
         items = {i for i in named if i not in self.question_items}
         terms = content_terms(sentence.text) - self.question_terms
         spans = self._quoted(sentence.text, order)
@@ -238,10 +239,11 @@ class ClaimChecker:
                 out.append(any(named[max(0, k - PREMISE_LINES) : k + 1]))
         return out
 
-    def _background(self, item: str) -> bool:
+    def _background(self, item: str, as_code: AbstractSet[str] = frozenset()) -> bool:
         """A plain name at least half of several sources mention ("FastAPI" in the FastAPI docs) frames a
-        sentence ("在 FastAPI 中，…"); it is no claim of its own. Values are always checked."""
-        if is_value(item) or len(self._lines) < 3:
+        sentence ("在 FastAPI 中，…"); it is no claim of its own. Values are always checked, and so is a name the
+        sentence writes as code that the question did not ask about: "install `httpx`" states what to install."""
+        if is_value(item) or len(self._lines) < 3 or (item in as_code and item not in self.question_items):
             return False
         return 2 * sum(1 for lines in self._lines if item in lines.whole) >= len(self._lines)
 
