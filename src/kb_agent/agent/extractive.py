@@ -204,7 +204,7 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         text = " — ".join(line.strip() for line in lines if line.strip())[:_MAX_UNIT_CHARS]
         return [Unit(text, source, 0, terms(text))]
     units: list[Unit] = []
-    headings = [_heading_text(h) for h in evidence.heading_path]
+    headings = [heading_text(h) for h in evidence.heading_path]
     fenced = False
     introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
     for line in lines:
@@ -246,13 +246,13 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
     return units
 
 
-def _heading_text(heading: str) -> str:
+def heading_text(heading: str) -> str:
     return _ANCHOR.sub("", heading).lstrip("#").replace("*", "").strip()
 
 
 def _under(headings: list[str], line: str) -> list[str]:
     """The heading path after a heading line inside the passage (its level is its count of "#")."""
-    text = _heading_text(line)
+    text = heading_text(line)
     if headings and headings[-1] == text:  # the passage opens with the heading its path already ends in
         return headings
     level = len(line) - len(line.lstrip("#"))

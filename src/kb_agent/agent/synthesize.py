@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.claim_terms import content_terms
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.extractive import covers, extractive_sentences
+from kb_agent.agent.extractive import covers, extractive_sentences, heading_text
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
@@ -38,6 +38,7 @@ naturally to small talk. If asked what you can do: you answer questions from the
 citations."""
 
 _CONTEXT_LINES = 2
+_SECTION_CHARS = 100
 _FOOTER_LINE = re.compile(r"^(?:\*\*)?(?:references|sources|参考(?:资料|文献)?|来源)(?:\*\*)?\s*[:：]?$", re.I)
 
 
@@ -47,10 +48,22 @@ def render_sources(sources: list[Evidence], max_chars: int, question: str = "") 
     blocks = []
     for n, e in enumerate(sources, start=1):
         blocks.append(
-            f'<source id="{n}" path="{e.path}" lines="{e.start_line}-{e.end_line}">\n'
+            f'<source id="{n}" path="{e.path}" lines="{e.start_line}-{e.end_line}"{_section(e)}>\n'
             f"{_focused(e, max_chars, terms)}\n</source>"
         )
     return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
+
+
+def _section(e: Evidence) -> str:
+    """The headings the source sits under: a window of lines far from its heading ("That tells the browser to
+    …") still says what it is about."""
+    # a heading is data too: no quote or angle bracket of it may close the attribute or the source
+    headings = (re.sub(r'["<>]', "", heading_text(h)).strip() for h in e.heading_path)
+    path = " > ".join(h for h in headings if h)
+    if not path:
+        return ""
+    path = path if len(path) <= _SECTION_CHARS else "… " + path[-_SECTION_CHARS:]
+    return f' section="{path}"'
 
 
 def _prompt_sources(ctx: AgentContext, state: AgentState, sources: list[Evidence], query: str) -> str:
