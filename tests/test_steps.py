@@ -101,6 +101,11 @@ def test_nested_relations_kinds_of_work_roles_and_wh_phrase_inversions(question,
             "the country where Lake Toba is located",
         ),
         ("Who is the spouse of the director of Titanic?", "the director of Titanic"),  # nothing more asked: 2 steps
+        # a statement's object is no hidden entity: before, "the voice of Rosie" was searched as a step
+        (
+            "Jean Vander Pyl provided the voice of Rosie on the Hanna-Barbera sitcom that premiered on which date?",
+            "Jean Vander Pyl provided the voice of Rosie on the Hanna-Barbera sitcom",
+        ),
         # the relation is the phrase the clause qualifies, no entity hidden inside the clause
         (
             "When did the president of Israel whose resignation led to the 2000 presidential election die?",
@@ -149,6 +154,19 @@ def test_a_nationality_adjective_is_no_bridge_but_a_one_word_place_is():
     picks = bridge_candidates("the town where Kerry Saxby was born", [walker], "Where was Kerry Saxby born?")
     # before: "Australian" (an adjective of "race walker") came first
     assert "Australian" not in picks and "Young" in picks
+
+
+@pytest.mark.parametrize(("step", "first"), [("the town where", "Young"), ("the state where", "New South Wales")])
+def test_a_step_asking_for_a_town_or_a_state_takes_the_name_of_that_kind(step, first, monkeypatch):
+    from kb_agent.agent import steps
+
+    walker = "Kerry Saxby (born 2 June 1961) is a race walker. She was born in Young, New South Wales."
+    question = f"What was the population of {step} Kerry Saxby was born?"
+    # before: "New South Wales" (three capitalised words) outscored "Young" for the town, and 1961 came second
+    picks = bridge_candidates(f"{step} Kerry Saxby was born", [walker], question, limit=3)
+    assert picks[0] == first and "1961" not in picks
+    monkeypatch.setattr(steps, "TYPE_BONUS", 0.0)  # control
+    assert bridge_candidates("the town where Kerry Saxby was born", [walker], question)[0] == "New South Wales"
 
 
 @pytest.mark.parametrize(

@@ -165,7 +165,10 @@ def _nested(plan: StepPlan) -> StepPlan:
     first, outer = plan.steps
     relation = _OF_ONE.search(first)
     # a relation inside the clause, not the phrase the clause qualifies ("the president of Israel whose ...")
-    if relation and relation.start() > 0 and _of_relation_is_a_bridge(first, relation):
+    # only in a noun phrase's clause ("the city where …"): a statement's object ("provided the voice of Rosie on
+    # the sitcom", a relative_clause_asked step) is no hidden entity
+    nested_in_clause = plan.rule == "relative_clause" and relation is not None and relation.start() > 0
+    if relation and nested_in_clause and _of_relation_is_a_bridge(first, relation):
         middle = first[: relation.start()] + "#1" + first[relation.end() :]
         return StepPlan([relation.group("inner"), middle, outer.replace("#1", "#2")], plan.rule + "+nested")
     of_bridge = _OF_BRIDGE.search(outer)
@@ -219,6 +222,7 @@ def bridge_candidates(step_query: str, passages: list[str], question: str, limit
     # the step's own words too: step 2 of "the city where Irwin Shaw was born" is not Irwin Shaw again
     asked = {t.lower() for t in re.findall(r"\w+", f"{question} {step_query}")}
     year_wanted = bool(re.match(r"\s*(?:in\s+)?(?:what|which)\s+year|\s*when\b", step_query, re.I))
+    head = _step_head(step_query)
     scores: dict[str, float] = {}
     spelled: dict[str, str] = {}
     for rank, passage in enumerate(passages[:3]):
@@ -239,13 +243,46 @@ def bridge_candidates(step_query: str, passages: list[str], question: str, limit
                 if len(words) == 1 and _modifies(sentence[match.end() :]):
                     continue  # "an Australian race walker", "a Canadian actor": an adjective, not a name
                 is_year = name.isdigit()
+                if is_year and head and head not in _TIME_HEADS:
+                    continue  # "the town where …" is no year
                 score = cover + 0.5 / (rank + 1) + (0.3 if is_year == year_wanted else 0.0)
+                score += _type_fit(head, name, sentence[: match.start()], sentence[match.end() :])
                 score += 0.1 * min(len(words), 3) if not is_year else 0.0
                 key = name.lower()
                 if score > scores.get(key, 0.0):
                     scores[key], spelled[key] = score, name
     best = sorted(scores, key=lambda k: -scores[k])
     return [spelled[k] for k in best[:limit]]
+
+
+# the noun a step asks for ("the town where …", "the author of …") says what kind of name answers it
+_STEP_HEAD = re.compile(
+    r"^(?:the|a|an)\s+(?:[\w'-]+\s+){0,3}?(?P<head>[a-z][\w-]*)\s+(?:that|which|who|whom|whose|where|when|of)\b"
+)
+_TIME_HEADS = frozenset("year date day month decade century time age number population".split())
+_SMALL_PLACES = frozenset("town city village suburb hamlet borough neighbourhood neighborhood".split())
+_LARGE_PLACES = frozenset("state country province region county nation territory".split())
+TYPE_BONUS = 0.3
+
+
+def _step_head(step_query: str) -> str | None:
+    match = _STEP_HEAD.match(step_query.strip())
+    return match.group("head").lower() if match else None
+
+
+def _type_fit(head: str | None, name: str, before: str, after: str) -> float:
+    """Does the candidate look like the kind of thing the step asks for? In "born in Young, New South Wales" the
+    town is the first of the pair and the state the second; "the university that …" is a name with University
+    in it."""
+    if head is None:
+        return 0.0
+    first_of_pair = bool(re.match(r",\s*[A-Z]", after))
+    second_of_pair = bool(re.search(r"\b[A-Z][\w.]*,\s*$", before))
+    if head in _SMALL_PLACES:
+        return TYPE_BONUS * (first_of_pair - second_of_pair)
+    if head in _LARGE_PLACES:
+        return TYPE_BONUS * (second_of_pair - first_of_pair)
+    return TYPE_BONUS if head in name.lower().split() else 0.0
 
 
 # words that may follow a one-word name: a verb or a preposition, not the noun an adjective would modify
