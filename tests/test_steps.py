@@ -106,6 +106,11 @@ def test_nested_relations_kinds_of_work_roles_and_wh_phrase_inversions(question,
             "Jean Vander Pyl provided the voice of Rosie on the Hanna-Barbera sitcom that premiered on which date?",
             "Jean Vander Pyl provided the voice of Rosie on the Hanna-Barbera sitcom",
         ),
+        # "the offices of #1" name no entity of their own (before: a third step "the offices of …")
+        (
+            "Besides Little Rock, what city are the offices of the Clinton Foundation located where Bari Lurie works?",
+            "the Clinton Foundation located where Bari Lurie works",
+        ),
         # the relation is the phrase the clause qualifies, no entity hidden inside the clause
         (
             "When did the president of Israel whose resignation led to the 2000 presidential election die?",

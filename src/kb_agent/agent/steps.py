@@ -47,6 +47,14 @@ _POSSESSIVE = re.compile(
 _OF_ONE = re.compile(rf"\b(?P<inner>the\s+(?:[a-z][\w-]*\s+){{0,2}}?(?P<head>[a-z][\w-]*)\s+of\s+{_NAMED})")
 # "Who is the spouse of the Green performer?": a work's name, then the role of the person behind it
 _ROLES = "performer|singer|director|author|writer|composer|producer|creator|founder|developer|publisher|designer"
+# relations that name one entity of their own: a step of their own when something more is asked of it
+_ENTITY_RELATIONS = frozenset(
+    (
+        _ROLES.replace("|", " ") + " father mother son daughter wife husband spouse brother sister parent child "
+        "owner member leader president captain coach manager teacher successor predecessor birthplace capital "
+        "headquarters"
+    ).split()
+)
 _NAME_ROLE = re.compile(rf"\bthe\s+(?P<owner>{_ENTITY})\s+(?P<role>{_ROLES})\b")
 # what an outer question says besides the bridge: "Where was #1 born?" asks something, "What is #1?" does not
 _FRAME_WORDS = frozenset(
@@ -172,7 +180,7 @@ def _nested(plan: StepPlan) -> StepPlan:
         middle = first[: relation.start()] + "#1" + first[relation.end() :]
         return StepPlan([relation.group("inner"), middle, outer.replace("#1", "#2")], plan.rule + "+nested")
     of_bridge = _OF_BRIDGE.search(outer)
-    if of_bridge and of_bridge.group("head") not in _PLACES_AND_FRAMES:
+    if of_bridge and of_bridge.group("head") in _ENTITY_RELATIONS:  # "the father of #1", not "the offices of #1"
         last = outer[: of_bridge.start()] + "#2" + outer[of_bridge.end() :]
         if _asks_more(last):
             return StepPlan([first, of_bridge.group(0), last], plan.rule + "+nested")
