@@ -150,7 +150,7 @@ def test_a_value_under_another_list_item_is_not_about_the_subject(monkeypatch):
     assert not _check(sources, question, wrong).supported
     assert not _check(sources, question, "A `datetime.timedelta` is represented as a `str` [1].").supported
     right = _check(sources, question, "A `datetime.timedelta` is represented as a `float` of total seconds [1].")
-    assert right.supported and right.citations == ["extra-data-types.md:L38-38"]
+    assert right.supported and right.citations == ["extra-data-types.md:L36-38"]  # with the item naming it
     zh = _check(sources, "timedelta 在请求和响应中用什么类型表示？", "`datetime.timedelta` 用 `str` 表示。")
     assert not zh.supported
     # control: with every line taken as about the subject, both wrong sentences are kept
@@ -295,3 +295,22 @@ def test_a_name_written_as_code_that_the_question_did_not_ask_is_checked_on_the_
     framing = claims.ClaimChecker._background
     monkeypatch.setattr(claims.ClaimChecker, "_background", lambda self, item, as_code=(): framing(self, item))
     assert _check([testing, *others], question, answer).citations == ["testing.md:L5-5"]  # control
+
+
+def test_a_value_cited_under_its_list_item_shows_the_item_that_names_what_it_is_about(monkeypatch):
+    """The on-disk re-check found "A datetime.timedelta is represented as a float …" cited to the `float` line
+    alone: the claim check read the subject from the list item above, the reader of "L38-38" could not."""
+    types = _evidence(
+        "* `datetime.time`:\n    * A Python `datetime.time`.\n"
+        "    * In requests and responses will be represented as a `str` in ISO 8601 format.\n"
+        "* `datetime.timedelta`:\n    * A Python `datetime.timedelta`.\n"
+        "    * In requests and responses will be represented as a `float` of total seconds.",
+        "types.md",
+        33,
+    )
+    question = "How is a datetime.timedelta represented in requests and responses?"
+    answer = "A datetime.timedelta is represented as a `float` of total seconds in requests and responses."
+    claim = _check([types, *OTHERS], question, answer)
+    assert claim.supported and claim.citations == ["types.md:L36-38"]
+    monkeypatch.setattr(claims.ClaimChecker, "_with_frame", lambda self, sentence, span: span)  # control
+    assert _check([types, *OTHERS], question, answer).citations == ["types.md:L38-38"]

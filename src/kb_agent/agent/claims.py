@@ -76,6 +76,7 @@ class Claim:
         }
 
 
+FRAME_REACH = 3  # lines above a span its framing list item may be, to be cited with it
 MAX_SPANS = 3  # one sentence may combine facts from at most this many narrow windows
 PREMISE_LINES = 5  # the question's words a sentence repeats must be this close to its cited lines
 PREMISE_RETRIES = 3  # sources set aside, in turn, when the best window's surroundings fail the premise
@@ -120,6 +121,7 @@ class ClaimChecker:
             spans = []
         if not spans:
             return Claim(sentence.text, False)
+        spans = [self._with_frame(sentence.text, span) for span in spans]
         citations = []
         for index, start, end in spans:
             e = self.sources[index]
@@ -182,6 +184,20 @@ class ClaimChecker:
             if len(terms & known) / len(terms) < TERM_FLOOR:
                 return []
         return chosen
+
+    def _with_frame(self, sentence: str, span: tuple[int, int, int]) -> tuple[int, int, int]:
+        """A span whose subject only the list item (or heading) framing it names starts at that line, when it is
+        near: a reader opening "L37-38" sees that the `float` of line 38 is `datetime.timedelta`'s."""
+        subjects = self._subjects(sentence)
+        index, start, end = span
+        lines = self._lines[index]
+        cited = lines.positions(start, end)
+        if not subjects or all(holds(" ".join(lines.texts[k] for k in cited), s) for s in subjects):
+            return span
+        for f in lines.frames[cited[0]]:
+            if start - lines.numbers[f] <= FRAME_REACH and any(holds(lines.texts[f], s) for s in subjects):
+                return index, lines.numbers[f], end
+        return span
 
     def _in_context(self, sentence: str, values: set[str], span: tuple[int, int, int]) -> bool:
         """The words a sentence puts right around a value must be around it in the evidence too: "send a keep
