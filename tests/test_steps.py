@@ -57,17 +57,6 @@ def test_common_bridge_shapes(question, rule, first):
             "When did the band that recorded Thriller break up?",
             ["the band that recorded Thriller", "When did #1 break up?"],
         ),
-    ],
-)
-def test_one_relation_and_the_main_verb_after_a_relative_clause(question, steps):
-    # before: no plan for one "the X of Y", and the main verb ("founded") stayed in step 1 ("When was #1?")
-    plan = decompose(question)
-    assert plan is not None and plan.steps == steps
-
-
-@pytest.mark.parametrize(
-    ("question", "steps"),
-    [
         # before: one step for "the city where the author of Lucy Crown was born" (the author never searched)
         (
             "How many people live in the city where the author of Lucy Crown was born?",
@@ -87,7 +76,8 @@ def test_one_relation_and_the_main_verb_after_a_relative_clause(question, steps)
         ("Who is the spouse of the Green performer?", ["the performer of Green", "Who is the spouse of #1?"]),
     ],
 )
-def test_nested_relations_kinds_of_work_roles_and_wh_phrase_inversions(question, steps):
+def test_step_plans_of_relations_clauses_and_nested_bridges(question, steps):
+    # before: no plan for one "the X of Y", and the main verb ("founded") stayed in step 1 ("When was #1?")
     plan = decompose(question)
     assert plan is not None and plan.steps == steps
 
