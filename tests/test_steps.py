@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from tests.conftest import HashEmbedder, write
 
-from kb_agent.agent.steps import bridge_candidates, decompose, substitute
+from kb_agent.agent.step_rules import decompose, substitute
+from kb_agent.agent.steps import bridge_candidates
 from kb_agent.config import Settings
 from kb_agent.engine import Engine
 from kb_agent.governance.identity import UserContext
@@ -250,7 +251,8 @@ def test_merged_evidence_holds_each_passage_once_and_a_questions_own_step_is_not
     from types import SimpleNamespace
 
     from kb_agent.agent import steps
-    from kb_agent.agent.steps import StepPlan, run_steps
+    from kb_agent.agent.step_rules import StepPlan
+    from kb_agent.agent.steps import run_steps
     from kb_agent.tools.base import Evidence
 
     def passage(name: str) -> Evidence:

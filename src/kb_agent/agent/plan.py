@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.rules import TICKET_RE, URL_RE
 from kb_agent.agent.state import AgentState, RouteState, ToolCall
-from kb_agent.agent.steps import decompose
+from kb_agent.agent.step_rules import decompose
 from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, cut_chinese, has_cjk
 from kb_agent.tools.base import ToolArgsError
 

@@ -63,7 +63,7 @@ class AgentState(TypedDict, total=False):
     planned_queries: list[str]
     planner_fallback: str | None
     pending_calls: list[dict]
-    step_plan: dict  # {"steps": [...], "rule": ...}: a bridge question's ordered search steps (agent/steps.py)
+    step_plan: dict  # {"steps": [...], "rule": ...}: a bridge question's ordered search steps (agent/step_rules.py)
     steps: list[dict]  # what each step searched and the answer it passed on
     evidence: list[Evidence]
     new_evidence_ids: list[int]

@@ -3,216 +3,29 @@ shot in Leland in 1986?") is answered in ordered steps. Step 1 finds the hidden 
 shot in Leland in 1986"), a bounded extraction names it ("Blue Velvet"), and the next step searches with the
 name in place of `#1` ("Who directed Blue Velvet?").
 
-Decomposition is by rule, so the path works with no model at all; extraction copies a span out of the step's
+Decomposition is by rule (agent/step_rules.py), so the path works with no model at all; extraction copies a span out of the step's
 own evidence (the local model may pick it, never invent it). The original question keeps its own search in
 every round, and the rounds' lists are interleaved, so a step that goes astray costs little."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
 from kb_agent.agent.context import AgentContext
 from kb_agent.agent.extractive import key_terms, terms
-from kb_agent.agent.shape import question_shape
-from kb_agent.text.tokenize import has_cjk
+from kb_agent.agent.step_rules import NAME_PARTICLES, StepPlan, substitute
 from kb_agent.tools.base import Evidence
 from kb_agent.tools.tasks import TaskRequest
 
 MAX_STEPS = 3
 BRIDGES_PER_STEP = 2  # a step's two best candidates are both searched: a wrong first pick costs one search
 
-_RELATIVE = re.compile(
-    r"\b(?P<np>(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?P<rel>that|which|who|whom|whose|where|when)\s+"
-    r"(?P<clause>[^?]+?)\s*(?=\?|$)",
-    re.I,
-)
-# lower-case particles inside a name: "Cynfyn ap Gwersytan", "Ludwig van Beethoven", "Osama bin Laden"
-_PARTICLES = "of|the|de|la|le|da|di|du|del|der|den|van|von|ap|bin|ibn|al|and|for|&"
-_ENTITY = rf"(?:[A-Z][\w.&'-]*|\"[^\"]+\")(?:\s+(?:(?:{_PARTICLES})\s+)*[A-Z][\w.&'-]*)*"
-# "the director of film Wild Horses", "the author of the novel Lucy Crown": the kind of work before its name
-_KIND = r"(?:(?:the\s+)?(?:film|movie|song|album|single|novel|book|poem|play|opera|show|series|game|band|company)\s+)?"
-_NAMED = _KIND + _ENTITY
-# "the spouse of the director of Titanic": the innermost relation is asked first
-_OF_CHAIN = re.compile(
-    rf"\b(?P<head>the\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+of)\s+(?P<inner>the\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+of\s+{_NAMED})"
-)
-_POSSESSIVE = re.compile(
-    rf"\b(?P<owner>{_ENTITY})'s\s+(?P<thing>(?:(?:first|second|third|last|latest|debut|eldest|youngest|only)\s+)?"
-    r"[a-z][\w-]*)\b"
-)
-# "Where was the author of Lucy Crown born?": one relation of a named entity, and something else is asked of it
-_OF_ONE = re.compile(rf"\b(?P<inner>the\s+(?:[a-z][\w-]*\s+){{0,2}}?(?P<head>[a-z][\w-]*)\s+of\s+{_NAMED})")
-# "Who is the spouse of the Green performer?": a work's name, then the role of the person behind it
-_ROLES = "performer|singer|director|author|writer|composer|producer|creator|founder|developer|publisher|designer"
-# relations that name one entity of their own: a step of their own when something more is asked of it
-_ENTITY_RELATIONS = frozenset(
-    (
-        _ROLES.replace("|", " ") + " father mother son daughter wife husband spouse brother sister parent child "
-        "owner member leader president captain coach manager teacher successor predecessor birthplace capital "
-        "headquarters"
-    ).split()
-)
-_NAME_ROLE = re.compile(rf"\bthe\s+(?P<owner>{_ENTITY})\s+(?P<role>{_ROLES})\b")
-# what an outer question says besides the bridge: "Where was #1 born?" asks something, "What is #1?" does not
-_FRAME_WORDS = frozenset(
-    "what which who whom whose when where why how is are was were did does do has have had the a an in on at of "
-    "year".split()
-)
-# "When was the institute that owned The Collegian founded?": after an inverted "was", the clause's last word
-# is the main clause's participle; after "did", its bare verb ("... die?", "... break up?")
-_INVERTED = re.compile(
-    r"^(?:when|where|why|how|(?:(?:in|at|on|from|for|to|by)\s+)?(?:what|which)\s+[a-z]+)\s+"
-    r"(?P<aux>was|were|is|are|did|does|do)",
-    re.I,
-)
-_PARTICIPLE = re.compile(
-    r"(?:\w+(?:ed|en)|born|built|made|held|won|sold|shot|set|found|known|buried|written|drawn|begun|run|hit|put)",
-    re.I,
-)
-_PLACES_AND_FRAMES = frozenset(
-    "island city town village state county province district country region kingdom republic empire name title "
-    "year month day number kind type sort part rest end beginning corner side edge top bottom middle centre center".split()
-)
-_VERB_PARTICLES = frozenset("up down out off on over away back".split())
-_WH = re.compile(r"\b(what|which|who|whom|when|where|how)\b", re.I)
-# a relative clause that only qualifies the answer ("which city ... that ...") is not a hidden entity
-_ASKED_HEAD = re.compile(r"^(?:which|what|how many)\b", re.I)
-_COMPARISON = re.compile(
-    r"\b(both|neither|either|same|different|compared?|versus|vs\.?|older|younger|earlier|later|first|more|less)\b"
-    r"|\bor\b[^?]*\?",
-    re.I,
-)
-_NOT_THINGS = frozenset("best most largest biggest own built-in native official default new".split())  # adjectives
-
-
-@dataclass
-class StepPlan:
-    """Ordered step queries; `#1` in a later step stands for the answer extracted in step 1."""
-
-    steps: list[str]
-    rule: str
-
-
-def decompose(question: str) -> StepPlan | None:
-    """Rule decomposition of the common bridge shapes; None when the question shows none (or is Chinese:
-    its bridge shapes are not covered by rules yet, and the single search stays as it was). A relation inside
-    a step ("the city where the author of Lucy Crown was born") becomes a step of its own: three at most."""
-    text = " ".join(question.split())
-    if has_cjk(text) or len(text.split()) < 5:
-        return None
-    plan = _two_steps(text)
-    return _nested(plan) if plan and plan.rule != "bridge_entity" else plan
-
-
-def _two_steps(text: str) -> StepPlan | None:
-    chain = _OF_CHAIN.search(text)
-    if chain:
-        outer = text[: chain.start("inner")] + "#1" + text[chain.end("inner") :]
-        return StepPlan([chain.group("inner"), outer], "of_chain")
-    owner = _POSSESSIVE.search(text)
-    if owner and owner.group("thing").split()[-1] not in _NOT_THINGS:  # "Titanic's director"
-        inner = f"the {owner.group('thing')} of {owner.group('owner')}"
-        return StepPlan([inner, text[: owner.start()] + "#1" + text[owner.end() :]], "possessive")
-    role = _NAME_ROLE.search(text)
-    if role:
-        outer = text[: role.start()] + "#1" + text[role.end() :]
-        if _asks_more(outer):  # "Who is the spouse of #1?", not "Who is #1?"
-            return StepPlan([f"the {role.group('role')} of {role.group('owner')}", outer], "name_role")
-    for match in _RELATIVE.finditer(text):
-        before = text[: match.start()].strip()
-        if _ASKED_HEAD.match(before) and len(before.split()) <= 2:
-            continue  # "which city is the band that ...": the clause names the band, the band is asked
-        noun_phrase, rel, clause = match.group("np"), match.group("rel"), match.group("clause").strip(" ,.")
-        if len(clause.split()) < 2:
-            continue
-        if _WH.search(clause):  # the clause holds the question: find the noun phrase's entity first
-            first = (text[: match.end("np")] + " " + text[match.end() :]).strip(" ?")
-            return StepPlan([first, f"#1 {clause}"], "relative_clause_asked")
-        clause, main_verb = _main_verb(before, clause)
-        outer = (text[: match.start()] + "#1" + (f" {main_verb}" if main_verb else "") + text[match.end() :]).strip()
-        if len(outer.split()) < 2:
-            continue
-        return StepPlan([f"{noun_phrase} {rel} {clause}", outer], "relative_clause")
-    relation = _OF_ONE.search(text)
-    if relation and _of_relation_is_a_bridge(text, relation):
-        return StepPlan(
-            [relation.group("inner"), text[: relation.start()] + "#1" + text[relation.end() :]], "of_relation"
-        )
-    if question_shape(text) != "simple" and not _COMPARISON.search(text):
-        # not plainly one lookup, no shape found: the question's own passages may name its bridge
-        return StepPlan([text, f"#1 {text}"], "bridge_entity")
-    return None
-
-
-def _of_relation_is_a_bridge(text: str, relation: re.Match) -> bool:
-    """ "the author of Lucy Crown" is a hidden person; "the island of Oahu" is Oahu, "the forming of X or the
-    birth of Y" a comparison, "the mother of Edward Stafford, 4th Baron Stafford" a name that goes on."""
-    after = text[relation.end() :]
-    if re.search(r"\bas\s*$", text[: relation.start()]):  # "resigned as the president of Israel": a role held
-        return False
-    if _COMPARISON.search(text) or relation.group("head") in _PLACES_AND_FRAMES or re.match(r",\s*(?:\d|[A-Z])", after):
-        return False
-    return _asks_more(text[: relation.start()] + "#1" + after)
-
-
-def _asks_more(outer: str) -> bool:
-    """ "Where was #1 born?" asks something of the bridge; "What is #1?" does not."""
-    return bool(set(re.findall(r"[a-z]+", outer.lower())) - _FRAME_WORDS)
-
-
-_OF_BRIDGE = re.compile(r"\bthe\s+(?:[a-z][\w-]*\s+)?(?P<head>[a-z][\w-]*)\s+of\s+#1\b")
-
-
-def _nested(plan: StepPlan) -> StepPlan:
-    """A two-step plan whose first step hides a relation of its own ("the city where the author of Lucy Crown
-    was born") or whose second asks a relation of the bridge and then something more ("Where was the father of
-    #1 born?") gets that relation as a step of its own."""
-    first, outer = plan.steps
-    relation = _OF_ONE.search(first)
-    # a relation inside the clause, not the phrase the clause qualifies ("the president of Israel whose ...")
-    # only in a noun phrase's clause ("the city where …"): a statement's object ("provided the voice of Rosie on
-    # the sitcom", a relative_clause_asked step) is no hidden entity
-    nested_in_clause = plan.rule == "relative_clause" and relation is not None and relation.start() > 0
-    if relation and nested_in_clause and _of_relation_is_a_bridge(first, relation):
-        middle = first[: relation.start()] + "#1" + first[relation.end() :]
-        return StepPlan([relation.group("inner"), middle, outer.replace("#1", "#2")], plan.rule + "+nested")
-    of_bridge = _OF_BRIDGE.search(outer)
-    if of_bridge and of_bridge.group("head") in _ENTITY_RELATIONS:  # "the father of #1", not "the offices of #1"
-        last = outer[: of_bridge.start()] + "#2" + outer[of_bridge.end() :]
-        if _asks_more(last):
-            return StepPlan([first, of_bridge.group(0), last], plan.rule + "+nested")
-    return plan
-
-
-def _main_verb(before: str, clause: str) -> tuple[str, str]:
-    """Split the main clause's verb off the end of a relative clause that sits inside an inverted question's
-    subject: ("owned The Collegian founded") -> ("owned The Collegian", "founded")."""
-    inverted = _INVERTED.fullmatch(before)  # the clause's noun phrase is the inverted subject itself
-    words = clause.split()
-    if not inverted or len(words) < 3:
-        return clause, ""
-    take = 2 if words[-1].lower() in _VERB_PARTICLES and len(words) >= 4 else 1
-    verb = words[-take:]
-    if not verb[0].islower():
-        return clause, ""
-    if inverted.group("aux").lower() in {"was", "were", "is", "are"} and not _PARTICIPLE.fullmatch(verb[0]):
-        return clause, ""
-    return " ".join(words[:-take]), " ".join(verb)
-
-
-def substitute(step: str, answers: list[str]) -> str:
-    for number, answer in enumerate(answers, start=1):
-        step = step.replace(f"#{number}", answer)
-    return step
-
-
 # a candidate answer: a run of capitalised words (inner "of", "the", "de", "and" allowed), a year, or a number
 _NAME_WORD = r"(?:[A-Z]\.(?:\s?[A-Z]\.)*\s?[A-Z][\w&'-]*|[A-Z][\w.&'-]*)"
 _CANDIDATE = re.compile(
-    rf"\b{_NAME_WORD}(?:\s+(?:{_PARTICLES})\s+{_NAME_WORD}|\s+{_NAME_WORD})*"
+    rf"\b{_NAME_WORD}(?:\s+(?:{NAME_PARTICLES})\s+{_NAME_WORD}|\s+{_NAME_WORD})*"
     r"|\b(?:1[0-9]{3}|20[0-9]{2})\b"
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")

@@ -6,7 +6,8 @@ import time
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.state import AgentState
-from kb_agent.agent.steps import StepPlan, run_steps
+from kb_agent.agent.step_rules import StepPlan
+from kb_agent.agent.steps import run_steps
 from kb_agent.tools.base import Evidence
 from kb_agent.tools.tasks import TaskRequest
 
