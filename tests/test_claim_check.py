@@ -312,5 +312,5 @@ def test_a_value_cited_under_its_list_item_shows_the_item_that_names_what_it_is_
     answer = "A datetime.timedelta is represented as a `float` of total seconds in requests and responses."
     claim = _check([types, *OTHERS], question, answer)
     assert claim.supported and claim.citations == ["types.md:L36-38"]
-    monkeypatch.setattr(claims.ClaimChecker, "_with_frame", lambda self, sentence, span: span)  # control
+    monkeypatch.setattr(claims.ClaimChecker, "_with_frame", lambda self, subjects, span: span)  # control
     assert _check([types, *OTHERS], question, answer).citations == ["types.md:L38-38"]

@@ -105,7 +105,7 @@ class ClaimChecker:
         spans = self._quoted(sentence.text, order)
         if not spans:  # a sentence in its own words: what it repeats from the question must be there too
             # a value it repeats ("ge=1", "404") on the cited lines as well: a reader opening them sees the fact
-            restated_values = (named - items) & shown(sentence.text)
+            restated_values = (named - items) & as_code
             spans = self._cover(items | restated_values, terms, sentence.text, order)
             for _ in range(PREMISE_RETRIES):  # the value is also in a warning elsewhere: try the next sources
                 if not spans or self._premise_held(sentence.text, named - items, spans):
@@ -121,7 +121,8 @@ class ClaimChecker:
             spans = []
         if not spans:
             return Claim(sentence.text, False)
-        spans = [self._with_frame(sentence.text, span) for span in spans]
+        subjects = self._subjects(sentence.text)
+        spans = [self._with_frame(subjects, span) for span in spans]
         citations = []
         for index, start, end in spans:
             e = self.sources[index]
@@ -185,10 +186,10 @@ class ClaimChecker:
                 return []
         return chosen
 
-    def _with_frame(self, sentence: str, span: tuple[int, int, int]) -> tuple[int, int, int]:
-        """A span whose subject only the list item (or heading) framing it names starts at that line, when it is
-        near: a reader opening "L37-38" sees that the `float` of line 38 is `datetime.timedelta`'s."""
-        subjects = self._subjects(sentence)
+    def _with_frame(self, subjects: set[str], span: tuple[int, int, int]) -> tuple[int, int, int]:
+        """A span whose subject (self._subjects) only the list item (or heading) framing it names starts at that
+        line, when it is near: a reader opening "L37-38" sees that the `float` of line 38 is
+        `datetime.timedelta`'s."""
         index, start, end = span
         lines = self._lines[index]
         cited = lines.positions(start, end)

@@ -3,8 +3,8 @@ shot in Leland in 1986?") is answered in ordered steps. Step 1 finds the hidden 
 shot in Leland in 1986"), a bounded extraction names it ("Blue Velvet"), and the next step searches with the
 name in place of `#1` ("Who directed Blue Velvet?").
 
-Decomposition is by rule (agent/step_rules.py), so the path works with no model at all; extraction copies a span out of the step's
-own evidence (the local model may pick it, never invent it). The original question keeps its own search in
+Decomposition is by rule (agent/step_rules.py), so the path works with no model at all; extraction copies a
+span out of the step's own evidence (the local model may pick it, never invent it). The original question keeps its own search in
 every round, and the rounds' lists are interleaved, so a step that goes astray costs little."""
 
 from __future__ import annotations
