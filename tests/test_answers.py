@@ -457,6 +457,11 @@ def test_an_unanswerable_question_is_refused_without_a_synthesis_call(settings, 
         ("what does `status_code` do", "quoted_identifier"),
         ('What does "root_path" mean?', "quoted_identifier"),
         ("Which documentation file explains CORS?", "file_discovery"),
+        ("哪个文件介绍了中间件？", "file_discovery"),
+        ("列出所有介绍部署的文档", "file_discovery"),
+        # a file's name is content: "which members can read the file name?"
+        ("UploadFile 对象有哪些成员可以读取文件名？", None),
+        ("Which file name does UploadFile report for an upload?", None),
     ],
 )
 def test_apostrophes_are_not_quotes_and_content_questions_are_not_file_searches(question, rule):

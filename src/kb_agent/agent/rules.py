@@ -59,9 +59,11 @@ _CONSTANT_RE = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 _FILE_DISCOVERY_RE = re.compile(
     r"\b(?:find|list|show|locate|search for)\b(?: (?:me|all|the|a|any|every))*(?: [\w-]+){0,2} "
     r"(?:files?|pages?|documents?|docs)\b"
-    r"|\bwhich(?: [\w-]+){0,2} (?:files?|pages?|documents?)\b"
+    r"|\bwhich(?: [\w-]+){0,2} (?:files?|pages?|documents?)\b(?! ?names?\b)"
     r"|\b(?:files?|pages?|documents?) (?:named|called|about|containing|that (?:mention|explain|document|describe|cover))\b"
-    r"|(?:查找|寻找|找到|列出|哪些|哪个|哪一个)[^，。？?]{0,12}(?:文件|文档|页面)",
+    # "哪些成员可以读取文件名" asks for members, not files: a file's name (文件名) or folder is not a file search
+    r"|(?:查找|寻找|找到|列出)[^，。？?]{0,12}(?:文件|文档|页面)(?![名夹])"
+    r"|(?:哪些|哪个|哪一个|哪一篇|哪篇)[^，。？?]{0,6}(?:文件|文档|页面)(?![名夹])",
     re.I,
 )
 
