@@ -175,6 +175,40 @@ def test_asked_for_a_kind_of_name_the_line_naming_one_of_that_kind_answers(monke
     assert "UserIn" in best(function, CHECK_USER)
 
 
+UPLOAD_ZH = """# 含 `UploadFile` 的文件参数
+`UploadFile` 的属性如下：
+* `filename`：上传的原始文件名字符串（`str`），例如 `myimage.jpg`。
+* `content_type`：内容类型（MIME 类型 / 媒体类型）的字符串（`str`），例如 `image/jpeg`。
+例如，在 `async` 路径操作函数中读取内容：
+```Python
+contents = await myfile.read()
+```
+"""
+
+
+def test_asked_for_members_in_chinese_a_code_line_does_not_answer_on_identifiers_alone(monkeypatch):
+    """ "哪些成员可以读取文件名" asks for a member (an attribute-shaped name); the example's code line in the
+    Chinese page holds only the question's identifier and had answered as if it were an English line."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "UploadFile 对象有哪些成员可以读取文件名？"
+    assert extractive.asked_kind(question) == "成员"
+    assert extractive.asked_kind("Which members of UploadFile hold the file name?") == "member"
+    sources = [_evidence(UPLOAD_ZH, "request-files.md")]
+
+    def rarity(asked: set[str]) -> dict[str, float]:  # the knowledge base's: 对象 and 成员 are common words
+        return {t: 0.2 if t in ("对象", "成员") else 1.0 for t in asked}
+
+    def coverage(text: str) -> float:
+        return next((u.coverage for u in extractive.rank(question, sources, weights=rarity) if text in u.text), 0.0)
+
+    answer = " ".join(s.text for s in extractive_sentences(question, sources, weights=rarity))
+    assert "`filename`" in answer and "myfile.read()" not in answer
+    assert coverage("myfile.read()") < coverage("`filename`")
+    monkeypatch.setattr(extractive, "_in_chinese", lambda piece, fenced, page_zh: extractive.has_cjk(piece))
+    assert coverage("myfile.read()") == 1.0 > coverage("`filename`")  # control: judged on `UploadFile` alone
+
+
 def test_a_two_character_word_jieba_only_guessed_is_no_key_term(monkeypatch):
     """ "测试时用哪个属性" is cut 测试 / 时用 / 哪个 / 属性: 时用 is in no passage and, rare as it is, outweighed
     every real term (a question was answered from the wrong lines)."""

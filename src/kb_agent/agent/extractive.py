@@ -48,6 +48,7 @@ class Unit:
     coverage: float = 0.0
     score: float = 0.0
     heading: str = ""  # the headings the line sits under: what it is about when it does not say
+    zh: bool = False  # its language; an example's code lines take their page's
 
 
 # words that shape a question without saying what it is about
@@ -61,13 +62,13 @@ _QUESTION_TERMS = frozenset(tokenize(" ".join([*QUESTION_WORDS, *FUNCTION_WORDS]
 _KINDS = (
     "class|package|parameter|argument|function|method|header|exception|module|constant|setting|option|command|"
     "library|type|url|field|name|attribute|property|middleware|decorator|algorithm|variable|key|tool|server|"
-    "client|marker|image|format"
+    "client|marker|image|format|member"
 )
 _VERBS = "does|do|did|is|are|was|were|can|could|should|would|will|must|has|have"  # "what does X mean for a parameter"
 # the kind is the phrase's last noun: "which path operation decorator parameter" asks for a parameter
 _ASKS_FOR_A_NAME = re.compile(
     rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_KINDS}))s?\b"
-    r"|(?:哪个|哪些|什么)[^，,？?\s]{0,6}?(类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|中间件|变量|算法|工具|服务器)",
+    r"|(?:哪个|哪些|什么)[^，,？?\s]{0,6}?(类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器)",
     re.I,
 )
 _CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:\(\))?")  # BackgroundTasks, HTTPException
@@ -87,11 +88,13 @@ _SHAPES = {
             "argument",
             "attribute",
             "field",
+            "member",
             "模块",
             "函数",
             "方法",
             "参数",
             "属性",
+            "成员",
             "字段",
         ),
         _LOWER_NAME,
@@ -202,9 +205,10 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
     lines = evidence.text.split("\n")
     if len(lines) != evidence.end_line - evidence.start_line + 1:  # a record: one statement
         text = " — ".join(line.strip() for line in lines if line.strip())[:_MAX_UNIT_CHARS]
-        return [Unit(text, source, 0, terms(text))]
+        return [Unit(text, source, 0, terms(text), zh=has_cjk(text))]
     units: list[Unit] = []
     headings = [heading_text(h) for h in evidence.heading_path]
+    page_zh = has_cjk(evidence.text)
     fenced = False
     introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
     for line in lines:
@@ -238,12 +242,19 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
                 merged.append(piece)
         for piece in merged:
             if len(piece) >= _MIN_CHARS:
+                zh = _in_chinese(piece, fenced, page_zh)
                 units.append(
-                    Unit(piece[:_MAX_UNIT_CHARS], source, len(units), terms(piece), heading=" ".join(headings))
+                    Unit(piece[:_MAX_UNIT_CHARS], source, len(units), terms(piece), heading=" ".join(headings), zh=zh)
                 )
         if units and not fenced and units[-1].text.endswith(":"):
             introduced = units[-1]
     return units
+
+
+def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:
+    """Code is in no language: an example in a Chinese page is judged as Chinese, not on the question's
+    identifiers alone ("contents = myfile.file.read()" answered "哪些成员可以读取文件名")."""
+    return has_cjk(piece) or (fenced and page_zh)
 
 
 def heading_text(heading: str) -> str:
@@ -301,7 +312,7 @@ def rank(
     under = {h: _credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
     found: list[Unit] = []
     for index, unit in all_units:
-        unit_zh = has_cjk(unit.text)
+        unit_zh = unit.zh
         comparable = _comparable(asked, zh, unit_zh)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
