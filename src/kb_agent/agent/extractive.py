@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kb_agent.agent.annotations import code_annotations
 from kb_agent.agent.rules import TICKET_RE
 from kb_agent.agent.sentences import Sentence, split_sentences
 from kb_agent.text.tokenize import (
@@ -49,6 +50,7 @@ class Unit:
     score: float = 0.0
     heading: str = ""  # the headings the line sits under: what it is about when it does not say
     zh: bool = False  # its language; an example's code lines take their page's
+    annotated: bool = False  # a code line its annotation names as something ("the official Python base image")
 
 
 # words that shape a question without saying what it is about
@@ -209,9 +211,10 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
     units: list[Unit] = []
     headings = [heading_text(h) for h in evidence.heading_path]
     page_zh = has_cjk(evidence.text)
+    notes = code_annotations(lines)
     fenced = False
     introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
-    for line in lines:
+    for at, line in enumerate(lines):
         raw = line.strip()
         if raw.startswith(("```", "~~~")):
             fenced = not fenced
@@ -243,9 +246,10 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         for piece in merged:
             if len(piece) >= _MIN_CHARS:
                 zh = _in_chinese(piece, fenced, page_zh)
-                units.append(
-                    Unit(piece[:_MAX_UNIT_CHARS], source, len(units), terms(piece), heading=" ".join(headings), zh=zh)
-                )
+                about = " ".join([*headings, notes.get(at, "")]).strip()  # `FROM python:3.14`: "the base image"
+                unit = Unit(piece[:_MAX_UNIT_CHARS], source, len(units), terms(piece), heading=about, zh=zh)
+                unit.annotated = at in notes
+                units.append(unit)
         if units and not fenced and units[-1].text.endswith(":"):
             introduced = units[-1]
     return units
@@ -331,7 +335,7 @@ def rank(
         unit.coverage = coverage
         unit.score = coverage + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
-            named = new_names(unit.text, question, kind)
+            named = new_names(unit.text, question, kind) or unit.annotated
             if named:
                 unit.score += NAME_BONUS
             if named and _says_kind(unit.text, kind):
