@@ -159,6 +159,36 @@ def test_passages_holding_a_rare_identifier_come_first(engine, tmp_path):
     assert hits[0].path.endswith("b.md")
 
 
+def test_a_rare_identifier_ranked_below_the_fused_depth_still_comes_first(engine, tmp_path, monkeypatch):
+    """The page holding the identifier shares no other word of the question (a Chinese question, an English
+    reference page): fusion ranked it below every page of the question's other words, so exact-first never
+    saw it (here: the dense side alone). The chunks a keyword search for the identifier alone finds now join."""
+    from kb_agent.retrieval.searcher import Searcher
+
+    root = tmp_path / "docs"
+    write(root / "status.md", "# Codes\n`status.HTTP_418_IM_A_TEAPOT` is a teapot.\n")
+    for i in range(40):
+        write(root / f"page{i}.md", f"# Status {i}\nThe status module has a constant for each status code {i}.\n")
+    engine.index([root])
+    engine.embed()
+    query = "status 418 constant"
+    # the dense side alone ranks by shared words: every page but the one holding the identifier
+    assert engine.search(query, access=ALL, mode="dense", k=3).hits[0].path.endswith("status.md")
+    assert engine.search(query, access=ALL, mode="hybrid", k=3).hits[0].path.endswith("status.md")
+    monkeypatch.setattr(Searcher, "_with_exact_candidates", lambda self, ranked, exact, access, k: ranked)
+    assert not any(h.path.endswith("status.md") for h in engine.search(query, access=ALL, mode="dense", k=3).hits)
+
+
+def test_a_double_quoted_title_reorders_but_does_not_fetch_its_holders():
+    from kb_agent.retrieval.exact import fetched_identifiers, reordering_identifiers
+
+    question = 'When was the singer born whose third album is "Diamond Cut"?'
+    assert reordering_identifiers(question) == ["Diamond Cut"]
+    assert fetched_identifiers(["Diamond Cut"], question) == []
+    lookup = "HTTP 418 `status_code` constant"
+    assert fetched_identifiers(reordering_identifiers(lookup), lookup) == ["418", "status_code"]
+
+
 def test_only_lookups_and_code_like_names_reorder_a_prose_question():
     from kb_agent.retrieval.exact import reordering_identifiers
 

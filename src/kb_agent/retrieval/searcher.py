@@ -16,7 +16,7 @@ from typing import cast
 from kb_agent.config import Settings
 from kb_agent.governance.access import AccessFilter
 from kb_agent.llm.embeddings import Embedder
-from kb_agent.retrieval.exact import RARE, pattern, reordering_identifiers
+from kb_agent.retrieval.exact import RARE, fetched_identifiers, pattern, reordering_identifiers
 from kb_agent.retrieval.fusion import adaptive_weights, rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
 from kb_agent.retrieval.hops import linked_hits, merge_hops
@@ -222,7 +222,12 @@ class Searcher:
         t = time.perf_counter()
         ranked = self._fuse(lists, single=mode != "hybrid")
         exact = self._rare_identifiers(query) if mode != "grep" else []
-        hits = self._materialize(ranked, by_kb, grep_hits, access, max(k * 5, 30) if exact else k)
+        depth = max(k * 5, 30) if exact else k
+        fetch = fetched_identifiers(exact, query)
+        if fetch:  # the few chunks that hold them join, wherever fusion ranked them
+            ranked = self._with_exact_candidates(ranked[:depth], fetch, access, k)
+            depth = len(ranked)
+        hits = self._materialize(ranked, by_kb, grep_hits, access, depth)
         if exact:  # passages that contain the query's rare identifiers literally come first
             patterns = [pattern(i) for i in exact]
             hits = sorted(hits, key=lambda h: -sum(1 for p in patterns if p.search(h.text)))[:k]
@@ -257,6 +262,19 @@ class Searcher:
             # in fusion the dense side counts as much as it covers
             job.weight = self.settings.rrf_weight_dense * (job.coverage if mode == "hybrid" else 1.0)
         return job
+
+    def _with_exact_candidates(self, ranked: list, exact: list[str], access: AccessFilter, k: int) -> list:
+        """The fused list, then the chunks a keyword search for the identifiers alone finds (at most k per
+        knowledge base) that it lacks. A Chinese question about `HTTP 418` ranks Chinese pages first; the one
+        English page that holds HTTP_418_IM_A_TEAPOT was below the fused depth and never compared."""
+        seen = {key for key, *_ in ranked}
+        extra = []
+        for kb in self.kbs:
+            for i, _ in kb.lexical.search(" ".join(exact), k, access):
+                if (kb.name, i) not in seen:
+                    seen.add((kb.name, i))
+                    extra.append(((kb.name, i), 0.0, {"exact": len(extra) + 1}, {}))
+        return ranked + extra
 
     def _rare_identifiers(self, query: str) -> list[str]:
         """Identifiers of the query that few chunks hold (by the rarest of their analysed terms)."""
