@@ -194,6 +194,10 @@ def test_asked_for_members_in_chinese_a_code_line_does_not_answer_on_identifiers
     question = "UploadFile 对象有哪些成员可以读取文件名？"
     assert extractive.asked_kind(question) == "成员"
     assert extractive.asked_kind("Which members of UploadFile hold the file name?") == "member"
+    assert extractive.asked_kind("What happens if I declare cookie parameters without Cookie?") is None
+    # a bare link names a thing in no language; an English sentence in a Chinese page stays English
+    assert extractive._in_chinese("[Ariadne](https://ariadnegraphql.org/)", False, True)
+    assert not extractive._in_chinese("You can combine normal path operations with GraphQL.", False, True)
     sources = [_evidence(UPLOAD_ZH, "request-files.md")]
 
     def rarity(asked: set[str]) -> dict[str, float]:  # the knowledge base's: 对象 and 成员 are common words
@@ -207,6 +211,28 @@ def test_asked_for_members_in_chinese_a_code_line_does_not_answer_on_identifiers
     assert coverage("myfile.read()") < coverage("`filename`")
     monkeypatch.setattr(extractive, "_in_chinese", lambda piece, fenced, page_zh: extractive.has_cjk(piece))
     assert coverage("myfile.read()") == 1.0 > coverage("`filename`")  # control: judged on `UploadFile` alone
+
+
+COOKIES = """# Cookie Parameters
+## Declare `Cookie` parameters
+Then read the value in your function.
+`Cookie` is a sister class of `Path` and `Query`.
+To declare cookies, you need to use `Cookie`, because otherwise the parameters would be query parameters.
+Browsers handle them in special ways.
+"""
+
+
+def test_a_line_that_says_the_terms_itself_beats_lines_its_heading_covers(monkeypatch):
+    """Every line under "Declare `Cookie` parameters" inherits declare / cookie / parameter from the heading;
+    the one that says them itself answers."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "What happens if I declare cookie parameters without using Cookie?"
+    best = extractive_sentences(question, [_evidence(COOKIES, "cookie-params.md")], max_sentences=1)[0].text
+    assert best.startswith("To declare cookies")
+    monkeypatch.setattr(extractive, "SAID", 0.0)  # control: the heading's credit alone, a tie in reading order
+    best = extractive_sentences(question, [_evidence(COOKIES, "cookie-params.md")], max_sentences=1)[0].text
+    assert not best.startswith("To declare cookies")
 
 
 def test_a_two_character_word_jieba_only_guessed_is_no_key_term(monkeypatch):

@@ -29,6 +29,7 @@ from kb_agent.tools.base import Evidence
 
 NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outranks those that do not
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
+SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
 COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an answer
 _NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
@@ -66,7 +67,8 @@ _KINDS = (
     "library|type|url|field|name|attribute|property|middleware|decorator|algorithm|variable|key|tool|server|"
     "client|marker|image|format|member"
 )
-_VERBS = "does|do|did|is|are|was|were|can|could|should|would|will|must|has|have"  # "what does X mean for a parameter"
+# "what does X mean for a parameter", "what happens if I declare cookie parameters": no kind is asked
+_VERBS = "does|do|did|is|are|was|were|can|could|should|would|will|must|has|have|happens?|happened|if|when"
 # the kind is the phrase's last noun: "which path operation decorator parameter" asks for a parameter
 _ASKS_FOR_A_NAME = re.compile(
     rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_KINDS}))s?\b"
@@ -139,6 +141,7 @@ _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-
 _NAME = re.compile(
     r"`([^`]+)`|\b(\w+_\w+)\b|\b([a-z]+[A-Z]\w*)\b|\b([A-Z][a-z0-9]*[A-Z]\w*)\b|[\"“]([^\"”\s]{2,30})[\"”]"
 )
+_ENGLISH_WORD, _ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}\b"), 4
 _CONTINUES = re.compile(r"^(?:and|or|but|so|that|which|then|this|it)\b")  # after "...with:" and an example
 
 
@@ -256,9 +259,12 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
 
 
 def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:
-    """Code is in no language: an example in a Chinese page is judged as Chinese, not on the question's
-    identifiers alone ("contents = myfile.file.read()" answered "哪些成员可以读取文件名")."""
-    return has_cjk(piece) or (fenced and page_zh)
+    """Code and bare names are in no language: in a Chinese page they are judged as Chinese, not on the
+    question's identifiers alone ("contents = myfile.file.read()" answered "哪些成员可以读取文件名", the link
+    "[Ariadne](https://ariadnegraphql.org/)" "推荐哪个 GraphQL 库"). An English sentence stays English."""
+    if has_cjk(piece) or not page_zh:
+        return has_cjk(piece)
+    return fenced or len(_ENGLISH_WORD.findall(_LINK_TARGET.sub("]", piece))) < _ENGLISH_SENTENCE
 
 
 def heading_text(heading: str) -> str:
@@ -333,7 +339,8 @@ def rank(
         if coverage < COVERAGE or own < 1 / 3:
             continue
         unit.coverage = coverage
-        unit.score = coverage + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
+        itself = sum(weight[t] * said.get(t, 0.0) for t in comparable) / total
+        unit.score = coverage + SAID * itself + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             named = new_names(unit.text, question, kind) or unit.annotated
             if named:
