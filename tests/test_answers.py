@@ -235,6 +235,26 @@ def test_a_line_that_says_the_terms_itself_beats_lines_its_heading_covers(monkey
     assert not best.startswith("To declare cookies")
 
 
+def test_a_line_in_the_other_language_gets_no_full_credit_for_words_it_cannot_hold(monkeypatch):
+    """An English line cannot say "推荐" (recommended); judged on "FastAPI" and "GraphQL" alone it covered the
+    question fully and outranked the Chinese line that names the recommended library."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "推荐和 FastAPI 一起使用哪个 GraphQL 库？"
+    sources = [
+        _evidence("# GraphQL\nAs FastAPI is based on ASGI, it is easy to integrate any GraphQL library.", "en.md"),
+        _evidence("# GraphQL\n如果你想要使用 GraphQL，Strawberry 是推荐的库，它与 FastAPI 最为接近。\n", "zh.md"),
+    ]
+
+    def rarity(asked: set[str]) -> dict[str, float]:  # the knowledge base's: FastAPI is on every page
+        return {t: {"fastapi": 0.2, "graphql": 0.5}.get(t, 1.0) for t in asked}
+
+    best = extractive_sentences(question, sources, max_sentences=1, weights=rarity)[0].text
+    assert "Strawberry" in best
+    monkeypatch.setattr(extractive, "UNREADABLE", 1.0)  # control: the unreadable words count as held
+    assert "Strawberry" not in extractive_sentences(question, sources, max_sentences=1, weights=rarity)[0].text
+
+
 def test_a_two_character_word_jieba_only_guessed_is_no_key_term(monkeypatch):
     """ "测试时用哪个属性" is cut 测试 / 时用 / 哪个 / 属性: 时用 is in no passage and, rare as it is, outweighed
     every real term (a question was answered from the wrong lines)."""

@@ -29,6 +29,7 @@ from kb_agent.tools.base import Evidence
 
 NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outranks those that do not
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
+UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
 COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an answer
 _NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
@@ -332,8 +333,11 @@ def rank(
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
             held[t] = max(held.get(t, 0.0), HEADING * c)
-        total = sum(weight[t] for t in comparable) or 1.0
-        own = sum(weight[t] * held.get(t, 0.0) for t in comparable) / total
+        # a line in the other language cannot be read for the question's words in its script: half credit,
+        # not full - "推荐" could not rule out an English line that only says "FastAPI" and "GraphQL"
+        unknown = sum(weight[t] for t in asked - comparable)
+        total = sum(weight[t] for t in comparable) + unknown or 1.0
+        own = (sum(weight[t] * held.get(t, 0.0) for t in comparable) + UNREADABLE * unknown) / total
         context = sum(weight[t] * max(0.0, contexts[index].get(t, 0.0) - held.get(t, 0.0)) for t in comparable)
         coverage = own + 0.5 * context / total
         if coverage < COVERAGE or own < 1 / 3:
