@@ -210,7 +210,7 @@ def test_asked_for_members_in_chinese_a_code_line_does_not_answer_on_identifiers
     assert "`filename`" in answer and "myfile.read()" not in answer
     assert coverage("myfile.read()") < coverage("`filename`")
     monkeypatch.setattr(extractive, "_in_chinese", lambda piece, fenced, page_zh: extractive.has_cjk(piece))
-    assert coverage("myfile.read()") == 1.0 > coverage("`filename`")  # control: judged on `UploadFile` alone
+    assert coverage("myfile.read()") > coverage("`filename`")  # control: judged on `UploadFile` alone
 
 
 COOKIES = """# Cookie Parameters
