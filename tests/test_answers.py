@@ -154,6 +154,7 @@ def test_asked_for_a_kind_of_name_the_line_naming_one_of_that_kind_answers(monke
     """ "Which class …" wants a class-shaped name (`BackgroundTasks`, not `write_notification`); "Which …
     algorithm …" the line that says "algorithm" next to a name ("Argon2")."""
     import kb_agent.agent.extractive as extractive
+    import kb_agent.agent.name_kinds as name_kinds
 
     def best(question: str, text: str) -> str:
         return extractive_sentences(question, [_evidence(text, "d.md")], max_sentences=1)[0].text
@@ -167,8 +168,8 @@ def test_asked_for_a_kind_of_name_the_line_naming_one_of_that_kind_answers(monke
     assert "X-Process-Time" in best("中间件示例添加了哪个自定义响应头？", MIDDLEWARE_ZH)  # a header-shaped name
     function = "Which function should I use to check the username and password?"
     assert "compare_digest" in best(function, CHECK_USER)  # a function is lower-case code, not `UserIn(...)`
-    monkeypatch.setattr(extractive, "_SHAPES", {})  # control: any code name will do
-    monkeypatch.setattr(extractive, "_says_kind", lambda text, kind: False)  # control: the kind word is no sign
+    monkeypatch.setattr(name_kinds, "_SHAPES", {})  # control: any code name will do
+    monkeypatch.setattr(extractive, "says_kind", lambda text, kind: False)  # control: the kind word is no sign
     assert "write_notification" in best("Which class runs tasks in the background?", BACKGROUND)
     assert "PasswordHash" in best("Which password hashing algorithm is recommended?", HASHING)
     assert "X-Process-Time" not in best("中间件示例添加了哪个自定义响应头？", MIDDLEWARE_ZH)  # **FastAPI** counted

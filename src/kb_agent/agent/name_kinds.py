@@ -1,0 +1,84 @@
+"""What kind of name a question asks for ("Which class …", "哪个参数") and the names a line gives of that kind:
+a class is CamelCase code, a header is Hyphen-Cased, a parameter lower-case code."""
+
+from __future__ import annotations
+
+import re
+
+from kb_agent.text.tokenize import has_cjk
+
+_KINDS = (
+    "class|package|parameter|argument|function|method|header|exception|module|constant|setting|option|command|"
+    "library|type|url|field|name|attribute|property|middleware|decorator|algorithm|variable|key|tool|server|"
+    "client|marker|image|format|member"
+)
+# "what does X mean for a parameter", "what happens if I declare cookie parameters": no kind is asked
+_VERBS = "does|do|did|is|are|was|were|can|could|should|would|will|must|has|have|happens?|happened|if|when"
+# the kind is the phrase's last noun: "which path operation decorator parameter" asks for a parameter
+_ASKS_FOR_A_NAME = re.compile(
+    rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_KINDS}))s?\b"
+    r"|(?:哪个|哪些|什么)[^，,？?\s]{0,6}?(类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器)",
+    re.I,
+)
+_CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:\(\))?")  # BackgroundTasks, HTTPException
+_HEADER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?::.*)?")  # X-Process-Time, Cache-Control: no-cache
+_LOWER_NAME = re.compile(r"@?[a-z_][\w.]*(?:\(\)|=\S+)?")  # fastapi.sse, compare_digest(), docs_url, exclude_unset=True
+_CONSTANT_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Z0-9_]+")  # HTTP_418_IM_A_TEAPOT
+# the shape a name of some kinds has (a code name, not a quoted string); other kinds take any name
+_SHAPES = {
+    **dict.fromkeys(("class", "exception", "middleware", "client", "类", "异常", "中间件"), _CLASS_NAME),
+    **dict.fromkeys(("header", "头"), _HEADER_NAME),
+    **dict.fromkeys(
+        (
+            "module",
+            "function",
+            "method",
+            "parameter",
+            "argument",
+            "attribute",
+            "field",
+            "member",
+            "模块",
+            "函数",
+            "方法",
+            "参数",
+            "属性",
+            "成员",
+            "字段",
+        ),
+        _LOWER_NAME,
+    ),
+    **dict.fromkeys(("constant", "常量"), _CONSTANT_NAME),
+}
+# what names a thing: code, identifiers, CamelCase (two capitals), a short quoted string ("Argon2")
+_NAME = re.compile(
+    r"`([^`]+)`|\b(\w+_\w+)\b|\b([a-z]+[A-Z]\w*)\b|\b([A-Z][a-z0-9]*[A-Z]\w*)\b|[\"“]([^\"”\s]{2,30})[\"”]"
+)
+
+
+def asked_kind(question: str) -> str | None:
+    """What kind of name a question asks for ("class" in "Which class ...", "参数" in "哪个参数"), if any."""
+    match = _ASKS_FOR_A_NAME.search(question)
+    return next(g for g in match.groups() if g).split()[-1].lower() if match else None
+
+
+def names(text: str, code_only: bool = False) -> set[str]:
+    """The names `text` gives: code, identifiers, CamelCase, short quoted strings (not with `code_only`)."""
+    found = {next(g for g in m.groups() if g) for m in _NAME.finditer(text)}
+    return found - {m.group(5) for m in _NAME.finditer(text) if m.group(5)} if code_only else found
+
+
+def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
+    """The names `text` gives that the question does not; asked for a kind with a shape (a class, a header),
+    only names of that shape. Names most sources give are kept: the class asked for is on every page about it."""
+    asked = question.lower()
+    shape = _SHAPES.get(kind or "")
+    return {
+        name
+        for name in names(text, code_only=shape is not None)
+        if name.lower().strip("()") not in asked and (shape is None or shape.fullmatch(name))
+    }
+
+
+def says_kind(text: str, kind: str) -> bool:
+    return kind in text if has_cjk(kind) else bool(re.search(rf"\b{kind}s?\b", text, re.I))
