@@ -58,6 +58,19 @@ def test_common_bridge_shapes(question, rule, first):
             "When did the band that recorded Thriller break up?",
             ["the band that recorded Thriller", "When did #1 break up?"],
         ),
+        # before: "the team that Dick Humbert played for win its first" / "When did #1 title?"
+        (
+            "When did the team that Dick Humbert played for win its first title?",
+            ["the team that Dick Humbert played for", "When did #1 win its first title?"],
+        ),
+        (
+            "How many seasons did the show that Terry McGurrin edited run?",
+            ["the show that Terry McGurrin edited", "How many seasons did #1 run?"],
+        ),
+        (
+            "When did the country where Lake Toba is located gain independence?",
+            ["the country where Lake Toba is located", "When did #1 gain independence?"],
+        ),
         # before: one step for "the city where the author of Lucy Crown was born" (the author never searched)
         (
             "How many people live in the city where the author of Lucy Crown was born?",

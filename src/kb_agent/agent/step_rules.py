@@ -51,13 +51,23 @@ _FRAME_WORDS = frozenset(
 # "When was the institute that owned The Collegian founded?": after an inverted "was", the clause's last word
 # is the main clause's participle; after "did", its bare verb ("... die?", "... break up?")
 _INVERTED = re.compile(
-    r"^(?:when|where|why|how|(?:(?:in|at|on|from|for|to|by)\s+)?(?:what|which)\s+[a-z]+)\s+"
+    r"^(?:when|where|why|how(?:\s+(?:many|much)\s+[a-z]+|\s+(?:long|old|far|often))?"
+    r"|(?:(?:in|at|on|from|for|to|by)\s+)?(?:what|which)\s+[a-z]+)\s+"
     r"(?P<aux>was|were|is|are|did|does|do)",
     re.I,
 )
 _PARTICIPLE = re.compile(
     r"(?:\w+(?:ed|en)|born|built|made|held|won|sold|shot|set|found|known|buried|written|drawn|begun|run|hit|put)",
     re.I,
+)
+# after "did / does / do" the main verb is bare and its phrase may run on ("... win its first title?", "... gain
+# independence?"): where one of these opens it, the relative clause ends before it. The clause's own verb is
+# inflected ("played", "makes"), so it is not taken for the main one.
+_BARE_VERBS = frozenset(
+    "win lose die retire become begin start end stop break form join leave gain get go take make have hold open "
+    "close marry divorce move release sign play enter receive reach return debut found acquire merge split launch "
+    "host adopt abolish introduce invade declare first last appear air premiere graduate attend earn achieve "
+    "change rename publish record perform finish complete run change".split()
 )
 _PLACES_AND_FRAMES = frozenset(
     "island city town village state county province district country region kingdom republic empire name title "
@@ -180,6 +190,10 @@ def _main_verb(before: str, clause: str) -> tuple[str, str]:
     words = clause.split()
     if not inverted or len(words) < 3:
         return clause, ""
+    if inverted.group("aux").lower() in {"did", "does", "do"}:
+        opens = next((i for i in range(2, len(words)) if words[i] in _BARE_VERBS), None)
+        if opens is not None:  # "played for | win its first title", "is located | gain independence"
+            return " ".join(words[:opens]), " ".join(words[opens:])
     take = 2 if words[-1].lower() in _VERBNAME_PARTICLES and len(words) >= 4 else 1
     verb = words[-take:]
     if not verb[0].islower():
