@@ -14,7 +14,7 @@ from conftest import HashEmbedder, write
 from kb_agent.agent.claim_terms import checkable
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
-from kb_agent.agent.rules import route_by_rules
+from kb_agent.agent.rules import asks_identity, route_by_rules
 from kb_agent.agent.sentences import split_sentences
 from kb_agent.agent.synthesize import render_sources
 from kb_agent.config import get_settings
@@ -516,7 +516,21 @@ def test_chitchat_takes_no_retrieval_and_at_most_one_call(settings, tmp_path, qu
     with _indexed(settings.model_copy(update={"llm_provider": "none"}), tmp_path / "docs", llm=llm) as engine:
         answer = engine.answer_query(question)
     assert answer.route["complexity"] == "chitchat" and not answer.citations and not answer.tool_calls
-    assert answer.llm_calls == (1 if with_model else 0) and not answer.refused
+    identity = asks_identity(question)  # who / what the assistant is: a fixed text, no call
+    assert answer.llm_calls == (1 if with_model and not identity else 0) and not answer.refused
+
+
+def test_who_the_assistant_is_never_comes_from_the_model(settings, tmp_path, monkeypatch):
+    """The 1.5B model answered "Hello! Who are you?" with "I'm an AI developed by Anthropic"."""
+    import kb_agent.agent.synthesize as synthesize
+
+    write(tmp_path / "docs" / "a.md", "# A\nThe docs answer questions about FastAPI.\n")
+    llm = ScriptedLLM(ByRole(chitchat="I'm an AI developed by Anthropic."))
+    with _indexed(settings.model_copy(update={"llm_provider": "none"}), tmp_path / "docs", llm=llm) as engine:
+        assert "kb-agent" in engine.answer_query("Hello! Who are you?").answer
+        assert "Anthropic" in engine.answer_query("Good morning!").answer  # plain small talk: the model replies
+        monkeypatch.setattr(synthesize, "asks_identity", lambda query: False)  # control
+        assert "Anthropic" in engine.answer_query("Hello! Who are you?").answer
 
 
 def test_an_unanswerable_question_is_refused_without_a_synthesis_call(settings, tmp_path):

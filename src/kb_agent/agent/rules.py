@@ -45,6 +45,23 @@ def is_chitchat(query: str) -> bool:
     return True
 
 
+# who or what the assistant is: answered from a fixed text, never by the model (a 1.5B model said it was
+# "developed by Anthropic")
+_IDENTITY = re.compile(
+    r"who (?:are you|am i talking to)|what(?:'s| is) your name|what should i call you|are you (?:a |an )?"
+    r"(?:bot|robot|human|real|ai)|introduce yourself|tell me about yourself|who (?:made|built|created) you|"
+    r"what can i ask|how can you help|what can you (?:do|help)|"
+    r"你是谁|您是谁|你是什么|你叫什么|介绍一下|介绍下|你能做什么|你可以做什么|你会做什么|你能帮我|你是(?:机器人|真人|人工智能|AI)吗|"
+    r"我(?:在)?(?:和|跟)谁",
+    re.I,
+)
+
+
+def asks_identity(query: str) -> bool:
+    """Small talk that asks who or what the assistant is, or what it can do."""
+    return bool(_IDENTITY.search(query))
+
+
 TICKET_RE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,7}\b")
 URL_RE = re.compile(r"https?://\S+")
 _PATH_RE = re.compile(

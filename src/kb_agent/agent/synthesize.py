@@ -17,6 +17,7 @@ from kb_agent.agent.claim_terms import content_terms
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.extractive import covers, extractive_sentences, heading_text
 from kb_agent.agent.grade_evidence import by_support
+from kb_agent.agent.rules import asks_identity
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
 from kb_agent.governance.errors import Unavailable
@@ -335,7 +336,7 @@ def _select(evidence: list[Evidence], limit: int) -> list[Evidence]:
 
 
 def _chitchat(ctx: AgentContext, state: AgentState, zh: bool) -> str:
-    if ctx.main is None:
+    if ctx.main is None or asks_identity(state["query"]):  # what kb-agent is never comes from the model
         answer = (
             "你好！我是 kb-agent，可以根据已索引的文档回答问题并给出引用。"
             if zh
