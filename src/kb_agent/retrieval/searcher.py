@@ -268,7 +268,7 @@ class Searcher:
         knowledge base) that it lacks. A Chinese question about `HTTP 418` ranks Chinese pages first; the one
         English page that holds HTTP_418_IM_A_TEAPOT was below the fused depth and never compared."""
         seen = {key for key, *_ in ranked}
-        extra = []
+        extra: list[tuple[tuple[str, int], float, dict[str, int], dict[str, float]]] = []
         for kb in self.kbs:
             for i, _ in kb.lexical.search(" ".join(exact), k, access):
                 if (kb.name, i) not in seen:
