@@ -144,7 +144,7 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         return [Unit(text, source, 0, terms(text), zh=has_cjk(text))]
     units: list[Unit] = []
     headings = [heading_text(h) for h in evidence.heading_path]
-    page_zh = has_cjk(evidence.text)
+    page_zh = _mostly_chinese(evidence.text)
     notes = code_annotations(lines)
     fenced = False
     introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
@@ -187,6 +187,12 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         if units and not fenced and units[-1].text.endswith(":"):
             introduced = units[-1]
     return units
+
+
+def _mostly_chinese(text: str) -> bool:
+    """A Chinese page, not an English one that quotes a Chinese word (a release note, a language menu)."""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum(1 for c in letters if has_cjk(c)) >= 0.2 * len(letters)
 
 
 def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:
