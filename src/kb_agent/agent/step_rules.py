@@ -61,8 +61,8 @@ _PARTICIPLE = re.compile(
     re.I,
 )
 # after "did / does / do" the main verb is bare and its phrase may run on ("... win its first title?", "... gain
-# independence?"): where one of these opens it, the relative clause ends before it. The clause's own verb is
-# inflected ("played", "makes"), so it is not taken for the main one.
+# independence?", "... first appear?"): where one of these bare verbs (or "first" / "last" before one) opens it,
+# the relative clause ends before it. The clause's own verb is inflected ("played", "makes"), so not taken.
 _BARE_VERBS = frozenset(
     "win lose die retire become begin start end stop break form join leave gain get go take make have hold open "
     "close marry divorce move release sign play enter receive reach return debut found acquire merge split launch "
