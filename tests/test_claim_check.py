@@ -6,7 +6,7 @@ repeats it, a citation to the wrong one of two lines that hold the value, and "y
 
 from __future__ import annotations
 
-from kb_agent.agent import claims
+from kb_agent.agent import claims, evidence_lines
 from kb_agent.agent.claim_terms import checkable, holds
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.sentences import split_sentences
@@ -227,7 +227,7 @@ def test_a_value_from_the_item_above_is_not_stitched_into_a_sentence(monkeypatch
     both = "`minimum_size` defaults to `500` bytes and `compresslevel` defaults to `9` [1]."
     assert _check([GZIP, *OTHERS], question, both).supported  # two items, two spans, each in its own words
     # controls: the guards off, both wrong sentences are kept
-    monkeypatch.setattr(claims, "crosses_items", lambda lines, first, last: False)
+    monkeypatch.setattr(evidence_lines, "crosses_items", lambda lines, first, last: False)
     monkeypatch.setattr(ClaimChecker, "_in_context", lambda self, sentence, values, span: True)
     assert _check([GZIP, *OTHERS], question, wrong).supported
     assert _check([SSE, *OTHERS], "What keeps a server-sent event stream alive?", ping).supported

@@ -19,6 +19,7 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from kb_agent.agent.claim_defaults import contradicts_a_default
 from kb_agent.agent.claim_terms import (
     IDENT,
     checkable,
@@ -32,33 +33,18 @@ from kb_agent.agent.claim_terms import (
 )
 from kb_agent.agent.evidence_lines import (
     TERM_FLOOR,
-    crosses_items,
+    WINDOW_LINES,
     index_lines,
     sibling_says_more,
+    windows,
 )
 from kb_agent.agent.sentences import Sentence
 from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence
 
-WINDOW_LINES = 5  # a citation points at no more lines than this
-
-_DEFAULT_CLAIM = re.compile(
-    r"(default(?:s| value)?(?: is| to| of [\w.]+ is)?|默认(?:值)?(?:是|为)?)\s*:?\s*"
-    r"([\w.\[\]'\"-]+)"
-)
-# "the default minimum_size of GZipMiddleware is 500": the value follows "is", not "default"
-_DEFAULT_OF = re.compile(
-    r"default(?: value)?(?: of)?(?: the)? [\w.]+(?: (?:of|for|in) (?:the )?[\w.']+(?: [\w.]+)?)? (?:is|=)\s*:?\s*"
-    r"([\w.\[\]'\"-]+)"
-)
-_DEFAULT_STATED = re.compile(
-    r"defaults? (?:to|is|value is)\s*:?\s*([\w.\[\]'\"-]+)|默认(?:值)?(?:是|为)\s*([\w.\[\]'\"-]+)"
-)
-_NOT_A_VALUE = frozenset("of for in on the a an is to and or that this which".split())
 _END = ".!?。！？:：;；"
 _ACRONYM = re.compile(r"[A-Z]{2,5}s?")  # HTML, JSON: common nouns here, not what a sentence is about
-_SUBJECT = re.compile(r"`([^`\s]{2,60})`|\b([A-Za-z]\w*_\w+|[A-Za-z]*[a-z][A-Z]\w*)\b")  # what a default is of
 
 
 @dataclass
@@ -115,7 +101,7 @@ class ClaimChecker:
                 spans = self._cover(items | restated_values, terms, sentence.text, order)
             else:
                 spans = []
-        if spans and self._contradicts_a_default(sentence.text, [index for index, _, _ in spans]):
+        if spans and contradicts_a_default(sentence.text, [self._lines[index] for index, _, _ in spans]):
             spans = []
         if spans and self._changes_a_unit(sentence.text, spans):
             spans = []
@@ -147,8 +133,8 @@ class ClaimChecker:
         while remaining and len(chosen) < MAX_SPANS:
             best = None
             for rank, index in enumerate(usable):
-                windows = self._windows(index, remaining, terms, echo, on_lines, subjects, about[index])
-                for start, end, held, covered, echoed, statement in windows:
+                found = windows(self._lines[index], remaining, terms, echo, on_lines, subjects, about[index])
+                for start, end, held, covered, echoed, statement in found:
                     # all it can hold, in the fewest lines, a statement rather than the heading above it; on a
                     # tie, the lines that also say what the sentence repeats from the question ("add … project")
                     key = (len(held), -(end - start), covered, echoed, statement, -rank)
@@ -167,13 +153,13 @@ class ClaimChecker:
             for index in usable:
                 if self._lines[index].zh != zh:
                     continue  # cross-lingual sentences must carry a checkable item
-                windows = [
+                spans_found = [
                     (start, end, covered, echoed)
-                    for start, end, _, covered, echoed, _ in self._windows(index, set(), terms, echo)
+                    for start, end, _, covered, echoed, _ in windows(self._lines[index], set(), terms, echo)
                     if covered
                 ]
-                if windows:  # most new words, then most of the question's words repeated, fewest lines, first
-                    start, end, _, _ = max(windows, key=lambda w: (w[2], w[3], w[0] - w[1], -w[0]))
+                if spans_found:  # most new words, then most of the question's words repeated, fewest lines, first
+                    start, end, _, _ = max(spans_found, key=lambda w: (w[2], w[3], w[0] - w[1], -w[0]))
                     chosen = [(index, start, end)]
                     break
             if not chosen:
@@ -343,64 +329,3 @@ class ClaimChecker:
         )
         stated = number_units(cited)
         return any((n, u) not in stated and any(m == n for m, _ in stated) for n, u in said)
-
-    def _contradicts_a_default(self, sentence: str, indexes: list[int]) -> bool:
-        """ "X defaults to V" where a cited source states X's default as something else (the lines can hold
-        every word of a wrong claim: `allow_credentials ... True` appears in the docs, as a condition)."""
-        said = normalise(sentence)
-        of = _DEFAULT_OF.search(said)
-        claimed = of or _DEFAULT_CLAIM.search(said)
-        subject = _SUBJECT.search(sentence)
-        if not claimed or not subject:
-            return False
-        value = claimed.group(claimed.lastindex or 0).strip(" .,'\"")
-        name = normalise(subject.group(1) or subject.group(2))
-        if not value or value == name or value in _NOT_A_VALUE:
-            return False  # "the default max_age …", "the default value of …", "… by default.": no value read
-        for index in indexes:
-            for line in self._lines[index].texts:
-                stated = _DEFAULT_STATED.search(line)
-                at = line.find(name)
-                if not stated or at < 0 or at > stated.start():
-                    continue  # a default stated for something else on this line
-                if (stated.group(1) or stated.group(2)).strip(" .,'\"") != value:
-                    return True
-        return False
-
-    def _windows(
-        self,
-        index: int,
-        items: set[str],
-        terms: set[str],
-        echo: AbstractSet[str] = frozenset(),
-        shown: AbstractSet[str] = frozenset(),
-        subjects: AbstractSet[str] = frozenset(),
-        about: list[bool] | None = None,  # per line: about the subjects (self._about); None: every line
-    ):
-        """(start line, end line, items held, new terms covered, question words echoed, starts with a statement -
-        not a heading) for every window of 1..WINDOW_LINES lines. A window holds a value (or anything the sentence
-        wrote as code) only on its lines about the sentence's subjects; a name if the name is in its item."""
-        lines = self._lines[index]
-        count = len(lines.texts)
-        names = {i for i in items if i not in shown and holds(lines.whole, i)}
-        bound = about or [True] * count
-        for start in range(count):
-            for size in range(1, min(WINDOW_LINES, count - start) + 1):
-                if size > 1 and crosses_items(lines, start, start + size - 1):
-                    break  # two sibling list items are two statements: a sentence joining them cites both
-                text = " ".join(lines.texts[start : start + size])
-                text_bound = " ".join(lines.texts[k] for k in range(start, start + size) if bound[k])
-                # the sentence's subject may be named by the list item or heading that frames the lines
-                framed = " ".join(lines.texts[f] for k in range(start, start + size) for f in lines.frames[k])
-                inside = {i for i in items if holds(f"{text} {framed}" if i in subjects else text_bound, i)}
-                covered = len(terms & set().union(*lines.line_terms[start : start + size])) if terms else 0
-                if not inside and not covered:
-                    continue  # a window must state something of the sentence itself
-                yield (
-                    lines.numbers[start],
-                    lines.numbers[start + size - 1],
-                    inside | names,
-                    covered + len(inside),
-                    len(echo & set().union(*lines.line_terms[start : start + size])) if echo else 0,
-                    not lines.texts[start].lstrip().startswith("#"),
-                )

@@ -4,13 +4,15 @@ that says what each line is about (the list items and heading that frame it)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from kb_agent.agent.claim_terms import CODE, content_terms, normalise
+from kb_agent.agent.claim_terms import CODE, content_terms, holds, normalise
 from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence
 
 TERM_FLOOR = 0.5  # share of a sentence's new content words its evidence item must contain
+WINDOW_LINES = 5  # a citation points at no more lines than this
 
 _BULLET = re.compile(r"^\s*(?:[*+-]|\d{1,3}[.)])\s")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
@@ -114,3 +116,40 @@ def index_lines(e: Evidence) -> EvidenceLines:
             for k, line in enumerate(raw)
         ],
     )
+
+
+def windows(
+    lines: EvidenceLines,
+    items: set[str],
+    terms: set[str],
+    echo: AbstractSet[str] = frozenset(),
+    shown: AbstractSet[str] = frozenset(),
+    subjects: AbstractSet[str] = frozenset(),
+    about: list[bool] | None = None,  # per line: about the subjects (ClaimChecker._about); None: every line
+):
+    """(start line, end line, items held, new terms covered, question words echoed, starts with a statement -
+    not a heading) for every window of 1..WINDOW_LINES lines. A window holds a value (or anything the sentence
+    wrote as code) only on its lines about the sentence's subjects; a name if the name is in its item."""
+    count = len(lines.texts)
+    names = {i for i in items if i not in shown and holds(lines.whole, i)}
+    bound = about or [True] * count
+    for start in range(count):
+        for size in range(1, min(WINDOW_LINES, count - start) + 1):
+            if size > 1 and crosses_items(lines, start, start + size - 1):
+                break  # two sibling list items are two statements: a sentence joining them cites both
+            text = " ".join(lines.texts[start : start + size])
+            text_bound = " ".join(lines.texts[k] for k in range(start, start + size) if bound[k])
+            # the sentence's subject may be named by the list item or heading that frames the lines
+            framed = " ".join(lines.texts[f] for k in range(start, start + size) for f in lines.frames[k])
+            inside = {i for i in items if holds(f"{text} {framed}" if i in subjects else text_bound, i)}
+            covered = len(terms & set().union(*lines.line_terms[start : start + size])) if terms else 0
+            if not inside and not covered:
+                continue  # a window must state something of the sentence itself
+            yield (
+                lines.numbers[start],
+                lines.numbers[start + size - 1],
+                inside | names,
+                covered + len(inside),
+                len(echo & set().union(*lines.line_terms[start : start + size])) if echo else 0,
+                not lines.texts[start].lstrip().startswith("#"),
+            )
