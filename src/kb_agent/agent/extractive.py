@@ -181,9 +181,17 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
             if len(piece) >= _MIN_CHARS:
                 zh = _in_chinese(piece, fenced, page_zh)
                 about = " ".join([*headings, notes.get(at, "")]).strip()  # `FROM python:3.14`: "the base image"
-                unit = Unit(piece[:_MAX_UNIT_CHARS], source, len(units), terms(piece), heading=about, zh=zh)
-                unit.annotated = at in notes
-                units.append(unit)
+                units.append(
+                    Unit(
+                        piece[:_MAX_UNIT_CHARS],
+                        source,
+                        len(units),
+                        terms(piece),
+                        heading=about,
+                        zh=zh,
+                        annotated=at in notes,
+                    )
+                )
         if units and not fenced and units[-1].text.endswith(":"):
             introduced = units[-1]
     return units
@@ -199,9 +207,9 @@ def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:
     """Code and bare names are in no language: in a Chinese page they are judged as Chinese, not on the
     question's identifiers alone ("contents = myfile.file.read()" answered "哪些成员可以读取文件名", the link
     "[Ariadne](https://ariadnegraphql.org/)" "推荐哪个 GraphQL 库"). An English sentence stays English."""
-    if has_cjk(piece) or not page_zh:
-        return has_cjk(piece)
-    return fenced or len(_ENGLISH_WORD.findall(_LINK_TARGET.sub("]", piece))) < _ENGLISH_SENTENCE
+    if has_cjk(piece):
+        return True
+    return page_zh and (fenced or len(_ENGLISH_WORD.findall(_LINK_TARGET.sub("]", piece))) < _ENGLISH_SENTENCE)
 
 
 def heading_text(heading: str) -> str:

@@ -6,16 +6,24 @@ import re
 
 from kb_agent.agent.state import Route
 
+# who or what the assistant is and what it can do: small talk answered from a fixed text, never by the model
+# (a 1.5B model said it was "developed by Anthropic")
+_EN_IDENTITY = (
+    r"who are you|what are you|what can you do|what do you do|"
+    r"who (?:am i|are we) (?:talking|speaking|chatting) (?:to|with)|who(?:'s| is) (?:this|that|there|speaking)|"
+    r"what(?:'s| is) your name|what should i call you|are you (?:a )?(?:bot|robot|human|real|an ai|ai)|"
+    r"(?:please )?introduce yourself|tell me about yourself|who (?:made|built|created) you|"
+    r"what can i ask(?: you)?|how can you help(?: me)?|what can you help (?:me )?with"
+)
+_ZH_IDENTITY = (
+    r"你是谁|您是谁|你能做什么|你可以做什么|你会做什么|你叫什么(?:名字)?|(?:请)?(?:介绍一下|介绍下)(?:你自己|自己)|"
+    r"你是(?:机器人|真人|人工智能|AI)吗|我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么"
+)
 _EN_PHRASE = (
     r"(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|night|day)|"
     r"thanks?(?: you)?(?: (?:so|very) much)?(?: for (?:your|the|all the) help| for everything)?|thx|ty|cheers|"
     r"thank you kindly|much appreciated|(?:i )?appreciate (?:it|that|your help)|"
-    r"bye|goodbye|see you(?: later| soon)?|who are you|what are you|what can you do|what do you do|"
-    r"who (?:am i|are we) (?:talking|speaking|chatting) (?:to|with)|who(?:'s| is) (?:this|that|there|speaking)|"
-    r"what(?:'s| is) your name|what should i call you|are you (?:a )?(?:bot|robot|human|real|an ai|ai)|"
-    r"(?:please )?introduce yourself|tell me about yourself|who (?:made|built|created) you|"
-    r"what can i ask(?: you)?|how can you help(?: me)?|"
-    r"what can you help (?:me )?with|how are you(?: doing)?|how's it going|nice to meet you|"
+    rf"bye|goodbye|see you(?: later| soon)?|{_EN_IDENTITY}|how are you(?: doing)?|how's it going|nice to meet you|"
     r"ok(?:ay)?|great|cool|nice|awesome|perfect|got it|"
     r"(?:that|this|it|you)(?: really)? (?:helped|helps|worked|works)(?: a lot)?|"
     r"(?:that|this|it)(?:'s| is| was) (?:very |really |so )?(?:helpful|great|useful|perfect)|"
@@ -24,10 +32,8 @@ _EN_PHRASE = (
 )
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
 _ZH_PHRASE = (
-    r"(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|再见|拜拜|你是谁|您是谁|你能做什么|"
-    r"你可以做什么|你会做什么|你好吗|好的|收到|明白了|辛苦了|太好了|不错|有帮助|很有帮助|帮大忙了|"
-    r"你叫什么(?:名字)?|(?:请)?(?:介绍一下|介绍下)(?:你自己|自己)|你是(?:机器人|真人|人工智能|AI)吗|"
-    r"我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么)"
+    r"(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|再见|拜拜|"
+    rf"你好吗|好的|收到|明白了|辛苦了|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY})"
     r"(?:你|您)?(?:的帮助)?(?:啦|呀|啊|呢|吧)?"
 )
 _CHITCHAT_ZH = re.compile(rf"(?:{_ZH_PHRASE})+")
@@ -45,20 +51,11 @@ def is_chitchat(query: str) -> bool:
     return True
 
 
-# who or what the assistant is: answered from a fixed text, never by the model (a 1.5B model said it was
-# "developed by Anthropic")
-_IDENTITY = re.compile(
-    r"who (?:are you|am i talking to)|what(?:'s| is) your name|what should i call you|are you (?:a |an )?"
-    r"(?:bot|robot|human|real|ai)|introduce yourself|tell me about yourself|who (?:made|built|created) you|"
-    r"what can i ask|how can you help|what can you (?:do|help)|"
-    r"你是谁|您是谁|你是什么|你叫什么|介绍一下|介绍下|你能做什么|你可以做什么|你会做什么|你能帮我|你是(?:机器人|真人|人工智能|AI)吗|"
-    r"我(?:在)?(?:和|跟)谁",
-    re.I,
-)
+_IDENTITY = re.compile(rf"\b(?:{_EN_IDENTITY})\b|{_ZH_IDENTITY}", re.I)
 
 
 def asks_identity(query: str) -> bool:
-    """Small talk that asks who or what the assistant is, or what it can do."""
+    """Does small talk (a query `is_chitchat` accepted) ask who or what the assistant is, or what it can do?"""
     return bool(_IDENTITY.search(query))
 
 
