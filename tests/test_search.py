@@ -179,6 +179,25 @@ def test_a_rare_identifier_ranked_below_the_fused_depth_still_comes_first(engine
     assert not any(h.path.endswith("status.md") for h in engine.search(query, access=ALL, mode="dense", k=3).hits)
 
 
+def test_fetching_an_identifiers_holders_keeps_the_callers_acl(engine, tmp_path):
+    """The fetch is a second keyword search: it runs with the caller's filter, and its chunks pass the same ACL
+    re-check as any hit. A member of hr gets the restricted page fetched (what would leak); eng does not."""
+    root = tmp_path / "docs"
+    write(root / "hr" / ".kbacl", "hr\n")
+    write(root / "hr" / "status.md", "# Codes\n`status.HTTP_418_IM_A_TEAPOT` is a teapot.\n")
+    for i in range(40):
+        write(root / f"page{i}.md", f"# Status {i}\nThe status module has a constant for each status code {i}.\n")
+    engine.index([root])
+    engine.embed()
+    query = "status 418 constant"
+
+    def paths(groups: list[str]) -> list[str]:
+        return [h.path for h in engine.search(query, access=AccessFilter.for_groups(groups), mode="dense", k=3).hits]
+
+    assert paths(["hr"])[0].endswith("status.md")  # control: the fetch brings it to a reader allowed to see it
+    assert not any(p.endswith("status.md") for p in paths(["eng"]))
+
+
 def test_a_double_quoted_title_reorders_but_does_not_fetch_its_holders():
     from kb_agent.retrieval.exact import fetched_identifiers, reordering_identifiers
 
