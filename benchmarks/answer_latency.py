@@ -3,8 +3,10 @@ the full cited answer, LLM calls - for several configurations in the same run (r
 shared and noisy):
   router   the LLM router for every question, the full answer prompt (5 sources x 900 characters);
   shape    routing by shape (a plainly simple question skips the router), the full answer prompt;
-  compact  routing by shape, and a simple question's prompt holds 4 sources x 450 characters (the default);
-  narrow   as compact, 4 sources x 250 characters;
+  windows  routing by shape, and a simple question's prompt holds 4 sources x 450 characters (stops 21-29);
+  compact  routing by shape, and a simple question's prompt holds the extractive ranker's best lines, each
+           with its neighbours, within 1,000 characters (the default);
+  narrow   as windows, 4 sources x 250 characters;
   small    as compact, with the 0.5B model (`kb-agent models install --model qwen2.5-coder-0.5b-instruct-q4_k_m`).
 
     python benchmarks/answer_latency.py [--questions 6] [--threads N] [--configs shape,compact]
@@ -52,12 +54,13 @@ def _answer(engine, question: str) -> tuple[float, float, int, bool, int]:
     return (first if first is not None else total), total, answer.llm_calls, answer.refused, answer.tokens["prompt"]
 
 
-FULL_PROMPT = {"simple_max_sources": 5, "simple_source_chars": 900}
+FULL_PROMPT = {"simple_prompt": "windows", "simple_max_sources": 5, "simple_source_chars": 900}
 CONFIGS = {
     "router": {"route_by_shape": False, **FULL_PROMPT},
     "shape": {"route_by_shape": True, **FULL_PROMPT},
+    "windows": {"route_by_shape": True, "simple_prompt": "windows"},
     "compact": {"route_by_shape": True},
-    "narrow": {"route_by_shape": True, "simple_source_chars": 250},
+    "narrow": {"route_by_shape": True, "simple_prompt": "windows", "simple_source_chars": 250},
     "small": {"route_by_shape": True, "local_model": "qwen2.5-coder-0.5b-instruct-q4_k_m"},
 }
 

@@ -14,9 +14,9 @@ from conftest import HashEmbedder, write
 from kb_agent.agent.claim_terms import checkable
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
+from kb_agent.agent.prompt_sources import render_sources
 from kb_agent.agent.rules import asks_identity, route_by_rules
 from kb_agent.agent.sentences import split_sentences
-from kb_agent.agent.synthesize import render_sources
 from kb_agent.config import get_settings
 from kb_agent.engine import Engine
 from kb_agent.interfaces.cli import app
@@ -605,6 +605,7 @@ def test_a_long_line_over_the_budget_is_cut_around_the_question_terms():
 def test_a_plainly_simple_question_sends_fewer_narrower_sources(settings, tmp_path, simple_max_sources):
     for i in range(6):
         write(tmp_path / "docs" / f"cors{i}.md", CORS.replace("# CORS", f"# CORS {i}"))
+    settings.simple_prompt = "windows"
     settings.simple_max_sources, settings.simple_source_chars = simple_max_sources, 300
     script = ByRole(route=route(), synth="`max_age` defaults to `600` [1].")
     with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
@@ -648,3 +649,39 @@ def test_question_words_and_pronouns_are_not_key_terms():
 
     assert key_terms("CORS 中间件的 max_age 默认值是多少？") == {"cor", "中间件", "max_age", "默认值"}
     assert not key_terms("How can I run code after it has been sent to my client?") & {"has", "been", "my", "i"}
+
+
+RELEASE_NOTE = (
+    "# Release Notes\n## 0.70.0\n* 📝 Add external link: [How to Create A Fake Certificate Authority And Generate TLS "
+    "Certs for FastAPI](https://example.com/fake-ca). PR [#3019](https://example.com/pull/3019) by @a.\n"
+)
+HTTPS = (
+    "# About HTTPS\nCertificates have a lifetime. They expire and need to be renewed.\n"
+    "A TLS Termination Proxy handles the certificates for all the applications on a server.\n"
+)
+
+
+@pytest.mark.parametrize("guard", [True, False], ids=["guessed_bridge_covers_nothing", "control_old_cover"])
+def test_a_guessed_bridge_copied_from_the_evidence_does_not_cover_a_false_premise(
+    settings, tmp_path, monkeypatch, guard
+):
+    """The hidden-bridge guess took a release note's link title as the bridge; the question with that title put
+    in was then 'covered' by the very line the title came from, and a feature the docs never mention was
+    answered with it."""
+    from kb_agent.agent import synthesize
+
+    write(tmp_path / "docs" / "release-notes.md", RELEASE_NOTE)
+    write(tmp_path / "docs" / "https.md", HTTPS)
+    if not guard:
+        real = synthesize._final_step
+
+        def as_ruled(state):
+            found = real(state)
+            return found and synthesize.FinalStep(found.query, True, found.bridges)
+
+        monkeypatch.setattr(synthesize, "_final_step", as_ruled)
+    settings.llm_provider = "none"
+    with _indexed(settings, tmp_path / "docs") as engine:
+        answer = engine.answer_query("How do I rotate TLS certificates with FastAPI's built-in certificate manager?")
+    assert len(answer.steps) == 2 and "Certificate Authority" in (answer.steps[0].get("answer") or "")
+    assert answer.refused is guard

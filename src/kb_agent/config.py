@@ -167,6 +167,14 @@ class Settings(BaseSettings):
     simple_source_chars: int = Field(
         default=450, ge=100, description="Characters of each source in a plainly simple question's prompt."
     )
+    simple_prompt: Literal["ranked", "windows"] = Field(
+        default="ranked",
+        description="What a plainly simple question's prompt shows: the extractive ranker's best lines, each "
+        "with its neighbours ('ranked'), or windows around the question's terms in the first sources ('windows').",
+    )
+    ranked_prompt_chars: int = Field(
+        default=1000, ge=200, description="Characters of the ranked lines in a plainly simple question's prompt."
+    )
 
     # Governance
     policy_file: Path | None = Field(default=None, description="YAML policy; none = single-user mode.")

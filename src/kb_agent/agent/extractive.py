@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.annotations import code_annotations
 from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
+from kb_agent.agent.reasons import asks_why, reason_beside
 from kb_agent.agent.rules import TICKET_RE
 from kb_agent.agent.sentences import Sentence, split_sentences
 from kb_agent.text.tokenize import (
@@ -53,7 +54,8 @@ class Unit:
     score: float = 0.0
     heading: str = ""  # the headings the line sits under: what it is about when it does not say
     zh: bool = False  # its language; an example's code lines take their page's
-    annotated: bool = False  # a code line its annotation names as something ("the official Python base image")
+    note: str = ""  # a code line's annotation, what it names it as ("Start from the official Python base image")
+    line: int = 0  # its line in the passage (0-based)
 
 
 # words that shape a question without saying what it is about
@@ -189,7 +191,8 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
                         terms(piece),
                         heading=about,
                         zh=zh,
-                        annotated=at in notes,
+                        note=notes.get(at, ""),
+                        line=at,
                     )
                 )
         if units and not fenced and units[-1].text.endswith(":"):
@@ -223,6 +226,12 @@ def _under(headings: list[str], line: str) -> list[str]:
         return headings
     level = len(line) - len(line.lstrip("#"))
     return [*headings[: max(0, level - 1)], text]
+
+
+def is_prose(line: str) -> bool:
+    """A line that says something: not blank, a heading, a fence, an admonition mark, a tag or a link menu."""
+    raw = line.strip()
+    return bool(raw) and not raw.startswith(("#", "```", "~~~")) and not _NOISE.match(raw) and not _menu(raw)
 
 
 def _menu(line: str) -> bool:
@@ -290,7 +299,7 @@ def rank(
         itself = sum(weight[t] * said.get(t, 0.0) for t in comparable) / total
         unit.score = coverage + SAID * itself + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
-            named = new_names(unit.text, question, kind) or unit.annotated
+            named = new_names(unit.text, question, kind) or bool(unit.note)
             if named:
                 unit.score += NAME_BONUS
             if named and says_kind(unit.text, kind):
@@ -349,12 +358,17 @@ def extractive_sentences(
     for unit in ranked:
         if len(chosen) >= max_sentences or (chosen and unit.score < 0.8 * chosen[0].score):
             break
-        if any(_similar(unit.terms, other.terms) for other in chosen):
+        if any(similar(unit.terms, other.terms) for other in chosen):
             continue
         chosen.append(unit)
+    if chosen and asks_why(question):  # the best line restates the question; its reason is beside it
+        top = chosen[0]
+        reason = reason_beside(top, _units(top.source, sources[top.source]))
+        if reason is not None and not any((u.source, u.position) == (reason.source, reason.position) for u in chosen):
+            chosen = [top, reason, *chosen[1 : max_sentences - 1]]
     chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
     return [Sentence(u.text, [u.source + 1]) for u in chosen]
 
 
-def _similar(a: set[str], b: set[str]) -> bool:
+def similar(a: set[str], b: set[str]) -> bool:
     return bool(a and b) and len(a & b) / len(a | b) >= 0.7

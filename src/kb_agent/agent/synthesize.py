@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass
 
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
-from kb_agent.agent.claim_terms import content_terms
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.extractive import covers, extractive_sentences, heading_text
+from kb_agent.agent.extractive import covers, extractive_sentences, rank
 from kb_agent.agent.grade_evidence import by_support
+from kb_agent.agent.prompt_sources import ranked_sources, render_sources
 from kb_agent.agent.rules import asks_identity
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
@@ -38,92 +38,22 @@ CHITCHAT_SYSTEM = """You are kb-agent, a friendly assistant for a company knowle
 naturally to small talk. If asked what you can do: you answer questions from the indexed documents with
 citations."""
 
-_CONTEXT_LINES = 2
-_SECTION_CHARS = 100
 _FOOTER_LINE = re.compile(r"^(?:\*\*)?(?:references|sources|参考(?:资料|文献)?|来源)(?:\*\*)?\s*[:：]?$", re.I)
 
 
-def render_sources(sources: list[Evidence], max_chars: int, question: str = "") -> str:
-    """Each source as numbered lines: the lines around the question's terms when it is too long to send whole."""
-    terms = content_terms(question)
-    blocks = []
-    for n, e in enumerate(sources, start=1):
-        blocks.append(
-            f'<source id="{n}" path="{e.path}" lines="{e.start_line}-{e.end_line}"{_section(e)}>\n'
-            f"{_focused(e, max_chars, terms)}\n</source>"
-        )
-    return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
-
-
-def _section(e: Evidence) -> str:
-    """The headings the source sits under: a window of lines far from its heading ("That tells the browser to
-    …") still says what it is about."""
-    # a heading is data too: no quote or angle bracket of it may close the attribute or the source
-    headings = (re.sub(r'["<>]', "", heading_text(h)).strip() for h in e.heading_path)
-    path = " > ".join(h for h in headings if h)
-    if not path:
-        return ""
-    path = path if len(path) <= _SECTION_CHARS else "… " + path[-_SECTION_CHARS:]
-    return f' section="{path}"'
-
-
 def _prompt_sources(ctx: AgentContext, state: AgentState, sources: list[Evidence], query: str) -> str:
-    """A plainly simple question is answered from fewer, narrower windows: on a CPU the prompt's length is
-    the answer's latency. The rest of the selection still serves the claim check and the extractive fallback."""
-    if state.get("route", {}).get("complexity") == "simple":
-        shown = sources[: ctx.settings.simple_max_sources]
-        return render_sources(shown, min(ctx.settings.simple_source_chars, ctx.settings.source_max_chars), query)
-    return render_sources(sources, ctx.settings.source_max_chars, query)
-
-
-def _focused(e: Evidence, max_chars: int, terms: set[str]) -> str:
-    lines = e.text.split("\n")
-    exact = len(lines) == e.end_line - e.start_line + 1
-    numbered = [f"{e.start_line + i}| {line}" if exact else line for i, line in enumerate(lines)]
-    if len(e.text) <= max_chars or not terms:
-        text = "\n".join(numbered)
-        return text if len(text) <= max_chars else text[:max_chars] + " …"
-    scores = [len(terms & content_terms(line)) for line in lines]
-    order = sorted((i for i, s in enumerate(scores) if s), key=lambda i: (-scores[i], i))
-    keep: set[int] = set()
-    for i in order:
-        window = _widest_fitting(numbered, i, keep, max_chars)
-        if window is None:
-            if not keep:  # the best line alone is too long: its part around the question's terms
-                return _around(numbered[i], terms, max_chars)
-            break
-        keep |= window
-    if not keep:
-        return "\n".join(numbered)[:max_chars] + " …"
-    out, previous = [], None
-    for j in sorted(keep):
-        if previous is not None and j != previous + 1:
-            out.append("…")
-        out.append(numbered[j])
-        previous = j
-    return "\n".join(out)
-
-
-def _widest_fitting(numbered: list[str], i: int, keep: set[int], max_chars: int) -> set[int] | None:
-    """Line i with up to _CONTEXT_LINES around it, as wide as still fits beside `keep`: a narrow budget keeps
-    the line itself."""
-    for radius in range(_CONTEXT_LINES, -1, -1):
-        window = set(range(max(0, i - radius), min(len(numbered), i + radius + 1)))
-        if sum(len(numbered[j]) + 1 for j in keep | window) <= max_chars:
-            return window
-    return None
-
-
-def _around(line: str, terms: set[str], max_chars: int) -> str:
-    """`max_chars` of one long line, from a little before the first of the question's terms it holds."""
-    prefix, sep, body = line.partition("| ")
-    if not sep or not prefix.isdigit():
-        prefix, sep, body = "", "", line
-    lowered = body.lower()
-    first = min((p for t in terms if (p := lowered.find(t)) >= 0), default=0)
-    start = max(0, first - max_chars // 4)
-    cut = body[start : start + max_chars]
-    return f"{prefix}{sep}{'… ' if start else ''}{cut}{' …' if start + max_chars < len(body) else ''}"
+    """A plainly simple question is answered from the lines the extractive ranker found best (or fewer,
+    narrower windows): on a CPU the prompt's length is the answer's latency. The whole selection still serves
+    the claim check and the extractive fallback."""
+    settings = ctx.settings
+    if state.get("route", {}).get("complexity") != "simple":
+        return render_sources(sources, settings.source_max_chars, query)
+    if settings.simple_prompt == "ranked":
+        ranked = rank(query, sources, ctx.embed, ctx.term_weights)
+        if rendered := ranked_sources(sources, ranked, settings.ranked_prompt_chars):
+            return rendered
+    shown = sources[: settings.simple_max_sources]
+    return render_sources(shown, min(settings.simple_source_chars, settings.source_max_chars), query)
 
 
 def synthesize(state: AgentState, config) -> AgentState:
@@ -150,9 +80,12 @@ def synthesize(state: AgentState, config) -> AgentState:
     if state.get("route", {}).get("query_type") == "file_discovery" and sources:
         return _files(ctx, checked, sources, zh, started)
     final = _final_step(state)
-    about_bridge = [e for e in sources if final and final.names_bridge(e.text)]
+    # a bridge a rule read stands for words of the question; a guessed one was copied from the evidence, so
+    # its passages would cover a question they do not answer ("FastAPI's built-in certificate manager")
+    ruled = final if final is not None and final.ruled else None
+    about_bridge = [e for e in sources if ruled and ruled.names_bridge(e.text)]
     if not sources or not (
-        covers(query, sources, ctx.term_weights) or (final and covers(final.query, about_bridge, ctx.term_weights))
+        covers(query, sources, ctx.term_weights) or (ruled and covers(ruled.query, about_bridge, ctx.term_weights))
     ):
         if sources:
             notices.append("no passage holds the question's key terms: refused without asking the model")

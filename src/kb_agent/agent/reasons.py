@@ -1,0 +1,50 @@
+"""Why-questions. The sentence that matches one best usually restates what it asks about ("By default, that
+would mean you can only have one HTTPS certificate per IP address"); the reason is the sentence beside it, tied
+to it by a pointing word: the next one goes on "This default behavior provides protection against …", or this
+one began "In that case …" / "that would mean …" after the reason."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # extractive.py asks this module; the type only
+    from kb_agent.agent.extractive import Unit
+
+_WHY = re.compile(r"^\s*why\b|为什么|为何", re.I)
+# a sentence that gives its reason itself needs none beside it
+_CAUSE = re.compile(
+    r"\b(?:because|since|so that|in order to|to avoid|to prevent|otherwise|due to|that's why|this is why)\b"
+    r"|因为|由于|为了|以免|否则|以防",
+    re.I,
+)
+_POINTS_BACK = re.compile(
+    r"^(?:this|that|these|those|it|such|so|therefore|thus|hence)\b|^(?:这|那|因此|所以|于是)", re.I
+)
+_FOLLOWS_FROM = re.compile(
+    r"^(?:in that case|so|therefore|thus|hence)\b|\b(?:that|this) (?:would |will )?means?\b|^(?:因此|所以|这意味着|这样)",
+    re.I,
+)
+
+
+def asks_why(question: str) -> bool:
+    return bool(_WHY.search(question))
+
+
+def reason_beside(unit: Unit, units: list[Unit]) -> Unit | None:
+    """The unit beside `unit` (its passage's units, in order) that gives its reason, if a pointing word ties
+    them; None when `unit` states its reason itself or nothing ties a neighbour to it."""
+    if _CAUSE.search(unit.text):
+        return None
+    at = unit.position
+    after = units[at + 1] if at + 1 < len(units) else None
+    if after is not None and _POINTS_BACK.match(after.text) and not _introduces(after):
+        return after
+    if at > 0 and _FOLLOWS_FROM.search(unit.text) and not _introduces(units[at - 1]):
+        return units[at - 1]
+    return None
+
+
+def _introduces(unit: Unit) -> bool:
+    """ "This would be similar to:" opens an example; it gives no reason."""
+    return unit.text.rstrip().endswith((":", "："))

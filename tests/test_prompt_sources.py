@@ -1,0 +1,82 @@
+"""What the answer model reads for a plainly simple question: the extractive ranker's best lines, each with
+its neighbours, under their sources' own numbers - not the first sources' windows."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import write
+from kb_agent.agent.extractive import rank
+from kb_agent.agent.prompt_sources import ranked_sources, render_sources
+from kb_agent.llm.scripted import ScriptedLLM
+from kb_agent.tools.base import Evidence
+from test_agent_graph import ByRole, route
+from test_answers import CORS, _indexed
+
+
+def _evidence(text: str, path: str, start: int = 1) -> Evidence:
+    lines = text.split("\n")
+    return Evidence(source=path, path=path, start_line=start, end_line=start + len(lines) - 1, text=text)
+
+
+FILLER = "\n\n".join(f"Paragraph {i} is about routing and other topics entirely." for i in range(20))
+ANSWER_PAGE = "\n".join(
+    [f"Intro line {i} on unrelated matters." for i in range(30)]
+    + ["The middleware is configured per application.", "", "* `max_age` - cache time. Defaults to `600`.", ""]
+    + ["The middleware answers preflight requests.", "Tail line."]
+)
+
+
+def test_the_ranked_lines_come_with_their_neighbours_under_their_own_source_number():
+    sources = [_evidence(FILLER, "routing.md"), _evidence(ANSWER_PAGE, "cors.md", 100)]
+    question = "What is the default max_age?"
+    rendered = ranked_sources(sources, rank(question, sources), 1000)
+    assert rendered is not None
+    assert '<source id="2" path="cors.md"' in rendered and 'id="1"' not in rendered  # [2] still means cors.md
+    assert "132| * `max_age` - cache time. Defaults to `600`." in rendered
+    # the nearest non-blank lines either side: the paragraph before and after, across the blank lines
+    assert "130| The middleware is configured per application." in rendered
+    assert "134| The middleware answers preflight requests." in rendered
+    assert "Intro line 0" not in rendered and "Tail line" not in rendered
+    assert len(rendered) < len(render_sources(sources, 450, question))
+
+
+def test_no_ranked_line_means_no_ranked_prompt():
+    sources = [_evidence(FILLER, "routing.md")]
+    assert ranked_sources(sources, rank("What is the default max_age?", sources), 1000) is None
+
+
+def test_a_code_line_carries_what_its_annotation_calls_it():
+    page = "\n".join(
+        [
+            *("```Dockerfile", "# (1)!", "FROM python:3.14", "", "# (2)!", "WORKDIR /code", "```", ""),
+            *("1. Start from the official Python base image.", "", "2. Set the current working directory."),
+        ]
+    )
+    sources = [_evidence(page, "docker.md", 10)]
+    rendered = ranked_sources(sources, rank("Which base image does the example start from?", sources), 1000)
+    assert rendered is not None and "12| FROM python:3.14    ← (Start from the official Python base image.)" in rendered
+
+
+def test_a_paragraph_long_line_shows_the_ranked_sentence_not_the_paragraph():
+    opening = " ".join(f"Opening sentence {i} on unrelated matters." for i in range(20))
+    line = f"{opening} The `max_age` setting defaults to `600` seconds. {opening.replace('Opening', 'Closing')}"
+    sources = [_evidence(f"# CORS\n{line}", "cors.md", 10)]
+    rendered = ranked_sources(sources, rank("What is the default max_age?", sources), 300)
+    assert rendered is not None and "11| … The `max_age` setting defaults to `600` seconds." in rendered
+    assert "Opening sentence 0 " not in rendered
+
+
+@pytest.mark.parametrize("mode", ["ranked", "windows"], ids=["ranked", "control_windows"])
+def test_a_plainly_simple_question_reads_the_ranked_lines_once(settings, tmp_path, mode):
+    """Six copies of one page: the windows repeat the same lines in every source; the ranked prompt shows the
+    answer line once, with its neighbours."""
+    for i in range(6):
+        write(tmp_path / "docs" / f"cors{i}.md", CORS.replace("# CORS", f"# CORS {i}"))
+    settings.simple_prompt, settings.simple_max_sources = mode, 5
+    script = ByRole(route=route(), synth="`max_age` defaults to `600` [1].")
+    with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
+        answer = engine.answer_query("What does max_age default to in CORSMiddleware?")
+        prompt = engine.llms().main.prompts[-1][-1]["content"]
+    assert not answer.refused and answer.citations
+    assert (prompt.count("Defaults to `600`"), prompt.count("<source id=")) == ((1, 1) if mode == "ranked" else (5, 5))

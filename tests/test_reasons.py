@@ -1,0 +1,66 @@
+"""Why-questions without a model: the line that matches best restates the question; the reason beside it,
+tied by a pointing word, is quoted with it."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb_agent.agent import extractive
+from kb_agent.agent.extractive import _units, extractive_sentences
+from kb_agent.agent.reasons import asks_why, reason_beside
+from kb_agent.tools.base import Evidence
+
+
+def _evidence(text: str, path: str = "page.md") -> Evidence:
+    lines = text.split("\n")
+    return Evidence(source=path, path=path, start_line=1, end_line=len(lines), text=text)
+
+
+STRICT = _evidence(
+    "# Strict Content-Type Checking\n"
+    "By default, the framework requires a valid Content-Type header on JSON request bodies.\n\n"
+    "## CSRF Risk\n"
+    "This default behavior provides protection against a class of Cross-Site Request Forgery attacks.\n\n"
+    "Browsers send such requests without any preflight check."
+)
+CERTIFICATES = _evidence(
+    "# About HTTPS\n"
+    "* The certificates certify a domain, but the encryption happens at the TCP level, before knowing the domain.\n"
+    "* By default, that would mean that you can only have one HTTPS certificate per IP address.\n"
+    "* There is a solution to this, however."
+)
+
+
+def test_the_reason_is_the_next_line_that_points_back_or_the_line_before_a_that_would_mean():
+    units = _units(0, STRICT)
+    assert reason_beside(units[0], units) is units[1]
+    units = _units(0, CERTIFICATES)
+    assert reason_beside(units[1], units) is units[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use it because comparing strings with == leaks timing information.\nThis keeps the secret safe.",
+        "You could compare the values directly.\nThis would be similar to:",  # an example follows, no reason
+        "You could compare the values directly.\nNothing ties this line to the one before.",
+    ],
+)
+def test_no_reason_is_added_where_the_line_gives_its_own_or_nothing_points_back(text):
+    units = _units(0, _evidence(text))
+    assert reason_beside(units[0], units) is None
+
+
+def test_only_why_questions_ask_for_a_reason():
+    assert asks_why("Why does FastAPI require a Content-Type header?") and asks_why("为什么需要 Content-Type 头？")
+    assert not asks_why("Which header does FastAPI require?")
+
+
+@pytest.mark.parametrize("why", [True, False], ids=["reason_quoted", "control_no_reason_rule"])
+def test_a_why_question_is_answered_with_the_reason_beside_the_restating_line(monkeypatch, why):
+    if not why:
+        monkeypatch.setattr(extractive, "asks_why", lambda question: False)
+    question = "Why does the framework require a Content-Type header on JSON request bodies by default?"
+    quoted = " ".join(s.text for s in extractive_sentences(question, [STRICT]))
+    assert "requires a valid Content-Type header" in quoted
+    assert ("Cross-Site Request Forgery" in quoted) is why
