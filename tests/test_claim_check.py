@@ -312,5 +312,41 @@ def test_a_value_cited_under_its_list_item_shows_the_item_that_names_what_it_is_
     answer = "A datetime.timedelta is represented as a `float` of total seconds in requests and responses."
     claim = _check([types, *OTHERS], question, answer)
     assert claim.supported and claim.citations == ["types.md:L36-38"]
-    monkeypatch.setattr(claims.ClaimChecker, "_with_frame", lambda self, subjects, span: span)  # control
+    monkeypatch.setattr(claims.ClaimChecker, "_with_frame", lambda self, subjects, span: [span])  # control
     assert _check([types, *OTHERS], question, answer).citations == ["types.md:L38-38"]
+
+
+def test_a_subject_only_a_far_heading_names_is_cited_with_that_heading(tmp_path, monkeypatch):
+    """The blind set's "要从 `fastapi.templating` 模块导入 `Jinja2Templates` 类" was cited to line 50 alone, which
+    names only the module; the section heading 27 lines up names the class. Both lines are cited now, and the
+    on-disk re-check finds every code name of the sentence in them."""
+    from kb_agent.evaluation.answers import CitedLines, unsupported_kept
+
+    page = "\n".join(
+        ["## 使用 `Jinja2Templates` { #using-jinja2templates }", *(f"第 {i} 行说明模板的其他用法。" for i in range(24))]
+        + ["你还可以使用 `from starlette.templating import Jinja2Templates`。", ""]
+        + ["**FastAPI** 将同一个 `starlette.templating` 作为 `fastapi.templating` 提供，只是为了方便开发者使用。"]
+    )
+    (tmp_path / "templates.md").write_text(page + "\n", encoding="utf-8")
+    others = [  # every source names the class: it frames the sentence, the module is its claim
+        _evidence("Read more about `Jinja2Templates` in the docs for templates.", "reference.md"),
+        _evidence("Create a `Jinja2Templates` object to render HTML.", "templates-en.md", 30),
+    ]
+    sources = [_evidence(page, "templates.md", 23), *others]
+    question = "Jinja2Templates 类要从哪个模块导入？"
+    answer = "要从 `fastapi.templating` 模块导入 `Jinja2Templates` 类[1]。"
+    cited = CitedLines(tmp_path)
+
+    def shifted(claim):  # the test page starts at line 23 of its (imagined) file; on disk it starts at 1
+        claim.citation = "; ".join(
+            f"templates.md:L{int(a) - 22}-{int(b) - 22}"
+            for a, b in (c.rsplit(":L", 1)[1].split("-") for c in claim.citations)
+        )
+        return claim
+
+    claim = _check(sources, question, answer)
+    assert claim.supported and claim.citations == ["templates.md:L23-23", "templates.md:L50-50"]
+    assert unsupported_kept([shifted(claim)], cited) == []
+    monkeypatch.setattr(claims.ClaimChecker, "_with_frame", lambda self, subjects, span: [span])  # control
+    claim = _check(sources, question, answer)
+    assert claim.citations == ["templates.md:L50-50"] and unsupported_kept([shifted(claim)], cited) != []

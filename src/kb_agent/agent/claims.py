@@ -108,7 +108,7 @@ class ClaimChecker:
         if not spans:
             return Claim(sentence.text, False)
         subjects = self._subjects(sentence.text)
-        spans = [self._with_frame(subjects, span) for span in spans]
+        spans = [framed for span in spans for framed in self._with_frame(subjects, span)]
         citations = []
         for index, start, end in spans:
             e = self.sources[index]
@@ -172,19 +172,22 @@ class ClaimChecker:
                 return []
         return chosen
 
-    def _with_frame(self, subjects: set[str], span: tuple[int, int, int]) -> tuple[int, int, int]:
+    def _with_frame(self, subjects: set[str], span: tuple[int, int, int]) -> list[tuple[int, int, int]]:
         """A span whose subject (self._subjects) only the list item (or heading) framing it names starts at that
         line, when it is near: a reader opening "L37-38" sees that the `float` of line 38 is
-        `datetime.timedelta`'s."""
+        `datetime.timedelta`'s. A heading further up is cited beside it: "L23-23; L50-50" shows the section
+        "Using `Jinja2Templates`" that line 50's `fastapi.templating` is about."""
         index, start, end = span
         lines = self._lines[index]
         cited = lines.positions(start, end)
         if not subjects or all(holds(" ".join(lines.texts[k] for k in cited), s) for s in subjects):
-            return span
+            return [span]
         for f in lines.frames[cited[0]]:
-            if start - lines.numbers[f] <= FRAME_REACH and any(holds(lines.texts[f], s) for s in subjects):
-                return index, lines.numbers[f], end
-        return span
+            if any(holds(lines.texts[f], s) for s in subjects):
+                if start - lines.numbers[f] <= FRAME_REACH:
+                    return [(index, lines.numbers[f], end)]
+                return [(index, lines.numbers[f], lines.numbers[f]), span]
+        return [span]
 
     def _in_context(self, sentence: str, values: set[str], span: tuple[int, int, int]) -> bool:
         """The words a sentence puts right around a value must be around it in the evidence too: "send a keep
