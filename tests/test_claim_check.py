@@ -323,9 +323,13 @@ def test_a_subject_only_a_far_heading_names_is_cited_with_that_heading(tmp_path,
     from kb_agent.evaluation.answers import CitedLines, unsupported_kept
 
     page = "\n".join(
-        ["## 使用 `Jinja2Templates` { #using-jinja2templates }", *(f"第 {i} 行说明模板的其他用法。" for i in range(24))]
-        + ["你还可以使用 `from starlette.templating import Jinja2Templates`。", ""]
-        + ["**FastAPI** 将同一个 `starlette.templating` 作为 `fastapi.templating` 提供，只是为了方便开发者使用。"]
+        [
+            "## 使用 `Jinja2Templates` { #using-jinja2templates }",
+            *(f"第 {i} 行说明模板的其他用法。" for i in range(24)),
+            "你还可以使用 `from starlette.templating import Jinja2Templates`。",
+            "",
+            "**FastAPI** 将同一个 `starlette.templating` 作为 `fastapi.templating` 提供，只是为了方便开发者使用。",
+        ]
     )
     (tmp_path / "templates.md").write_text(page + "\n", encoding="utf-8")
     others = [  # every source names the class: it frames the sentence, the module is its claim

@@ -139,7 +139,8 @@ def ranked_sources(sources: list[Evidence], ranked: list[Unit], max_chars: int) 
 
 def _with_neighbours(unit: Unit, lines: list[str], shown: dict[int, str]) -> dict[int, str]:
     """The unit's line (only its own sentence when the line is a long paragraph; a code line with what its
-    annotation calls it) and the nearest line of text either side (not a heading: the section says those), those not shown yet."""
+    annotation calls it) and the nearest line of text either side (not a heading: the section says those),
+    those not shown yet."""
     own = lines[unit.line].rstrip()
     if len(own) > 2 * _NEIGHBOUR_CHARS:
         own = f"… {unit.text} …"
