@@ -354,3 +354,21 @@ def test_a_subject_only_a_far_heading_names_is_cited_with_that_heading(tmp_path,
     monkeypatch.setattr(claims.ClaimChecker, "_with_frame", lambda self, subjects, span: [span])  # control
     claim = _check(sources, question, answer)
     assert claim.citations == ["templates.md:L50-50"] and unsupported_kept([shifted(claim)], cited) != []
+
+
+def test_a_code_name_with_capitals_is_not_stated_by_the_plain_word(monkeypatch):
+    """The demo's model answer "you can use the `Body` parameter decorator" was kept, cited to "Read the body of
+    the request as JSON": case-folded, `Body` was the word "body"."""
+    results = _evidence(
+        "## Results\nWith just that Python type declaration, **FastAPI** will:\n\n"
+        "* Read the body of the request as JSON.\n* Pass the data to the *path operation decorator*'s function.",
+        "body.md",
+        66,
+    )
+    question = "How do I declare a request body?"
+    wrong = "To declare a request body, you can use the `Body` parameter decorator [1]."
+    assert not _check([results, *OTHERS], question, wrong).supported
+    named = _evidence("Use `Body` to declare a singular value in the body.", "body-multiple-params.md", 90)
+    assert _check([named, *OTHERS], question, "You can use `Body` to declare a value in the body [1].").supported
+    monkeypatch.setattr(claims.ClaimChecker, "_code_case_held", lambda self, sentence, spans: True)  # control
+    assert _check([results, *OTHERS], question, wrong).supported

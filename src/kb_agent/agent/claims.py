@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from kb_agent.agent.claim_defaults import contradicts_a_default
 from kb_agent.agent.claim_terms import (
+    CODE,
     IDENT,
     checkable,
     code_items,
@@ -68,6 +69,7 @@ PREMISE_LINES = 5  # the question's words a sentence repeats must be this close 
 PREMISE_RETRIES = 3  # sources set aside, in turn, when the best window's surroundings fail the premise
 CONTEXT_WORDS = 4  # the sentence's words this close to a value (same clause) must also be near it in the evidence
 _CLAUSE = re.compile(r"[,;:，；：、。]|\b(?:and|or|but|while)\b|和|以及|而")
+_NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # an identifier written as code: `Body`, `fastapi.FastAPI`
 SECTION_LINES = 30  # a name the question gave may be introduced this far above or below, on the same page
 
 
@@ -104,6 +106,8 @@ class ClaimChecker:
         if spans and contradicts_a_default(sentence.text, [self._lines[index] for index, _, _ in spans]):
             spans = []
         if spans and self._changes_a_unit(sentence.text, spans):
+            spans = []
+        if spans and not self._code_case_held(sentence.text, spans):
             spans = []
         if not spans:
             return Claim(sentence.text, False)
@@ -320,6 +324,24 @@ class ClaimChecker:
                     if whole.search(" ".join(lines.texts[start : start + size])):
                         return [(index, lines.numbers[start], lines.numbers[start + size - 1])]
         return []
+
+    def _code_case_held(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
+        """A name the sentence writes as code with capitals (`Body`, `CORSMiddleware`) is a name in code: the
+        cited lines (or the list item or heading framing them) must write it so. The word "body" in "Read the
+        body of the request" does not state "use the `Body` parameter" - case-folded, it had."""
+        names = {m.strip() for m in CODE.findall(sentence) if _NAME.match(m.strip()) and not m.strip().islower()}
+        if not names:
+            return True
+        raw: list[str] = []
+        for index, start, end in spans:
+            lines, text = self._lines[index], self.sources[index].text.split("\n")
+            if len(text) != len(lines.texts):  # a record: one cited line, all of it
+                raw.append(self.sources[index].text)
+                continue
+            cited = lines.positions(start, end)
+            raw += [text[k] for k in {*cited, *(f for k in cited for f in lines.frames[k])}]
+        held = " ".join(raw)
+        return all(re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", held) for name in names)
 
     def _changes_a_unit(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
         """A number the sentence reads in one unit that the cited lines state only in another: "keeps messages
