@@ -9,7 +9,7 @@ shared and noisy):
   narrow   as windows, 4 sources x 250 characters;
   small    as compact, with the 0.5B model (`kb-agent models install --model qwen2.5-coder-0.5b-instruct-q4_k_m`).
 
-    python benchmarks/answer_latency.py [--questions 6] [--threads N] [--configs shape,compact]
+    python benchmarks/answer_latency.py [--questions 6] [--threads N] [--configs windows,compact]
 
 Needs the local model (`kb-agent models install`). Each configuration runs in its own process (the
 model's prompt cache would otherwise replay the other configuration's identical synthesis prompts) and
@@ -96,7 +96,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=6)
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: free cores)")
-    parser.add_argument("--configs", default="shape,compact", help=f"comma-separated, of: {', '.join(CONFIGS)}")
+    parser.add_argument("--configs", default="windows,compact", help=f"comma-separated, of: {', '.join(CONFIGS)}")
     parser.add_argument("--one", choices=list(CONFIGS), help=argparse.SUPPRESS)  # a child process
     args = parser.parse_args()
     if args.one:
