@@ -1,7 +1,7 @@
 """Node 5: the answer, bound to its evidence.
 
 No evidence, or none that holds the question's key terms: a refusal, without a model call. Otherwise the
-model sees the lines of each source around the question's terms (numbered, fenced as data) and answers
+model sees the evidence's best lines for the question (agent/prompt_sources.py: numbered, fenced as data) and answers
 with [n] markers; each sentence it writes is checked as soon as it is complete (agent/claims.py) and shown
 only with citations to the few lines that state it. Nothing survives: the best evidence sentences
 (extractive), else a refusal that says what was found instead. Without a model the answer is extractive."""
