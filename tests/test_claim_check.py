@@ -372,3 +372,34 @@ def test_a_code_name_with_capitals_is_not_stated_by_the_plain_word(monkeypatch):
     assert _check([named, *OTHERS], question, "You can use `Body` to declare a value in the body [1].").supported
     monkeypatch.setattr(claims.ClaimChecker, "_code_case_held", lambda self, sentence, spans: True)  # control
     assert _check([results, *OTHERS], question, wrong).supported
+
+
+def test_a_code_line_the_answer_writes_must_be_copied_from_a_source(monkeypatch):
+    """The demo's model answer wrote a code block; "from fastapi import FastAPI, Body" was kept, cited to lines
+    that only say "FastAPI" and "body" in prose. Fences are no claims; a code line must be a source's own."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    source = _evidence(
+        "With just that Python type declaration, **FastAPI** will:\n* Read the body of the request as JSON.\n"
+        "```Python\napp.add_middleware(CORSMiddleware, allow_origins=origins)\n```",
+        "body.md",
+        68,
+    )
+    answer = (
+        "FastAPI will read the body of the request as JSON [1].\n```python\nfrom fastapi import FastAPI, Body [1]\n"
+        "app.add_middleware(CORSMiddleware, allow_origins=origins) [1]\n```"
+    )
+    checked = CheckedAnswer([source, *OTHERS], "How do I declare a request body?")
+    shown = checked.add_text(answer)
+    assert "read the body of the request" in shown and "```" not in shown
+    assert "import FastAPI, Body" not in shown and "app.add_middleware(CORSMiddleware" in shown  # copied: kept
+    control = CheckedAnswer([source, *OTHERS], "How do I declare a request body?")
+    monkeypatch.setattr(CheckedAnswer, "add", _without_fence_rule)  # control: the fence rule off
+    assert "import FastAPI, Body" in control.add_text(answer)
+
+
+def _without_fence_rule(self, sentence):
+    """CheckedAnswer.add as it was: every sentence, code or not, by the lexical check."""
+    claim = self.checker.check(sentence)
+    self.claims.append(claim)
+    return sentence.text if claim.supported else ""

@@ -34,6 +34,7 @@ class CheckedAnswer:
         self.citations: list[dict] = []
         self._numbers: dict[tuple[int, int, int], int] = {}
         self._parts: list[str] = []
+        self._fenced = False  # inside a code block the answer opened
 
     @property
     def kept(self) -> int:
@@ -43,9 +44,15 @@ class CheckedAnswer:
         return "".join(self.add(s) for s in split_sentences(_FOOTER.sub("", text.strip())))
 
     def add(self, sentence: Sentence) -> str:
+        """The sentence with its citations if the sources state it, else "". A fence the answer writes is no
+        claim, and a line of code inside one must be copied from a source word for word: "from fastapi import
+        FastAPI, Body" had passed on the words "FastAPI" and "body"."""
+        if "```" in sentence.text:
+            self._fenced ^= sentence.text.count("```") % 2 == 1
+            return ""
         if not re.search(r"\w", sentence.text):
             return ""  # punctuation left between markers: no claim at all
-        claim = self.checker.check(sentence)
+        claim = self.checker.check(sentence, verbatim=self._fenced)
         self.claims.append(claim)
         if not claim.supported:
             return ""

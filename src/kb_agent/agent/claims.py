@@ -83,9 +83,14 @@ class ClaimChecker:
         self.question_names = checkable(question) | {normalise(w) for w in latin}
         self._lines = [index_lines(e) for e in sources]
 
-    def check(self, sentence: Sentence) -> Claim:
+    def check(self, sentence: Sentence, verbatim: bool = False) -> Claim:
+        """Supported, with the narrow spans that state it - `verbatim`: only a span that holds it word for word
+        (a line of code)."""
         cited = [n - 1 for n in sentence.cited if 1 <= n <= len(self.sources)]
         order = list(dict.fromkeys(cited + list(range(len(self.sources)))))
+        if verbatim:
+            quoted = self._quoted(sentence.text, order)
+            return self._claim(sentence.text, quoted) if quoted else Claim(sentence.text, False)
         as_code = shown(sentence.text)
         named = {i for i in checkable(sentence.text) if not self._background(i, as_code)}
         items = {i for i in named if i not in self.question_items}
@@ -112,12 +117,13 @@ class ClaimChecker:
         if not spans:
             return Claim(sentence.text, False)
         subjects = self._subjects(sentence.text)
-        spans = [framed for span in spans for framed in self._with_frame(subjects, span)]
-        citations = []
-        for index, start, end in spans:
-            e = self.sources[index]
-            citations.append(cite(e.path, start, end, e.page))
-        return Claim(sentence.text, True, spans, citations)
+        return self._claim(sentence.text, [framed for span in spans for framed in self._with_frame(subjects, span)])
+
+    def _claim(self, sentence: str, spans: list[tuple[int, int, int]]) -> Claim:
+        citations = [
+            cite(self.sources[index].path, start, end, self.sources[index].page) for index, start, end in spans
+        ]
+        return Claim(sentence, True, spans, citations)
 
     def _cover(self, items: set[str], terms: set[str], sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
         """Narrow windows (cited sources first) that together hold every item - a value (number, quoted string,
