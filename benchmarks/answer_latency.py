@@ -3,9 +3,9 @@ the full cited answer, LLM calls - for several configurations in the same run (r
 shared and noisy):
   router   the LLM router for every question, the full answer prompt (5 sources x 900 characters);
   shape    routing by shape (a plainly simple question skips the router), the full answer prompt;
-  windows  routing by shape, and a simple question's prompt holds 4 sources x 450 characters (stops 21-29);
+  windows  routing by shape, and a simple question's prompt holds 4 sources x 450 characters (the default);
   compact  routing by shape, and a simple question's prompt holds the extractive ranker's best lines, each
-           with its neighbours, within 1,000 characters (the default);
+           with its neighbours, within 1,000 characters (`KB_AGENT_SIMPLE_PROMPT=ranked`);
   narrow   as windows, 4 sources x 250 characters;
   small    as compact, with the 0.5B model (`kb-agent models install --model qwen2.5-coder-0.5b-instruct-q4_k_m`).
 
@@ -59,7 +59,7 @@ CONFIGS = {
     "router": {"route_by_shape": False, **FULL_PROMPT},
     "shape": {"route_by_shape": True, **FULL_PROMPT},
     "windows": {"route_by_shape": True, "simple_prompt": "windows"},
-    "compact": {"route_by_shape": True},
+    "compact": {"route_by_shape": True, "simple_prompt": "ranked"},
     "narrow": {"route_by_shape": True, "simple_prompt": "windows", "simple_source_chars": 250},
     "small": {"route_by_shape": True, "local_model": "qwen2.5-coder-0.5b-instruct-q4_k_m"},
 }

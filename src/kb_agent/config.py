@@ -168,9 +168,10 @@ class Settings(BaseSettings):
         default=450, ge=100, description="Characters of each source in a plainly simple question's prompt."
     )
     simple_prompt: Literal["ranked", "windows"] = Field(
-        default="ranked",
-        description="What a plainly simple question's prompt shows: the extractive ranker's best lines, each "
-        "with its neighbours ('ranked'), or windows around the question's terms in the first sources ('windows').",
+        default="windows",
+        description="What a plainly simple question's prompt shows: windows around the question's terms in the "
+        "first sources ('windows'), or the extractive ranker's best lines, each with its neighbours ('ranked': "
+        "0.7x the first token's time, equal answers over five sets, but the demo's answer varied; docs/benchmarks.md).",
     )
     ranked_prompt_chars: int = Field(
         default=1000, ge=200, description="Characters of the ranked lines in a plainly simple question's prompt."
