@@ -339,11 +339,8 @@ class ClaimChecker:
         if not names:
             return True
         raw: list[str] = []
-        for index, start, end in spans:
+        for index, start, end in spans:  # a record's lines all share its one number: positions() gives them all
             lines, text = self._lines[index], self.sources[index].text.split("\n")
-            if len(text) != len(lines.texts):  # a record: one cited line, all of it
-                raw.append(self.sources[index].text)
-                continue
             cited = lines.positions(start, end)
             raw += [text[k] for k in {*cited, *(f for k in cited for f in lines.frames[k])}]
         held = " ".join(raw)
