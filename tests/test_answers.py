@@ -200,8 +200,8 @@ def test_asked_for_members_in_chinese_a_code_line_does_not_answer_on_identifiers
     assert extractive._in_chinese("[Ariadne](https://ariadnegraphql.org/)", False, True)
     assert not extractive._in_chinese("You can combine normal path operations with GraphQL.", False, True)
     # an English page that quotes a Chinese word is not a Chinese page: its code stays English
-    assert not extractive._mostly_chinese("* 🌐 Add Chinese translation for `docs/zh/index.md` (中文). PR #1.")
-    assert extractive._mostly_chinese(UPLOAD_ZH)
+    assert not extractive.mostly_chinese("* 🌐 Add Chinese translation for `docs/zh/index.md` (中文). PR #1.")
+    assert extractive.mostly_chinese(UPLOAD_ZH)
     sources = [_evidence(UPLOAD_ZH, "request-files.md")]
 
     def rarity(asked: set[str]) -> dict[str, float]:  # the knowledge base's: 对象 and 成员 are common words

@@ -403,3 +403,28 @@ def _without_fence_rule(self, sentence):
     claim = self.checker.check(sentence)
     self.claims.append(claim)
     return sentence.text if claim.supported else ""
+
+
+SERVERS = _evidence(
+    "## ASGI Servers\n"
+    "You need an ASGI server program like **Uvicorn**, the one that comes by default.\n\n"
+    "There are several alternatives, including:\n\n"
+    "* [Uvicorn](https://uvicorn.dev): a high performance ASGI server.\n"
+    "* [Hypercorn](https://hypercorn.readthedocs.io/): an ASGI server compatible with HTTP/2 and Trio.\n"
+    "* [Daphne](https://github.com/django/daphne): the ASGI server built for Django Channels.",
+    "manually.md",
+    45,
+)
+
+
+def test_the_name_a_sentence_opens_with_is_on_the_lines_it_cites(monkeypatch):
+    """The 1.5B answered "Uvicorn is compatible with HTTP/2 [1]", cited to the Hypercorn item: a name at the
+    start of a sentence was not read as one, and a name anywhere in the passage was enough."""
+    question = "Which ASGI server is compatible with HTTP/2?"
+    wrong, right = "Uvicorn is compatible with HTTP/2 [1].", "Hypercorn is compatible with HTTP/2 [1]."
+    assert not _check([SERVERS, *OTHERS], question, wrong).supported
+    assert _check([SERVERS, *OTHERS], question, right).citations == ["manually.md:L51-51"]
+    # an ordinary opening word is no name, though capitalised: "Install" is not written so inside a sentence
+    assert _check([SERVERS, *OTHERS], question, "Install Hypercorn for HTTP/2 [1].").supported
+    monkeypatch.setattr(claims.ClaimChecker, "_lead_name", lambda self, sentence: set())  # control
+    assert _check([SERVERS, *OTHERS], question, wrong).supported

@@ -64,3 +64,30 @@ def test_a_why_question_is_answered_with_the_reason_beside_the_restating_line(mo
     quoted = " ".join(s.text for s in extractive_sentences(question, [STRICT]))
     assert "requires a valid Content-Type header" in quoted
     assert ("Cross-Site Request Forgery" in quoted) is why
+
+
+BASIC_AUTH = _evidence(
+    "# HTTP Basic Auth\n"
+    "If it does not receive it, it returns an HTTP 401 error.\n\n"
+    "And returns a header `WWW-Authenticate` with a value of `Basic`.\n\n"
+    "That tells the browser to show the integrated prompt for a username and password.\n\n"
+    "## Simple HTTP Basic Auth\n"
+    "Import `HTTPBasic` and `HTTPBasicCredentials`."
+)
+
+
+def test_a_line_that_opens_by_pointing_back_refers_to_the_line_before_it_in_its_section():
+    units = _units(0, BASIC_AUTH)
+    assert extractive.antecedent(units[2], units) is units[1]  # "That tells …" <- the header line
+    assert extractive.antecedent(units[1], units) is None  # "And returns …" points nowhere
+    assert extractive.antecedent(units[3], units) is None  # first line of its section
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["antecedent_quoted", "control_no_antecedent_rule"])
+def test_the_best_line_comes_with_the_line_it_points_back_to(monkeypatch, rule):
+    if not rule:
+        monkeypatch.setattr(extractive, "antecedent", lambda unit, units: None)
+    question = "What tells the browser to show the prompt for a username and password?"
+    answer = " ".join(s.text for s in extractive_sentences(question, [BASIC_AUTH], max_sentences=2))
+    assert answer.startswith("That tells the browser") != rule
+    assert ("WWW-Authenticate" in answer) == rule

@@ -547,6 +547,8 @@ class Engine:
             trace_id=req.trace_id,
             embed=self._similarity if any(len(kb.vectors) for kb in tool_ctx.kbs) else None,
             term_weights=lambda terms: _term_weights(tool_ctx.kbs, terms),
+            held_terms=lambda terms: _held_terms(tool_ctx, terms),
+            kb_chunks=sum(kb.lexical.num_docs() for kb in tool_ctx.kbs),
         )
         state = {"query": query, "history": list(history or []), "iteration": 0, "strategy": 0, "evidence": []}
         if self.settings.mode == "tools" and main is not None:
@@ -591,6 +593,14 @@ def _term_weights(kbs: list[KnowledgeBase], terms: set[str]) -> dict[str, float]
         for term, n in frequencies.items():
             counts[term] += n
     return {t: math.log(1 + (total + 1) / (1 + n)) for t, n in counts.items()}
+
+
+def _held_terms(tool_ctx: ToolContext, terms: set[str]) -> set[str]:
+    """The terms some chunk the caller may read holds, over the knowledge bases in scope."""
+    held: set[str] = set()
+    for kb in tool_ctx.kbs:
+        held |= kb.lexical.held_terms(sorted(terms - held), tool_ctx.access)
+    return held
 
 
 def _live_pid(pid_file: Path) -> int | None:

@@ -19,7 +19,7 @@ IDENT = re.compile(
 _WORD = re.compile(r"\b[A-Z][a-z]+\b")
 LIST_MARK = re.compile(r"^\s*\d{1,3}[.)]\s+")
 # words that start sentences or carry no claim of their own when capitalised
-_COMMON_CAPS = frozenset(
+COMMON_CAPS = frozenset(
     """I A An The This That These Those It Its You Your Yes No Not In On At To For With By Of
 And Or But If When Then So As From Here There What Which Who How Why Where Also Use Using Set Sets Note
 Default Defaults Example For First Second Then Finally After Before Each Every Both Only Just Can May
@@ -64,7 +64,7 @@ def checkable(sentence: str) -> set[str]:
         word = match.group(0)
         start = match.start()
         before = bare[:start].rstrip()
-        if word in _COMMON_CAPS or not before or before[-1] in ".!?:;。！？：" or has_cjk(word):
+        if word in COMMON_CAPS or not before or before[-1] in ".!?:;。！？：" or has_cjk(word):
             continue
         items.add(normalise(word))
     return {i for i in items if i and not i.isspace()}

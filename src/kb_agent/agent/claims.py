@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from kb_agent.agent.claim_defaults import contradicts_a_default
 from kb_agent.agent.claim_terms import (
     CODE,
+    COMMON_CAPS,
     IDENT,
     checkable,
     code_items,
@@ -70,6 +71,7 @@ PREMISE_RETRIES = 3  # sources set aside, in turn, when the best window's surrou
 CONTEXT_WORDS = 4  # the sentence's words this close to a value (same clause) must also be near it in the evidence
 _CLAUSE = re.compile(r"[,;:，；：、。]|\b(?:and|or|but|while)\b|和|以及|而")
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # an identifier written as code: `Body`, `fastapi.FastAPI`
+_LEAD = re.compile(r"[\s*_\"'(\[]*([A-Z][a-z]+[A-Za-z0-9]*)\b(?![.\w-]*`)")
 SECTION_LINES = 30  # a name the question gave may be introduced this far above or below, on the same page
 
 
@@ -92,20 +94,21 @@ class ClaimChecker:
             quoted = self._quoted(sentence.text, order)
             return self._claim(sentence.text, quoted) if quoted else Claim(sentence.text, False)
         as_code = shown(sentence.text)
-        named = {i for i in checkable(sentence.text) if not self._background(i, as_code)}
+        lead = self._lead_name(sentence.text) - self.question_items  # the answer's own subject: never background
+        named = {i for i in checkable(sentence.text) if not self._background(i, as_code)} | lead
         items = {i for i in named if i not in self.question_items}
         terms = content_terms(sentence.text) - self.question_terms
         spans = self._quoted(sentence.text, order)
         if not spans:  # a sentence in its own words: what it repeats from the question must be there too
             # a value it repeats ("ge=1", "404") on the cited lines as well: a reader opening them sees the fact
             restated_values = (named - items) & as_code
-            spans = self._cover(items | restated_values, terms, sentence.text, order)
+            spans = self._cover(items | restated_values, terms, sentence.text, order, lead)
             for _ in range(PREMISE_RETRIES):  # the value is also in a warning elsewhere: try the next sources
                 if not spans or self._premise_held(sentence.text, named - items, spans):
                     break
                 used = {index for index, _, _ in spans}
                 order = [i for i in order if i not in used]
-                spans = self._cover(items | restated_values, terms, sentence.text, order)
+                spans = self._cover(items | restated_values, terms, sentence.text, order, lead)
             else:
                 spans = []
         if spans and contradicts_a_default(sentence.text, [self._lines[index] for index, _, _ in spans]):
@@ -125,7 +128,9 @@ class ClaimChecker:
         ]
         return Claim(sentence, True, spans, citations)
 
-    def _cover(self, items: set[str], terms: set[str], sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
+    def _cover(
+        self, items: set[str], terms: set[str], sentence: str, order: list[int], lead: AbstractSet[str] = frozenset()
+    ) -> list[tuple[int, int, int]]:
         """Narrow windows (cited sources first) that together hold every item - a value (number, quoted string,
         code span, boolean) inside the window, on a line about what the sentence is about; a name (identifier,
         entity) anywhere in the same evidence item - and the lexical floor on top."""
@@ -143,7 +148,9 @@ class ClaimChecker:
         while remaining and len(chosen) < MAX_SPANS:
             best = None
             for rank, index in enumerate(usable):
-                found = windows(self._lines[index], remaining, terms, echo, on_lines, subjects, about[index])
+                found = windows(
+                    self._lines[index], remaining, terms, echo, on_lines, subjects, about[index], lead & items
+                )
                 for start, end, held, covered, echoed, statement in found:
                     # all it can hold, in the fewest lines, a statement rather than the heading above it; on a
                     # tie, the lines that also say what the sentence repeats from the question ("add … project")
@@ -223,6 +230,17 @@ class ClaimChecker:
             if words and not words & near:
                 return False
         return True
+
+    def _lead_name(self, sentence: str) -> set[str]:
+        """The name a sentence opens with, when it states something of it: "Uvicorn is compatible with HTTP/2"
+        is about Uvicorn, and a list item that says it of Hypercorn does not state it, though the item above
+        names Uvicorn. A name: capitalised, not a common opening word, and written capitalised inside a
+        sentence of the sources (so "Install …" is no name). It must be on the cited lines or frame them."""
+        match = _LEAD.match(sentence)
+        if match is None or match.group(1) in COMMON_CAPS:
+            return set()
+        inside = re.compile(rf"[a-z,] \**{re.escape(match.group(1))}\b")
+        return {normalise(match.group(1))} if any(inside.search(e.text) for e in self.sources) else set()
 
     def _subjects(self, sentence: str) -> set[str]:
         """The code names a sentence is about that the question asked about: `datetime.timedelta` for "timedelta

@@ -33,6 +33,8 @@ class AgentContext:
     started: float = field(default_factory=time.perf_counter)
     embed: Callable[[str, list[str]], list[float]] | None = None  # question vs texts similarity (extractive)
     term_weights: Callable[[set[str]], dict[str, float]] | None = None  # how rare each term is in the KBs
+    held_terms: Callable[[set[str]], set[str]] | None = None  # the terms some chunk this caller may read holds
+    kb_chunks: int = 0  # chunks in the knowledge bases searched: how much a word's absence says
 
     @property
     def outbound(self) -> Outbound:

@@ -126,12 +126,13 @@ def windows(
     shown: AbstractSet[str] = frozenset(),
     subjects: AbstractSet[str] = frozenset(),
     about: list[bool] | None = None,  # per line: about the subjects (ClaimChecker._about); None: every line
+    anchored: AbstractSet[str] = frozenset(),  # names that must be on the window's lines or the lines framing them
 ):
     """(start line, end line, items held, new terms covered, question words echoed, starts with a statement -
     not a heading) for every window of 1..WINDOW_LINES lines. A window holds a value (or anything the sentence
     wrote as code) only on its lines about the sentence's subjects; a name if the name is in its item."""
     count = len(lines.texts)
-    names = {i for i in items if i not in shown and holds(lines.whole, i)}
+    names = {i for i in items if i not in shown and i not in anchored and holds(lines.whole, i)}
     bound = about or [True] * count
     for start in range(count):
         for size in range(1, min(WINDOW_LINES, count - start) + 1):
@@ -141,7 +142,9 @@ def windows(
             text_bound = " ".join(lines.texts[k] for k in range(start, start + size) if bound[k])
             # the sentence's subject may be named by the list item or heading that frames the lines
             framed = " ".join(lines.texts[f] for k in range(start, start + size) for f in lines.frames[k])
-            inside = {i for i in items if holds(f"{text} {framed}" if i in subjects else text_bound, i)}
+            inside = {
+                i for i in items if holds(f"{text} {framed}" if i in subjects or i in anchored else text_bound, i)
+            }
             covered = len(terms & set().union(*lines.line_terms[start : start + size])) if terms else 0
             if not inside and not covered:
                 continue  # a window must state something of the sentence itself

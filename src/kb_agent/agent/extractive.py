@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.annotations import code_annotations
 from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
-from kb_agent.agent.reasons import asks_why, reason_beside
+from kb_agent.agent.reasons import antecedent, asks_why, reason_beside
 from kb_agent.agent.rules import TICKET_RE
 from kb_agent.agent.sentences import Sentence, split_sentences
 from kb_agent.text.tokenize import (
@@ -25,6 +25,7 @@ from kb_agent.text.tokenize import (
     ZH_STOPWORDS,
     guessed_word,
     has_cjk,
+    mostly_chinese,
     tokenize,
 )
 from kb_agent.tools.base import Evidence
@@ -63,7 +64,7 @@ _FRAME = (
     "mean means meaning purpose must need needs should would could might way ways used go goes get gets make "
     "happen happens work works put one ones 意思 含义 用途 需要 应该 "  # "a different one": a pronoun
     # the Chinese question words jieba keeps whole: "多少" is in no answer
-    "多少 几个 哪里 哪儿 是多少 是什么 什么样"
+    "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔"  # 每隔多少秒: "how often"
 )
 _QUESTION_TERMS = frozenset(tokenize(" ".join([*QUESTION_WORDS, *FUNCTION_WORDS]) + " " + _FRAME))
 _NUMBER = re.compile(
@@ -146,7 +147,7 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         return [Unit(text, source, 0, terms(text), zh=has_cjk(text))]
     units: list[Unit] = []
     headings = [heading_text(h) for h in evidence.heading_path]
-    page_zh = _mostly_chinese(evidence.text)
+    page_zh = mostly_chinese(evidence.text)
     notes = code_annotations(lines)
     fenced = False
     introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
@@ -198,12 +199,6 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         if units and not fenced and units[-1].text.endswith(":"):
             introduced = units[-1]
     return units
-
-
-def _mostly_chinese(text: str) -> bool:
-    """A Chinese page, not an English one that quotes a Chinese word (a release note, a language menu)."""
-    letters = [c for c in text if c.isalpha()]
-    return bool(letters) and sum(1 for c in letters if has_cjk(c)) >= 0.2 * len(letters)
 
 
 def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:
@@ -366,8 +361,28 @@ def extractive_sentences(
         reason = reason_beside(top, _units(top.source, sources[top.source]))
         if reason is not None and not any((u.source, u.position) == (reason.source, reason.position) for u in chosen):
             chosen = [top, reason, *chosen[1 : max_sentences - 1]]
+    chosen = _with_antecedents(chosen, sources, max_sentences, ranked)
     chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
     return [Sentence(u.text, [u.source + 1]) for u in chosen]
+
+
+def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit]) -> list[Unit]:
+    """The best line, when it opens by pointing back ("That tells the browser …"), with the line it points to;
+    a lesser one only when that line matches the question too. Within `limit` lines, a line and its antecedent
+    come in together or not at all."""
+    kept: list[Unit] = []
+    for at, unit in enumerate(chosen):
+        before = antecedent(unit, _units(unit.source, sources[unit.source]))
+        if before is not None and at > 0 and not any(_same(before, other) for other in ranked):
+            before = None
+        group = [unit] if before is None or any(_same(before, other) for other in [*kept, *chosen]) else [before, unit]
+        if len(kept) + len(group) <= limit and not any(_same(unit, other) for other in kept):
+            kept.extend(group)
+    return kept
+
+
+def _same(a: Unit, b: Unit) -> bool:
+    return (a.source, a.position) == (b.source, b.position)
 
 
 def similar(a: set[str], b: set[str]) -> bool:

@@ -45,6 +45,26 @@ def reason_beside(unit: Unit, units: list[Unit]) -> Unit | None:
     return None
 
 
+# a line opening with these means half of what it says with the line before it ("That tells the browser to show
+# the prompt" - which header does?); "it" is left out: it names the section's subject more often than the line's
+_REFERS_BACK = re.compile(
+    r"^(?:that|this|these|those|such)\b(?!\s*(?:is|are)\s+(?:how|where|what|when|why|a|an|the)\b)"
+    r"|^in (?:that|this|such a) case\b|^for (?:that|this)\b|^(?:这|那|此|为此)",
+    re.I,
+)
+
+
+def antecedent(unit: Unit, units: list[Unit]) -> Unit | None:
+    """The line a pointing opening refers to: the text line before `unit` in its section, unless that one only
+    introduces an example. None when `unit` does not open by pointing back."""
+    if unit.position == 0 or not _REFERS_BACK.match(unit.text):
+        return None
+    before = units[unit.position - 1]
+    if before.heading != unit.heading or before.note or _introduces(before):
+        return None
+    return before
+
+
 def _introduces(unit: Unit) -> bool:
     """ "This would be similar to:" opens an example; it gives no reason."""
     return unit.text.rstrip().endswith((":", "："))

@@ -8,22 +8,26 @@ only with citations to the few lines that state it. Nothing survives: the best e
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import dataclass
 
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.extractive import covers, extractive_sentences, rank
+from kb_agent.agent.extractive import covers, extractive_sentences, key_terms, rank
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
 from kb_agent.agent.rules import asks_identity
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
+from kb_agent.agent.vocabulary import unknown_terms
 from kb_agent.governance.errors import Unavailable
 from kb_agent.llm.base import LLMError
 from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence
+
+log = logging.getLogger(__name__)
 
 SYSTEM = """You are kb-agent, a company knowledge-base assistant.
 Answer the question using ONLY the numbered sources below. Never use outside knowledge.
@@ -56,6 +60,18 @@ def _prompt_sources(ctx: AgentContext, state: AgentState, sources: list[Evidence
     return render_sources(shown, min(settings.simple_source_chars, settings.source_max_chars), query)
 
 
+def _unheard(ctx: AgentContext, query: str, sources: list[Evidence]) -> set[str]:
+    """The question's key terms nothing the caller may read holds (`vocabulary`); none when the store cannot say."""
+    if ctx.held_terms is None:
+        return set()
+    try:
+        texts = (f"{e.title} {e.path}\n{e.text}" for e in sources)
+        return unknown_terms(key_terms(query), ctx.held_terms, query, texts, ctx.kb_chunks)
+    except Exception:  # a store that cannot answer leaves the decision to the coverage rule
+        log.warning("the knowledge bases' vocabulary could not be read", exc_info=True)
+        return set()
+
+
 def synthesize(state: AgentState, config) -> AgentState:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
@@ -84,10 +100,17 @@ def synthesize(state: AgentState, config) -> AgentState:
     # its passages would cover a question they do not answer ("FastAPI's built-in certificate manager")
     ruled = final if final is not None and final.ruled else None
     about_bridge = [e for e in sources if ruled and ruled.names_bridge(e.text)]
-    if not sources or not (
-        covers(query, sources, ctx.term_weights) or (ruled and covers(ruled.query, about_bridge, ctx.term_weights))
+    unheard = _unheard(ctx, query, sources) if sources else set()
+    if (
+        not sources
+        or unheard
+        or not (
+            covers(query, sources, ctx.term_weights) or (ruled and covers(ruled.query, about_bridge, ctx.term_weights))
+        )
     ):
-        if sources:
+        if unheard:
+            notices.append(f"no passage mentions {', '.join(sorted(unheard))}: refused without asking the model")
+        elif sources:
             notices.append("no passage holds the question's key terms: refused without asking the model")
         return _refused(ctx, checked, zh, sources, notices, started)
 

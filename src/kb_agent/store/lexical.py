@@ -114,6 +114,19 @@ class LexicalIndex:
             return searcher.num_docs, searcher.num_docs
         return min(searcher.doc_freq("body", t) for t in terms), searcher.num_docs
 
+    def held_terms(self, terms: list[str], access: AccessFilter) -> set[str]:
+        """The analysed terms some chunk the caller may read holds."""
+        searcher = self.index.searcher()
+        held = set()
+        for term in terms:
+            query = tantivy.Query.term_query(self.schema, "body", term)
+            if access.restricted:
+                acl = tantivy.Query.term_set_query(self.schema, "acl", access.tags())
+                query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, acl)])
+            if searcher.search(query, 1).hits:
+                held.add(term)
+        return held
+
     def search(self, query: str, k: int, access: AccessFilter) -> list[tuple[int, float]]:
         terms = list(dict.fromkeys(tokenize(query)))
         if not terms:

@@ -99,6 +99,12 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK_RE.search(text))
 
 
+def mostly_chinese(text: str) -> bool:
+    """A Chinese page, not an English one that quotes a Chinese word (a release note, a language menu)."""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum(1 for c in letters if has_cjk(c)) >= 0.2 * len(letters)
+
+
 def cut_chinese(text: str) -> list[str]:
     """jieba's precise segmentation (no overlapping sub-words), for building literal patterns."""
     return list(_get_jieba().cut(text))

@@ -80,6 +80,17 @@ class PostgresKeywordIndex:
             return n, n
         return min(dfs.get(term_id(t), 0) for t in terms), n
 
+    def held_terms(self, terms: list[str], access: AccessFilter) -> set[str]:
+        """The analysed terms some chunk the caller may read holds."""
+        ids = {term_id(t): t for t in terms}
+        if not ids:
+            return set()
+        acl, acl_params = acl_condition(access)
+        sql = f"SELECT DISTINCT term FROM kb_impacts WHERE kb = %s AND term = ANY(%s){acl}"
+        with self.db.read(access) as conn:
+            rows = conn.execute(sql, [self.kb, list(ids), *acl_params]).fetchall()
+        return {ids[int(row[0])] for row in rows}
+
     def search(self, query: str, k: int, access: AccessFilter, *, depth: int | None = DEPTH) -> list[tuple[int, float]]:
         """Top-k chunks by BM25. Each query term contributes its `depth` heaviest visible postings (all of them
         for a term in fewer chunks: exact there); the best candidates by those partial sums are re-scored with

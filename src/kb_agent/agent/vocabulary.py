@@ -1,0 +1,109 @@
+"""Words the knowledge base never writes. A question asking about "FastAPI's health-check path" or "the size in
+megabytes" is about something the documents do not speak of when no passage the caller may read holds 健康 or
+"megabytes" at all: the other words of the question (路径, 默认, size, UploadFile) then match passages that
+answer a different question. Judged over what the caller may read, so a restricted page changes nothing.
+
+A word the reader misspelt ("sponsered", "paly") or inflected in a way the stemmer does not undo ("spoke")
+is not unknown when a passage found for the question writes it nearly so."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from kb_agent.text.tokenize import has_cjk, mostly_chinese, tokenize
+
+Held = Callable[[set[str]], set[str]]  # analysed terms -> those some readable chunk holds
+
+# a code name is one name: its pieces being written elsewhere does not make it written
+_CODE_NAME = re.compile(r"_|\.|[a-z][A-Z]")
+_INITIALS = re.compile(r"^(?:[a-z]{1,2}\.)+[a-z]{0,2}$")  # D.P. Varma, U.S.
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+# past forms the stemmer leaves alone, to the stem their other forms share ("spoke" -> speak, speaker)
+_IRREGULAR = dict(
+    pair.split(":")
+    for pair in (
+        "spoke:speak wrote:writ written:writ began:begin begun:begin sang:sing sung:sing won:win "
+        "bought:buy brought:bring built:build chose:choos chosen:choos drew:draw drawn:draw drove:driv "
+        "driven:driv fell:fall felt:feel fought:fight found:found gave:give given:giv grew:grow grown:grow "
+        "held:hold kept:keep knew:know known:know led:lead left:leav lost:lose made:make meant:mean met:meet "
+        "paid:pay ran:run sold:sell sent:send shot:shoot stood:stand taught:teach thought:think told:tell "
+        "took:take taken:take went:go gone:go wore:wear worn:wear"
+    ).split()
+)
+
+
+# a word's absence says something only of a vocabulary this rich: a few hundred passages do not write "report"
+# though they answer "how do I report a missing item"; a code name is specific at any size
+RICH_VOCABULARY = 500  # chunks
+
+
+def unknown_terms(
+    asked: set[str], held: Held, question: str = "", evidence: Iterable[str] = (), chunks: int = RICH_VOCABULARY
+) -> set[str]:
+    """The asked terms no chunk the caller may read holds - only code names below RICH_VOCABULARY `chunks`.
+    A Chinese compound (健康检查) or a hyphenated word
+    (keep-alive, written "keep alive" in the text) is known when all its pieces are. Chinese words are judged
+    only when some of the evidence found is Chinese: over English pages they are the other language's words,
+    not unknown ones (a code name is in no language and always judged). `evidence`: the texts found for the
+    question, each with its page's title and path."""
+    texts = list(evidence)
+    zh_pages = any(mostly_chinese(text) for text in texts)
+    names = [t.lower().rstrip(".") for t in re.findall(r"[\w.]+", question) if _CODE_NAME.search(t)]
+    asked = {t for t in asked if (zh_pages or not has_cjk(t)) and not _INITIALS.match(t)}
+    code_names = {t for t in names if not _INITIALS.match(t + ".")}
+    if chunks < RICH_VOCABULARY:
+        asked &= code_names
+    pieces = {t: [] if t in code_names else [p for p in tokenize(t) if p != t and len(p) > 1] for t in asked}
+    probe = set(asked) | {p for parts in pieces.values() for p in parts}
+    in_evidence = probe & {t for text in texts for t in tokenize(text)}  # a page's path and title count too
+    seen = in_evidence | held(probe - in_evidence)
+
+    def known(term: str) -> bool:
+        return term in seen or (bool(pieces[term]) and all(p in seen for p in pieces[term]))
+
+    unknown = {t for t in asked if not known(t)}
+    if unknown and texts:
+        unknown -= _written_nearly(unknown - code_names, question, texts)
+    return unknown
+
+
+def _written_nearly(terms: set[str], question: str, texts: list[str]) -> set[str]:
+    """The terms whose question word the evidence writes nearly so: one slip (two in a long word) with the
+    same first letter, or the same long beginning (precision / precisionist)."""
+    words = {w.lower() for text in texts for w in _WORD.findall(text) if len(w) > 2}
+    found: set[str] = set()
+    for raw in {w.lower() for w in _WORD.findall(question)}:
+        stems = set(tokenize(raw)) & terms
+        if not stems:
+            continue
+        base = _IRREGULAR.get(raw, raw)
+        if any(_near(base, w) for w in words):
+            found |= stems
+    return found
+
+
+def _near(a: str, b: str) -> bool:
+    if a[0] != b[0]:
+        return False
+    short, long_ = sorted((a, b), key=len)
+    if len(short) >= 5 and long_.startswith(short):
+        return True
+    return _slips(a, b, 1 if max(len(a), len(b)) <= 8 else 2)
+
+
+def _slips(a: str, b: str, limit: int) -> bool:
+    """Optimal string alignment distance (a swap of neighbours is one slip) at most `limit`."""
+    if abs(len(a) - len(b)) > limit:
+        return False
+    before, row = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + (ca != cb))
+            if before is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], before[j - 2] + 1)
+        if min(current) > limit:
+            return False
+        before, row = row, current
+    return row[-1] <= limit

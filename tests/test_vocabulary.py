@@ -1,0 +1,94 @@
+"""A question about something the knowledge base never writes is refused without a model call, judged over what
+the caller may read (a restricted page must not decide what an outsider is told)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import write
+from kb_agent.agent import synthesize, vocabulary
+from kb_agent.agent.vocabulary import unknown_terms
+from kb_agent.governance.identity import UserContext
+from kb_agent.llm.scripted import ScriptedLLM
+from test_agent_graph import ByRole, route
+from test_answers import _indexed
+
+UPLOADS = (
+    "# Uploads\n\nUploadFile keeps a file in memory up to a maximum size limit; after passing this limit the file "
+    "is stored on disk.\n\nThe maximum size of a form field is set by the server.\n"
+)
+QUESTION = "What is the maximum file size in megabytes that UploadFile keeps in memory?"
+
+
+def _held(*words: str):
+    return lambda terms: {t for t in terms if t in words}
+
+
+def test_a_term_no_chunk_holds_is_unknown_but_a_compound_of_held_pieces_is_not():
+    held = _held("keep", "aliv", "检查", "默认", "路径", "maximum", "size", "max", "connect", "fastapi")
+    assert unknown_terms({"maximum", "size", "megabyt"}, held) == {"megabyt"}
+    assert unknown_terms({"keep-alive"}, held) == set()  # written "keep alive" in the text
+    pages = ["部署时默认的路径需要检查。"]
+    assert unknown_terms({"健康检查", "默认", "路径"}, held, evidence=pages) == {"健康检查"}  # 健康 is written nowhere
+    # a code name is one name: max and connect being written does not make max_connections written
+    assert unknown_terms({"max_connections"}, held, "What is max_connections?") == {"max_connections"}
+
+
+def test_chinese_words_over_english_pages_are_the_other_language_not_unknown():
+    english, chinese = ["UploadFile keeps a file in memory."], ["UploadFile 会保存在内存中。"]
+    assert unknown_terms({"上传", "文件", "uploadfile"}, _held("uploadfile"), evidence=english) == set()
+    assert unknown_terms({"上传", "文件", "uploadfile"}, _held("uploadfile"), evidence=chinese) == {"上传", "文件"}
+    assert unknown_terms({"megabyt", "上传"}, _held("上传"), evidence=english) == {"megabyt"}
+
+
+def test_a_few_hundred_passages_judge_only_code_names_and_a_misspelt_word_is_known():
+    held = _held("report", "item")
+    assert unknown_terms({"report", "miss"}, held, chunks=40) == set()  # "missing" unwritten: says little here
+    assert unknown_terms({"max_connections", "miss"}, held, "max_connections?", chunks=40) == {"max_connections"}
+    assert unknown_terms({"report", "miss"}, held, chunks=5000) == {"miss"}
+    pages = ["The team is sponsored by a brewery."]
+    assert unknown_terms({"team", "sponser"}, _held("team"), "Who sponsered the team?", pages) == set()
+
+
+@pytest.fixture
+def rich(monkeypatch):
+    """The test pages stand for a knowledge base whose vocabulary is rich enough to judge plain words by."""
+    monkeypatch.setattr(vocabulary, "RICH_VOCABULARY", 1)
+
+
+def test_a_question_about_what_no_page_writes_is_refused_without_a_model_call(settings, tmp_path, monkeypatch, rich):
+    write(tmp_path / "docs" / "uploads.md", UPLOADS)
+    script = ByRole(route=route(), synth="UploadFile keeps up to 1 megabyte in memory [1].")
+    with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
+        answer = engine.answer_query(QUESTION)
+        assert answer.refused and "synth" not in script.roles and answer.citations == []
+        assert any("megabyt" in n for n in answer.notices)
+        monkeypatch.setattr(synthesize, "unknown_terms", lambda *args: set())  # control: the rule off
+        assert not engine.answer_query(QUESTION).refused  # the page's other words "cover" the question
+        assert "synth" in script.roles
+
+
+@pytest.fixture
+def restricted_docs(tmp_path):
+    write(tmp_path / "docs" / "uploads.md", UPLOADS)
+    write(tmp_path / "docs" / "ops" / ".kbacl", "ops\n")
+    write(tmp_path / "docs" / "ops" / "limits.md", "# Limits\nOur proxy caps uploads at 50 megabytes.\n")
+    return tmp_path / "docs"
+
+
+def test_what_a_restricted_page_writes_does_not_change_what_an_outsider_is_told(
+    settings, restricted_docs, monkeypatch, rich
+):
+    outsider, member = UserContext(user_id="eve", groups=["eng"]), UserContext(user_id="olga", groups=["ops"])
+    with _indexed(settings.model_copy(update={"llm_provider": "none"}), restricted_docs) as engine:
+        seen = engine.answer_query(QUESTION, user=outsider)
+        assert seen.refused and any("megabyt" in n for n in seen.notices)  # as if the page did not exist
+        assert not any("megabyt" in n for n in engine.answer_query(QUESTION, user=member).notices)
+        # control: the vocabulary read past the caller's ACL - the restricted page's word would make the
+        # outsider's question answerable from the public page, telling them some page writes "megabytes"
+        lexical = type(engine.kb().lexical)
+        unscoped = lexical.held_terms
+        monkeypatch.setattr(
+            lexical, "held_terms", lambda self, terms, access: unscoped(self, terms, UserContext.local_owner().access())
+        )
+        assert not any("megabyt" in n for n in engine.answer_query(QUESTION, user=outsider).notices)
