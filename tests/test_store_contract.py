@@ -168,3 +168,15 @@ def test_one_writer_at_a_time(store_engine, tmp_path, embedder):
         assert outcome[1] is None
     finally:
         other.close()
+
+
+def test_which_terms_a_caller_may_see_written_follows_the_acl(corp):
+    """The vocabulary check (agent/vocabulary.py) asks which words some readable chunk holds: a word only a
+    restricted page writes is unwritten for an outsider, as if the page did not exist."""
+    from kb_agent.text.tokenize import tokenize
+
+    zebracorn, vacation = tokenize("zebracorn")[0], tokenize("vacation")[0]
+    lexical = corp.kb().lexical
+    assert lexical.held_terms([zebracorn, vacation], AccessFilter.for_groups(["eng"])) == {vacation}
+    assert lexical.held_terms([zebracorn, vacation], AccessFilter.for_groups(["hr"])) == {zebracorn, vacation}
+    assert lexical.held_terms([zebracorn, "neverwritten"], ALL) == {zebracorn}
