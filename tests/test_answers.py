@@ -488,6 +488,8 @@ def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
         "What is your name field in the schema?",
         "How can you help me configure CORS?",
         "你是什么版本？",
+        "Can you help me with CORS?",
+        "请问 CORS 怎么配置？",
     ],
 )
 def test_questions_that_open_with_small_talk_are_questions(question):
@@ -510,6 +512,10 @@ def test_questions_that_open_with_small_talk_are_questions(question):
         "Hi there! Who am I talking to?",
         "Are you a bot?",
         "你叫什么名字？",
+        "Hey there, how is it going?",
+        "What's up?",
+        "Hi, can you help me?",
+        "你好，请问你能帮我什么？",
     ],
 )
 @pytest.mark.parametrize("with_model", [False, True])
