@@ -69,11 +69,7 @@ class CheckedAnswer:
         """A file-discovery answer line: the file's path and title, cited to its first lines. The index itself
         states that the file exists and what it is called; no sentence needs checking."""
         e = self.sources[index]
-        end = (
-            min(e.end_line, e.start_line + 1)
-            if len(e.text.split("\n")) == e.end_line - e.start_line + 1
-            else e.start_line
-        )
+        end = min(e.end_line, e.start_line + 1) if not e.is_record else e.start_line
         sentence = f"`{e.path}`" + (f" — {e.title}" if e.title else "")
         self.claims.append(
             Claim(sentence, True, [(index, e.start_line, end)], [cite(e.path, e.start_line, end, e.page)])
@@ -111,10 +107,9 @@ class CheckedAnswer:
 
 
 def _span_text(e: Evidence, start: int, end: int) -> str:
-    lines = e.text.split("\n")
-    if len(lines) != e.end_line - e.start_line + 1:  # a record: one cited line
+    if e.is_record:  # one cited line
         return e.text
-    return "\n".join(lines[start - e.start_line : end - e.start_line + 1])
+    return "\n".join(e.text.split("\n")[start - e.start_line : end - e.start_line + 1])
 
 
 def with_references(body: str, citations: list[dict]) -> str:

@@ -95,10 +95,8 @@ def sibling_says_more(lines: EvidenceLines, cited: set[int], words: set[str]) ->
 
 def index_lines(e: Evidence) -> EvidenceLines:
     raw = e.text.split("\n")
-    if len(raw) == e.end_line - e.start_line + 1:
-        numbers = list(range(e.start_line, e.end_line + 1))
-    else:  # a record: all of it is one cited line
-        numbers = [e.start_line] * len(raw)
+    # a record: all of it is one cited line
+    numbers = [e.start_line] * len(raw) if e.is_record else list(range(e.start_line, e.end_line + 1))
     whole = normalise(" ".join([e.title, e.path, *raw]))
     framing = frames(raw)
     return EvidenceLines(

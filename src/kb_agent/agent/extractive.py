@@ -142,7 +142,7 @@ def _comparable(asked: set[str], question_zh: bool, text_zh: bool) -> set[str]:
 
 def _units(source: int, evidence: Evidence) -> list[Unit]:
     lines = evidence.text.split("\n")
-    if len(lines) != evidence.end_line - evidence.start_line + 1:  # a record: one statement
+    if evidence.is_record:  # one statement
         text = " — ".join(line.strip() for line in lines if line.strip())[:_MAX_UNIT_CHARS]
         return [Unit(text, source, 0, terms(text), zh=has_cjk(text))]
     units: list[Unit] = []

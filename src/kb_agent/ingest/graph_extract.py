@@ -13,6 +13,7 @@ from urllib.parse import unquote
 
 from kb_agent.store.graph import TICKET, Edge, ticket_node
 from kb_agent.store.records import Chunk
+from kb_agent.store.spans import is_record
 
 _MD_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _WIKI_LINK = re.compile(r"\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]")
@@ -123,7 +124,7 @@ def _local(target: str) -> bool:
 
 def _lines(chunk: Chunk) -> Iterable[tuple[int, str]]:
     lines = chunk.text.split("\n")
-    if chunk.end_line - chunk.start_line + 1 == len(lines):
+    if not is_record(chunk.text, chunk.start_line, chunk.end_line):
         return zip(range(chunk.start_line, chunk.end_line + 1), lines, strict=True)
     return ((chunk.start_line, line) for line in lines)  # a record: every line cites the record's line
 

@@ -20,6 +20,12 @@ def cite(path: str, start_line: int, end_line: int, page: int | None = None) -> 
     return f"{path}{f'#page={page}' if page else ''}:L{start_line}-{end_line}"
 
 
+def is_record(text: str, start_line: int, end_line: int) -> bool:
+    """A record (a JSONL or CSV row) is one cited line however many text lines it is rendered as; any other
+    span has one text line per line number."""
+    return len(text.split("\n")) != end_line - start_line + 1
+
+
 class Span(BaseModel):
     source: str
     path: str
@@ -46,6 +52,10 @@ class Passage(Span):
     heading_path: list[str] = Field(default_factory=list, description="the headings the passage sits under")
     score: float = 0.0
     scores: dict[str, float] = Field(default_factory=dict, description="raw score in each retriever")
+
+    @property
+    def is_record(self) -> bool:
+        return is_record(self.text, self.start_line, self.end_line)
 
     @classmethod
     def from_chunk(cls, chunk: Chunk, **fields: Any):

@@ -66,7 +66,7 @@ def open_checked(record: FileRecord, max_bytes: int) -> list[str]:
 def numbered(evidence: Evidence) -> str:
     lines = evidence.text.split("\n")
     width = len(str(evidence.end_line))
-    if len(lines) != evidence.end_line - evidence.start_line + 1:  # a record: all of it is one cited line
+    if evidence.is_record:  # all of it is one cited line
         return "\n".join(f"{evidence.start_line:>{width}}| {line}" for line in lines)
     return "\n".join(f"{n:>{width}}| {line}" for n, line in enumerate(lines, start=evidence.start_line))
 
