@@ -548,7 +548,7 @@ class Engine:
             embed=self._similarity if any(len(kb.vectors) for kb in tool_ctx.kbs) else None,
             term_weights=lambda terms: _term_weights(tool_ctx.kbs, terms),
             held_terms=lambda terms: _held_terms(tool_ctx, terms),
-            kb_chunks=sum(kb.lexical.num_docs() for kb in tool_ctx.kbs),
+            kb_chunks=lambda: sum(kb.lexical.num_docs() for kb in tool_ctx.kbs),  # asked only before a synthesis
         )
         state = {"query": query, "history": list(history or []), "iteration": 0, "strategy": 0, "evidence": []}
         if self.settings.mode == "tools" and main is not None:

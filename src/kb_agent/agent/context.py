@@ -34,7 +34,7 @@ class AgentContext:
     embed: Callable[[str, list[str]], list[float]] | None = None  # question vs texts similarity (extractive)
     term_weights: Callable[[set[str]], dict[str, float]] | None = None  # how rare each term is in the KBs
     held_terms: Callable[[set[str]], set[str]] | None = None  # the terms some chunk this caller may read holds
-    kb_chunks: int = 0  # chunks in the knowledge bases searched: how much a word's absence says
+    kb_chunks: Callable[[], int] | None = None  # chunks in the KBs searched: how much a word's absence says
 
     @property
     def outbound(self) -> Outbound:

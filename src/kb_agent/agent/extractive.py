@@ -371,8 +371,11 @@ def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, r
     a lesser one only when that line matches the question too. Within `limit` lines, a line and its antecedent
     come in together or not at all."""
     kept: list[Unit] = []
+    passages: dict[int, list[Unit]] = {}  # a passage's units, read once
     for at, unit in enumerate(chosen):
-        before = antecedent(unit, _units(unit.source, sources[unit.source]))
+        if unit.source not in passages:
+            passages[unit.source] = _units(unit.source, sources[unit.source])
+        before = antecedent(unit, passages[unit.source])
         if before is not None and at > 0 and not any(_same(before, other) for other in ranked):
             before = None
         group = [unit] if before is None or any(_same(before, other) for other in [*kept, *chosen]) else [before, unit]

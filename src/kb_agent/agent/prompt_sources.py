@@ -40,7 +40,7 @@ def _section(e: Evidence) -> str:
 
 def _focused(e: Evidence, max_chars: int, terms: set[str]) -> str:
     lines = e.text.split("\n")
-    exact = _numbered(e)
+    exact = not e.is_record
     numbered = [f"{e.start_line + i}| {line}" if exact else line for i, line in enumerate(lines)]
     if len(e.text) <= max_chars or not terms:
         text = "\n".join(numbered)
@@ -108,7 +108,7 @@ def ranked_sources(sources: list[Evidence], ranked: list[Unit], max_chars: int) 
         lines = e.text.split("\n")
         here = shown.setdefault(unit.source, {})
         record = {} if here else {0: unit.text}  # a record (a JSONL / CSV row): its one statement, unnumbered
-        added = _with_neighbours(unit, lines, here) if _numbered(e) else record
+        added = record if e.is_record else _with_neighbours(unit, lines, here)
         cost = sum(len(text) + 8 for text in added.values())
         if taken and used + cost > max_chars:
             continue
@@ -120,7 +120,7 @@ def ranked_sources(sources: list[Evidence], ranked: list[Unit], max_chars: int) 
     blocks = []
     for index in sorted(n for n, lines in shown.items() if lines):
         e = sources[index]
-        exact = _numbered(e)
+        exact = not e.is_record
         out, previous = [], None
         for j in sorted(shown[index]):
             if previous is not None and j != previous + 1:
@@ -153,8 +153,3 @@ def _with_neighbours(unit: Unit, lines: list[str], shown: dict[int, str]) -> dic
             text = lines[j].rstrip()
             added[j] = text if len(text) <= _NEIGHBOUR_CHARS else text[:_NEIGHBOUR_CHARS] + " …"
     return added
-
-
-def _numbered(e: Evidence) -> bool:
-    """One text line per line number: a passage of a file, not a record (a JSONL / CSV row cited as one line)."""
-    return e.text.count("\n") == e.end_line - e.start_line

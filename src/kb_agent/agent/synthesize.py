@@ -66,7 +66,8 @@ def _unheard(ctx: AgentContext, query: str, sources: list[Evidence]) -> set[str]
         return set()
     try:
         texts = (f"{e.title} {e.path}\n{e.text}" for e in sources)
-        return unknown_terms(key_terms(query), ctx.held_terms, query, texts, ctx.kb_chunks)
+        chunks = ctx.kb_chunks() if ctx.kb_chunks is not None else 0
+        return unknown_terms(key_terms(query), ctx.held_terms, query, texts, chunks)
     except Exception:  # a store that cannot answer leaves the decision to the coverage rule
         log.warning("the knowledge bases' vocabulary could not be read", exc_info=True)
         return set()
