@@ -37,6 +37,7 @@ def _evidence(text: str, path: str, headings: list[str], start: int = 1) -> Evid
 
 # the terms' rarity in the FastAPI docs (BM25 document frequencies), as the engine passes them
 RARITY = {"dockerfil": 4.4, "command": 3.6, "start": 2.7, "exampl": 1.8, "app": 1.7}
+RARITY |= {"sent": 3.6, "after": 3.1, "run": 2.2, "respons": 1.8, "code": 1.8}
 
 
 def _weights(asked: set[str]) -> dict[str, float]:
@@ -81,3 +82,31 @@ def test_a_heading_inside_the_passage_replaces_the_one_it_follows(monkeypatch):
     assert "pydantic-settings" in _answer(question, sources)
     monkeypatch.setattr(extractive, "HEADING", 0.0)  # control: the line alone holds too few of the terms
     assert "pydantic-settings" not in _answer(question, sources)
+
+
+RELEASE_NOTE = """## 0.118.0 (2025-09-29)
+
+Before FastAPI 0.118.0, if you used a dependency with `yield`, it would run the exit code after the *path \
+operation function* returned but right before sending the response.
+"""
+BACKGROUND_TASKS = """# Background Tasks { #background-tasks }
+
+You can define background tasks to be run *after* returning a response.
+"""
+
+
+def test_asked_how_a_line_that_offers_a_way_beats_a_history_of_it(monkeypatch):
+    """ "How can I run code after the response has been sent?" The release notes say more of its words (code,
+    sent) but recount what changed; the tutorial line offers the way ("You can define background tasks")."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "How can I run code after the response has been sent?"
+    sources = [  # in the order search ranked them
+        _evidence(BACKGROUND_TASKS, "background-tasks.md", ["Background Tasks"]),
+        _evidence(RELEASE_NOTE, "release-notes.md", ["Release Notes"]),
+    ]
+    assert _answer(question, sources).startswith("You can define background tasks")
+    # an introduction ("If you use PyCharm, you can:") and a restriction ("you can only") offer no way
+    assert extractive._ASKS_MEANS.search("如何禁用自动转换？") and not extractive._ASKS_MEANS.search("How many?")
+    monkeypatch.setattr(extractive, "MEANS_BONUS", 0.0)  # control: the words alone pick the release note
+    assert "background tasks" not in _answer(question, sources)

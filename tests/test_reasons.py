@@ -91,3 +91,12 @@ def test_the_best_line_comes_with_the_line_it_points_back_to(monkeypatch, rule):
     answer = " ".join(s.text for s in extractive_sentences(question, [BASIC_AUTH], max_sentences=2))
     assert answer.startswith("That tells the browser") != rule
     assert ("WWW-Authenticate" in answer) == rule
+
+
+def test_asked_for_one_line_the_best_line_still_comes_with_its_antecedent():
+    """The multi-step chain asks for the single best line; one that points back used to be dropped for not
+    fitting in one line with its antecedent, and that answer came back empty."""
+    question = "What tells the browser to show the prompt for a username and password?"
+    sentences = extractive_sentences(question, [BASIC_AUTH], max_sentences=1)
+    assert [s.text[:22] for s in sentences][-1] == "That tells the browser"
+    assert len(sentences) == 2 and "WWW-Authenticate" in sentences[0].text  # the pair, past the limit of one

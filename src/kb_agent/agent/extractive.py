@@ -34,6 +34,7 @@ NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outr
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
+MEANS_BONUS = 0.3  # asked "how can I …", a line that offers a way ("you can …", "use …") outranks a history of it
 COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an answer
 _NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
@@ -98,6 +99,14 @@ _ANSWER_TYPES = [
         re.compile(r"https?://|(?<![\w])/[\w.-]+"),
     ),
 ]
+# "How can I run code after the response has been sent?" asks for a way; "You can define background tasks to be
+# run after returning a response" offers one, "Before 0.118.0 … it would run the exit code after …" recounts one
+_ASKS_MEANS = re.compile(r"^\s*how (?:can|could|do|does|should|would|to)\b|如何|怎么|怎样", re.I)
+_OFFERS_MEANS = re.compile(
+    r"\byou (?:can|could|may|need to|have to|should|just)\b(?! not\b| only\b)|^(?:use|to|just|simply)\b|\bby using\b"
+    r"|你?可以|只需|使用|通过",
+    re.I,
+)
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
 _ENGLISH_WORD, _ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}\b"), 4
 _CONTINUES = re.compile(r"^(?:and|or|but|so|that|which|then|this|it)\b")  # after "...with:" and an example
@@ -263,6 +272,7 @@ def rank(
     zh = has_cjk(question)
     kind = asked_kind(question)
     must_hold = [shape for asks, shape in _ANSWER_TYPES if asks.search(question)]
+    means = bool(_ASKS_MEANS.search(question))
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in _units(index, e)]
     weight = _weights(asked, [u for _, u in all_units], weights)
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
@@ -293,6 +303,8 @@ def rank(
         unit.coverage = coverage
         itself = sum(weight[t] * said.get(t, 0.0) for t in comparable) / total
         unit.score = coverage + SAID * itself + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
+        if means and _OFFERS_MEANS.search(unit.text) and not unit.text.rstrip().endswith((":", "：")):
+            unit.score += MEANS_BONUS
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             named = new_names(unit.text, question, kind) or bool(unit.note)
             if named:
@@ -368,8 +380,8 @@ def extractive_sentences(
 
 def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit]) -> list[Unit]:
     """The best line, when it opens by pointing back ("That tells the browser …"), with the line it points to;
-    a lesser one only when that line matches the question too. Within `limit` lines, a line and its antecedent
-    come in together or not at all."""
+    a lesser one only when that line matches the question too. Within `limit` lines (the best one's pair may
+    exceed it), a line and its antecedent come in together or not at all."""
     kept: list[Unit] = []
     passages: dict[int, list[Unit]] = {}  # a passage's units, read once
     for at, unit in enumerate(chosen):
@@ -379,7 +391,8 @@ def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, r
         if before is not None and at > 0 and not any(_same(before, other) for other in ranked):
             before = None
         group = [unit] if before is None or any(_same(before, other) for other in [*kept, *chosen]) else [before, unit]
-        if len(kept) + len(group) <= limit and not any(_same(unit, other) for other in kept):
+        fits = len(kept) + len(group) <= limit or not kept  # the best line is never dropped for its antecedent
+        if fits and not any(_same(unit, other) for other in kept):
             kept.extend(group)
     return kept
 
