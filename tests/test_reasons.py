@@ -3,9 +3,11 @@ tied by a pointing word, is quoted with it."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from kb_agent.agent import extractive
+from kb_agent.agent import extractive, reasons
 from kb_agent.agent.extractive import _units, extractive_sentences
 from kb_agent.agent.reasons import asks_why, reason_beside
 from kb_agent.tools.base import Evidence
@@ -100,3 +102,22 @@ def test_asked_for_one_line_the_best_line_still_comes_with_its_antecedent():
     sentences = extractive_sentences(question, [BASIC_AUTH], max_sentences=1)
     assert [s.text[:22] for s in sentences][-1] == "That tells the browser"
     assert len(sentences) == 2 and "WWW-Authenticate" in sentences[0].text  # the pair, past the limit of one
+
+
+CACHE = _evidence(
+    "# Cache keys\n"
+    "Sometimes a response must be stored under a key that survives a restart.\n\n"
+    "For example, when several workers share one cache.\n\n"
+    "For that, the library provides a `stable_key()` helper."
+)
+
+
+@pytest.mark.parametrize("skip", [True, False], ids=["statement", "control_example_line"])
+def test_a_line_pointing_back_past_an_example_refers_to_the_statement_the_example_illustrates(monkeypatch, skip):
+    """ "For that, …" after "For example, …" means what the example illustrates, not the example."""
+    if not skip:
+        monkeypatch.setattr(reasons, "_ILLUSTRATES", re.compile(r"(?!)"))
+    units = _units(0, CACHE)
+    assert units[2].text.startswith("For that")
+    assert (reasons.antecedent(units[2], units) is units[0]) is skip
+    assert (reasons.antecedent(units[2], units) is units[1]) is not skip

@@ -54,10 +54,27 @@ _REFERS_BACK = re.compile(
 )
 
 
+# "For example, if you need to store it in a database." illustrates the line before it; a "For that, …" after it
+# refers past the example to the statement it illustrates
+_ILLUSTRATES = re.compile(r"^(?:for example|for instance|e\.g\.|例如|比如|举个例子)", re.I)
+
+
 def antecedent(unit: Unit, units: list[Unit]) -> Unit | None:
-    """The line a pointing opening refers to: the text line before `unit` in its section, unless that one only
-    introduces an example. None when `unit` does not open by pointing back."""
+    """The line a pointing opening refers to: the text line before `unit` in its section (or, when that one is
+    an example, the line it illustrates), unless it only introduces an example. None when `unit` does not open
+    by pointing back."""
     if unit.position == 0 or not _REFERS_BACK.match(unit.text):
+        return None
+    before = _line_before(unit, units)
+    if before is not None and _ILLUSTRATES.match(before.text):
+        illustrated = _line_before(before, units)
+        if illustrated is not None and not _REFERS_BACK.match(illustrated.text):
+            return illustrated
+    return before
+
+
+def _line_before(unit: Unit, units: list[Unit]) -> Unit | None:
+    if unit.position == 0:
         return None
     before = units[unit.position - 1]
     if before.heading != unit.heading or before.note or _introduces(before):
