@@ -490,6 +490,8 @@ def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
         "你是什么版本？",
         "Can you help me with CORS?",
         "请问 CORS 怎么配置？",
+        "That's all I need to configure CORS?",
+        "Is that all the middleware does?",
     ],
 )
 def test_questions_that_open_with_small_talk_are_questions(question):
@@ -516,6 +518,9 @@ def test_questions_that_open_with_small_talk_are_questions(question):
         "What's up?",
         "Hi, can you help me?",
         "你好，请问你能帮我什么？",
+        "ok that's all for now, bye!",
+        "That's it, thanks. Have a nice day!",
+        "好的，就这些，再见！",
     ],
 )
 @pytest.mark.parametrize("with_model", [False, True])

@@ -23,7 +23,11 @@ _EN_PHRASE = (
     r"(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|night|day)|"
     r"thanks?(?: you)?(?: (?:so|very) much)?(?: for (?:your|the|all the) help| for everything)?|thx|ty|cheers|"
     r"thank you kindly|much appreciated|(?:i )?appreciate (?:it|that|your help)|"
-    rf"bye|goodbye|see you(?: later| soon)?|{_EN_IDENTITY}|how are you(?: doing)?|how(?:'s| is) (?:it going|everything)|what'?s up|"
+    rf"(?:good)?bye|bye-bye|see (?:you|ya)(?: later| soon| tomorrow)?|(?:talk|catch you) later|take care|"
+    # closing a conversation: "ok that's all for now, bye!"
+    r"(?:that'?s|that is) (?:all|it)(?: (?:for now|for today|i needed|thanks))?|(?:i'?m|i am|we'?re) (?:done|all set)|"
+    r"no more questions|nothing else|have a (?:nice|good|great) (?:day|one|evening|weekend)|"
+    rf"{_EN_IDENTITY}|how are you(?: doing)?|how(?:'s| is) (?:it going|everything)|what'?s up|"
     r"(?:can|could) you help(?: me| us)?|nice to meet you|"
     r"ok(?:ay)?|great|cool|nice|awesome|perfect|got it|"
     r"(?:that|this|it|you)(?: really)? (?:helped|helps|worked|works)(?: a lot)?|"
@@ -33,7 +37,8 @@ _EN_PHRASE = (
 )
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
 _ZH_PHRASE = (
-    r"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|再见|拜拜|"
+    r"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|再见|拜拜|回头见|下次见|"
+    r"就这些|没有了|没别的了|先这样|"
     rf"你好吗|好的|收到|明白了|辛苦了|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY})"
     r"(?:你|您)?(?:的帮助)?(?:啦|呀|啊|呢|吧)?"
 )
