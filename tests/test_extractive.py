@@ -110,3 +110,30 @@ def test_asked_how_a_line_that_offers_a_way_beats_a_history_of_it(monkeypatch):
     assert extractive._ASKS_MEANS.search("如何禁用自动转换？") and not extractive._ASKS_MEANS.search("How many?")
     monkeypatch.setattr(extractive, "MEANS_BONUS", 0.0)  # control: the words alone pick the release note
     assert "background tasks" not in _answer(question, sources)
+
+
+SERVER = """# Serving
+
+## Production mode
+
+Running the serve command starts the production server.
+
+By default, reloading is disabled. It also listens on the IP address `0.0.0.0`, so other machines reach it.
+"""
+
+
+def test_asked_for_an_ip_address_a_line_holding_one_is_an_answer(monkeypatch):
+    """ "Which IP address …" asks for an address: `0.0.0.0` is one, though it is neither a URL nor a path
+    (dev8's e801 was refused over the line that says it)."""
+    import re
+
+    from kb_agent.agent import extractive
+
+    question = "Which IP address does the serve command listen on by default?"
+    evidence = [_evidence(SERVER, "serving.md", ["Serving"])]
+    assert "0.0.0.0" in " ".join(s.text for s in extractive_sentences(question, evidence))
+    url_or_path = re.compile(r"https?://|(?<![\w])/[\w.-]+")  # control: the address shape before the fix
+    shapes = [(asks, url_or_path if asks.pattern.startswith(r"\b(?:which|what) (?:\w+ ){0,2}(?:url") else shape)
+              for asks, shape in extractive._ANSWER_TYPES]  # fmt: skip
+    monkeypatch.setattr(extractive, "_ANSWER_TYPES", shapes)
+    assert extractive_sentences(question, evidence) == []

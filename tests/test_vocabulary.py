@@ -92,3 +92,32 @@ def test_what_a_restricted_page_writes_does_not_change_what_an_outsider_is_told(
             lexical, "held_terms", lambda self, terms, access: unscoped(self, terms, UserContext.local_owner().access())
         )
         assert not any("megabyt" in n for n in engine.answer_query(QUESTION, user=outsider).notices)
+
+
+SERVERS = "# Servers\n\n* Hypercorn: an ASGI server compatible with HTTP/2 and Trio.\n* Uvicorn: a fast ASGI server.\n"
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["versioned_name", "control_pieces_only"])
+def test_a_versioned_name_no_evidence_writes_is_unknown_though_its_pieces_are_written(monkeypatch, rule):
+    """ "HTTP/3" is "http" and "3" to the index, both written everywhere: dev8's u801 ("How do I enable HTTP/3
+    when running fastapi run?") was answered with lines about `fastapi dev`."""
+    if not rule:
+        monkeypatch.setattr(vocabulary, "versioned_names", lambda question: [])
+    held = _held("http", "3", "2", "enabl", "server")
+    asked = {"http", "enabl", "server"}
+    assert ("HTTP/3" in unknown_terms(asked, held, "How do I enable HTTP/3 on the server?", [SERVERS])) is rule
+    assert unknown_terms(asked, held, "Which server supports HTTP/2?", [SERVERS]) == set()  # written: known
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["anchor", "control_no_anchor"])
+def test_an_extractive_answer_about_a_versioned_name_quotes_only_lines_that_write_it(monkeypatch, rule):
+    from kb_agent.agent import extractive
+    from kb_agent.agent.extractive import extractive_sentences
+    from kb_agent.tools.base import Evidence
+
+    if not rule:
+        monkeypatch.setattr(extractive, "versioned_names", lambda question: [])
+    text = "# Servers\n\nHypercorn is an ASGI server that supports HTTP/2.\n\nUvicorn serves HTTP/1.1 and WebSockets.\n"
+    page = Evidence(source="s.md", path="s.md", start_line=1, end_line=5, text=text.rstrip("\n"))
+    quoted = [s.text for s in extractive_sentences("Which ASGI server supports HTTP/3 or WebSockets?", [page])]
+    assert (quoted == []) is rule

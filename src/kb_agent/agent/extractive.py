@@ -18,6 +18,7 @@ from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
 from kb_agent.agent.reasons import antecedent, asks_why, reason_beside
 from kb_agent.agent.rules import TICKET_RE
 from kb_agent.agent.sentences import Sentence, split_sentences
+from kb_agent.retrieval.exact import versioned_names
 from kb_agent.text.tokenize import (
     EN_STOPWORDS,
     FUNCTION_WORDS,
@@ -64,6 +65,8 @@ class Unit:
 _FRAME = (
     "mean means meaning purpose must need needs should would could might way ways used go goes get gets make "
     "happen happens work works put one ones 意思 含义 用途 需要 应该 "  # "a different one": a pronoun
+    "unlike besides except versus whereas instead rather apart aside "  # relating the subject to another
+    "thing things thingy stuff gizmo gadget knob doohickey "  # a placeholder for what the documents name
     # the Chinese question words jieba keeps whole: "多少" is in no answer
     "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔"  # 每隔多少秒: "how often"
 )
@@ -96,7 +99,7 @@ _ANSWER_TYPES = [
             r"|哪个地址|什么地址|哪个网址",
             re.I,
         ),
-        re.compile(r"https?://|(?<![\w])/[\w.-]+"),
+        re.compile(r"https?://|(?<![\w])/[\w.-]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|\blocalhost\b"),  # an IP address too
     ),
 ]
 # "How can I run code after the response has been sent?" asks for a way; "You can define background tasks to be
@@ -268,7 +271,8 @@ def rank(
     asked = key_terms(question)
     if not asked:
         return []
-    anchors = {key.upper() for key in TICKET_RE.findall(question)}  # a named ticket must be in what we quote
+    # a named ticket or versioned name (HTTP/3: "HTTP" and "3" are written everywhere) must be in what we quote
+    anchors = {key.upper() for key in [*TICKET_RE.findall(question), *versioned_names(question)]}
     zh = has_cjk(question)
     kind = asked_kind(question)
     must_hold = [shape for asks, shape in _ANSWER_TYPES if asks.search(question)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from kb_agent.retrieval.exact import pattern, versioned_names
 from kb_agent.text.tokenize import has_cjk, mostly_chinese, tokenize
 
 Held = Callable[[set[str]], set[str]]  # analysed terms -> those some readable chunk holds
@@ -65,7 +66,16 @@ def unknown_terms(
     unknown = {t for t in asked if not known(t)}
     if unknown and texts:
         unknown -= _written_nearly(unknown - code_names, question, texts)
-    return unknown
+    return unknown | _unwritten_versions(question, texts)
+
+
+def _unwritten_versions(question: str, texts: list[str]) -> set[str]:
+    """A versioned name (HTTP/3) no evidence writes literally: its pieces, "HTTP" and "3", are written
+    everywhere. Exact-first search fetches every readable passage that writes it, so the evidence is where it
+    would be."""
+    if not texts:
+        return set()
+    return {name for name in versioned_names(question) if not any(pattern(name).search(t) for t in texts)}
 
 
 def _written_nearly(terms: set[str], question: str, texts: list[str]) -> set[str]:

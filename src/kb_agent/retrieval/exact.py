@@ -18,7 +18,10 @@ _IDENTIFIER = re.compile(
     r"|\b([A-Za-z]*[a-z][A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z]{2,}[A-Za-z0-9]*)\b"  # CamelCase, HTTPConnection
     r"|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b"  # CONSTANT_NAMES
     r"|(?<![\w.])(\d{3,})(?![\w.])"  # status codes, ports, error numbers (418, 8080)
+    r"|\b([A-Za-z]{2,}/\d+(?:\.\d+)?)(?![\w.])"  # a versioned name: HTTP/2, HTTP/1.1
 )
+VERSIONED = 9  # the group of a versioned name
+_TICKET = 2
 RARE = 0.05  # an identifier in more than this share of chunks is not specific enough to reorder by
 
 
@@ -45,7 +48,19 @@ def identifiers(query: str) -> list[str]:
     return list(_named(query))
 
 
-_CODE_LIKE = {0, 1, 3, 4, 7}  # quoted, backticked, paths, snake_case / dotted, CONSTANTS: never prose
+def code_identifiers(query: str) -> list[str]:
+    """The identifiers a query writes as code or a key - quoted, backticked, paths, snake_case and dotted names,
+    constants, ticket keys, versioned names - not CamelCase or bare numbers, which are also people's names
+    (McDonald) and years."""
+    return [value for value, kind in _named(query).items() if kind in _CODE_LIKE or kind == _TICKET]
+
+
+def versioned_names(query: str) -> list[str]:
+    """The versioned names a query writes (HTTP/3): the version is the point, so "HTTP" alone is not them."""
+    return [value for value, kind in _named(query).items() if kind == VERSIONED]
+
+
+_CODE_LIKE = {0, 1, 3, 4, 7, VERSIONED}  # quoted, paths, snake_case / dotted, CONSTANTS, HTTP/2: never prose
 _LOOKUP_WORDS = 4  # a query with at most this many other words is a lookup of its identifiers
 
 
