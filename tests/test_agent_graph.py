@@ -339,7 +339,22 @@ def test_sentences_no_source_states_are_removed(settings, docs):
     assert [(c.supported, c.citation) for c in answer.claims] == [(True, "docs/body.md:L2-2"), (False, None)]
 
 
-def test_a_model_refusal_is_a_refusal_that_says_what_was_found(settings, docs):
+def test_a_model_refusal_over_evidence_that_answers_shows_the_evidence_sentences(settings, docs, monkeypatch):
+    """The 1.5B model said "not in the knowledge base" of windows that held the answer (fq06: "You can define
+    background tasks to be run after returning a response"); the evidence sentences decide, not its verdict."""
+    script = ByRole(route=route(), synth="The sources do not contain this information.")
+    engine, _ = make_engine(settings, docs, script)
+    answer = engine.answer_query("How do I read the request body?")
+    assert not answer.refused and answer.answer.startswith("Declare a Pydantic model to read a JSON request body [1].")
+    assert any("the model found no answer" in n for n in answer.notices)
+
+
+def test_a_model_refusal_where_no_evidence_sentence_answers_is_a_refusal_that_says_what_was_found(
+    settings, docs, monkeypatch
+):
+    import kb_agent.agent.synthesize as synthesize
+
+    monkeypatch.setattr(synthesize, "extractive_sentences", lambda *args, **kwargs: [])  # no line covers it
     script = ByRole(route=route(), synth="The sources do not contain this information.")
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read the request body?")
@@ -529,3 +544,22 @@ def test_a_wrong_zero_grade_does_not_throw_the_top_passage_away(settings, docs, 
         assert "body.md" in prompts[-1] and not answer.refused
     else:
         assert answer.refused and not prompts
+
+
+@pytest.mark.parametrize("anchored", [True, False], ids=["on_question", "control_no_anchor_rule"])
+def test_a_true_model_sentence_about_none_of_the_names_asked_about_gives_way_to_the_evidence(
+    settings, docs, monkeypatch, anchored
+):
+    """Asked the default of `max_age`, the 1.5B model answered "the middleware's defaults are conservative [1]":
+    true of the line it cites, kept by the claim check, and no answer (fq09). A sentence that neither says a code
+    name the question asks about nor cites a line that does is off the question."""
+    import kb_agent.agent.synthesize as synthesize
+
+    if not anchored:
+        monkeypatch.setattr(synthesize, "_anchors", lambda ctx, query: [])
+    script = ByRole(route=route(), synth="Raise HTTPException with status_code 404 when an item is missing [1].")
+    engine, _ = make_engine(settings, docs, script)
+    answer = engine.answer_query("What does KB_AGENT_MAX_ITERATIONS bound?")
+    assert ("KB_AGENT_MAX_ITERATIONS" in answer.answer) is anchored
+    assert ("HTTPException" in answer.answer) is not anchored
+    assert any(c.off_question for c in answer.claims) is anchored

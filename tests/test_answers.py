@@ -426,7 +426,12 @@ def test_citations_are_line_narrow_and_keep_the_passage_as_context(settings, tmp
     assert citation.context_start_line == 1 and citation.context_end_line >= 33
     assert "RequestValidationError" in citation.snippet
     assert [c.model_dump() for c in answer.claims] == [
-        {"sentence": "FastAPI raises a RequestValidationError.", "supported": True, "citation": "docs/errors.md:L33-33"}
+        {
+            "sentence": "FastAPI raises a RequestValidationError.",
+            "supported": True,
+            "citation": "docs/errors.md:L33-33",
+            "off_question": False,
+        }
     ]
 
 
@@ -438,8 +443,13 @@ def test_the_claim_check_is_in_the_audit_trail(settings, tmp_path):
         record = engine.audit.records("answer", trace_id=answer.trace_id)[-1]
     assert "9.9" not in answer.answer and "600 [1]" in answer.answer
     assert record["claims"] == [
-        {"sentence": "max_age defaults to 600.", "supported": True, "citation": "docs/cors.md:L10-10"},
-        {"sentence": "It was added in release 9.9.", "supported": False, "citation": None},
+        {
+            "sentence": "max_age defaults to 600.",
+            "supported": True,
+            "citation": "docs/cors.md:L10-10",
+            "off_question": False,
+        },
+        {"sentence": "It was added in release 9.9.", "supported": False, "citation": None, "off_question": False},
     ]
 
 

@@ -6,6 +6,8 @@ repeats it, a citation to the wrong one of two lines that hold the value, and "y
 
 from __future__ import annotations
 
+import pytest
+
 from kb_agent.agent import claims, evidence_lines
 from kb_agent.agent.claim_terms import checkable, holds
 from kb_agent.agent.claims import ClaimChecker
@@ -294,6 +296,7 @@ def test_a_name_written_as_code_that_the_question_did_not_ask_is_checked_on_the_
     assert claim.supported and claim.citations == ["testing.md:L3-3"]
     framing = claims.ClaimChecker._background
     monkeypatch.setattr(claims.ClaimChecker, "_background", lambda self, item, as_code=(): framing(self, item))
+    monkeypatch.setattr(claims.ClaimChecker, "_showing", lambda self, values, spans: spans)  # this guard alone
     assert _check([testing, *others], question, answer).citations == ["testing.md:L5-5"]  # control
 
 
@@ -313,6 +316,7 @@ def test_a_value_cited_under_its_list_item_shows_the_item_that_names_what_it_is_
     claim = _check([types, *OTHERS], question, answer)
     assert claim.supported and claim.citations == ["types.md:L36-38"]
     monkeypatch.setattr(claims.ClaimChecker, "_with_frame", lambda self, subjects, span: [span])  # control
+    monkeypatch.setattr(claims.ClaimChecker, "_showing", lambda self, values, spans: spans)  # this guard alone
     assert _check([types, *OTHERS], question, answer).citations == ["types.md:L38-38"]
 
 
@@ -352,6 +356,7 @@ def test_a_subject_only_a_far_heading_names_is_cited_with_that_heading(tmp_path,
     assert claim.supported and claim.citations == ["templates.md:L23-23", "templates.md:L50-50"]
     assert unsupported_kept([shifted(claim)], cited) == []
     monkeypatch.setattr(claims.ClaimChecker, "_with_frame", lambda self, subjects, span: [span])  # control
+    monkeypatch.setattr(claims.ClaimChecker, "_showing", lambda self, values, spans: spans)  # this guard alone
     claim = _check(sources, question, answer)
     assert claim.citations == ["templates.md:L50-50"] and unsupported_kept([shifted(claim)], cited) != []
 
@@ -428,3 +433,46 @@ def test_the_name_a_sentence_opens_with_is_on_the_lines_it_cites(monkeypatch):
     assert _check([SERVERS, *OTHERS], question, "Install Hypercorn for HTTP/2 [1].").supported
     monkeypatch.setattr(claims.ClaimChecker, "_lead_name", lambda self, sentence: set())  # control
     assert _check([SERVERS, *OTHERS], question, wrong).supported
+
+
+STATIC = _evidence(
+    '### What is "Mounting"\n\n"Mounting" means adding a complete "independent" application in a specific path.\n\n'
+    "This is different from using an `APIRouter`: a mounted application is completely independent.\n\n"
+    "You can read more about this in the Advanced User Guide.\n\n## Details\n\n"
+    'The first `"/static"` refers to the sub-path this "sub-application" will be "mounted" on.\n\n'
+    'The `directory="static"` refers to the name of the directory that contains your static files.\n\n'
+    'The `name="static"` gives it a name that can be used internally by **FastAPI**.\n\n'
+    'All these parameters can be different than "`static`", adjust them to your own application.',
+    "static-files.md",
+    28,
+)
+STATIC_INTRO = _evidence(
+    "# Static Files\n\nYou can serve static files automatically from a directory using `StaticFiles`.",
+    "static-files.md",
+)
+REFERENCE = _evidence(
+    "# Static Files - `StaticFiles`\n\nUse the `StaticFiles` class to serve files.\n\n"
+    "You can import it directly from `fastapi.staticfiles`:",
+    "staticfiles.md",
+)
+
+
+@pytest.mark.parametrize("widen", [True, False], ids=["widened", "control_name_line_only"])
+def test_a_citation_widens_to_the_nearby_line_that_shows_a_code_name_the_sentence_writes(tmp_path, monkeypatch, widen):
+    """The model's "The `directory` parameter specifies the directory …, and the `name` parameter gives it a name
+    …" was cited to the `name` line alone; the on-disk re-check found `directory` two lines above."""
+    from kb_agent.evaluation.answers import CitedLines, unsupported_kept
+
+    if not widen:
+        monkeypatch.setattr(claims.ClaimChecker, "_showing", lambda self, values, spans: spans)
+    (tmp_path / "static-files.md").write_text(STATIC_INTRO.text + "\n" * 25 + STATIC.text + "\n", encoding="utf-8")
+    question = "How do I serve static files from a directory?"
+    answer = (
+        "The `directory` parameter specifies the name of the directory containing your static files, and the "
+        "`name` parameter gives it a name that can be used internally by FastAPI."
+    )
+    claim = _check([STATIC_INTRO, REFERENCE, STATIC], question, answer + " [2]")
+    assert claim.supported
+    claim.citation = "; ".join(claim.citations)
+    assert (unsupported_kept([claim], CitedLines(tmp_path)) == []) is widen
+    assert (claim.citations == ["static-files.md:L40-42"]) is widen

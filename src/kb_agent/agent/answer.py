@@ -31,6 +31,7 @@ class ClaimCheck(BaseModel):
     sentence: str
     supported: bool
     citation: str | None = None
+    off_question: bool = False  # true, but about none of the code names the question asks about: not shown
 
 
 class Answer(BaseModel):

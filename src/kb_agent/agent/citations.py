@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from kb_agent.agent.claim_terms import holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
 from kb_agent.agent.sentences import Sentence, split_sentences
 from kb_agent.store.spans import cite
@@ -27,9 +28,12 @@ class CheckedAnswer:
     """Builds an answer sentence by sentence. `add` returns the text to show for a sentence ("" when the
     sentence was removed), so the checked answer can be streamed as it is written."""
 
-    def __init__(self, sources: list[Evidence], question: str):
+    def __init__(self, sources: list[Evidence], question: str, anchors: list[str] | None = None):
         self.sources = sources
         self.checker = ClaimChecker(sources, question)
+        # the code names the question is about (`max_age`): a sentence that neither says one nor cites a line
+        # that does answers another question, however true it is
+        self.anchors = [normalise(a) for a in anchors or []]
         self.claims: list[Claim] = []
         self.citations: list[dict] = []
         self._numbers: dict[tuple[int, int, int], int] = {}
@@ -54,6 +58,8 @@ class CheckedAnswer:
             return ""  # punctuation left between markers: no claim at all
         claim = self.checker.check(sentence, verbatim=self._fenced)
         self.claims.append(claim)
+        if claim.supported and not self._on_question(claim):
+            claim.supported, claim.off_question = False, True
         if not claim.supported:
             return ""
         markers = "".join(f"[{self._number(span)}]" for span in claim.spans)
@@ -64,6 +70,12 @@ class CheckedAnswer:
         lead = sentence.lead if "\n" in sentence.lead else ("" if zh or not self._parts else " ")
         self._parts.append(lead + shown)
         return lead + shown
+
+    def _on_question(self, claim: Claim) -> bool:
+        if not self.anchors:
+            return True
+        said = normalise(" ".join([claim.sentence, *(_span_text(self.sources[i], a, b) for i, a, b in claim.spans)]))
+        return any(holds(said, anchor) for anchor in self.anchors)
 
     def add_file(self, index: int) -> str:
         """A file-discovery answer line: the file's path and title, cited to its first lines. The index itself

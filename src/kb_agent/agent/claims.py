@@ -55,13 +55,17 @@ class Claim:
     supported: bool
     spans: list[tuple[int, int, int]] = field(default_factory=list)  # (source index, start line, end line)
     citations: list[str] = field(default_factory=list)  # path:Lx-Ly of each span
+    off_question: bool = False  # stated by the sources, but about none of the code names the question asks about
 
     def public(self) -> dict:
-        return {
+        out = {
             "sentence": self.sentence,
             "supported": self.supported,
             "citation": "; ".join(self.citations) if self.citations else None,
         }
+        if self.off_question:
+            out["off_question"] = True
+        return out
 
 
 FRAME_REACH = 3  # lines above a span its framing list item may be, to be cited with it
@@ -120,7 +124,32 @@ class ClaimChecker:
         if not spans:
             return Claim(sentence.text, False)
         subjects = self._subjects(sentence.text)
-        return self._claim(sentence.text, [framed for span in spans for framed in self._with_frame(subjects, span)])
+        framed = [framed for span in spans for framed in self._with_frame(subjects, span)]
+        return self._claim(sentence.text, self._showing(as_code, framed))
+
+    def _showing(self, values: AbstractSet[str], spans: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+        """Spans widened, within WINDOW_LINES, to a nearby line of their item that shows a value or code the
+        sentence writes and no cited line shows: "the `directory` parameter …, and the `name` parameter …" was
+        cited to the `name` line alone, two lines below `directory="static"`. A reader opening the citation sees
+        both."""
+        cited = " ".join(
+            self._lines[i].texts[k] for i, start, end in spans for k in self._lines[i].positions(start, end)
+        )
+        missing = {v for v in values if not holds(cited, v)}
+        if not missing:
+            return spans
+        widened = []
+        for index, start, end in spans:
+            lines = self._lines[index]
+            here = lines.positions(start, end)
+            for k in range(max(0, here[0] - WINDOW_LINES), min(len(lines.texts), here[-1] + WINDOW_LINES + 1)):
+                found = {v for v in missing if holds(lines.texts[k], v)}
+                number = lines.numbers[k]
+                if found and max(end, number) - min(start, number) < WINDOW_LINES:
+                    start, end = min(start, number), max(end, number)
+                    missing -= found
+            widened.append((index, start, end))
+        return widened
 
     def _claim(self, sentence: str, spans: list[tuple[int, int, int]]) -> Claim:
         citations = [

@@ -9,6 +9,7 @@ only with citations to the few lines that state it. Nothing survives: the best e
 from __future__ import annotations
 
 import logging
+import math
 import re
 import time
 from dataclasses import dataclass
@@ -24,7 +25,8 @@ from kb_agent.agent.state import AgentState, recent_history
 from kb_agent.agent.vocabulary import unknown_terms
 from kb_agent.governance.errors import Unavailable
 from kb_agent.llm.base import LLMError
-from kb_agent.text.tokenize import has_cjk
+from kb_agent.retrieval.exact import RARE, code_identifiers
+from kb_agent.text.tokenize import has_cjk, tokenize
 from kb_agent.tools.base import Evidence
 
 log = logging.getLogger(__name__)
@@ -115,6 +117,10 @@ def synthesize(state: AgentState, config) -> AgentState:
             notices.append("no passage holds the question's key terms: refused without asking the model")
         return _refused(ctx, checked, zh, sources, notices, started)
 
+    anchors = _anchors(ctx, query)
+    if anchors and final is not None:  # a later step's answer is about the bridge the earlier step found
+        anchors += final.bridges
+    checked = CheckedAnswer(sources, query, anchors)
     said: str | None = None
     if ctx.main is not None:
         ctx.emit({"type": "step", "label": "✨ Writing the answer"})
@@ -133,21 +139,25 @@ def synthesize(state: AgentState, config) -> AgentState:
                 f"escalated the answer to {ctx.strong.model}: no sentence of the first answer was stated by the sources"
             )
             ctx.emit({"type": "escalate", "model": ctx.strong.model})
-            checked = CheckedAnswer(sources, query)
+            checked = CheckedAnswer(sources, query, anchors)
             said = _generate(ctx, ctx.strong, messages, checked, notices)
         removed = len(checked.claims) - checked.kept
         if checked.kept and removed:
             notices.append(f"{removed} sentence(s) of the model's answer were removed: the sources do not state them")
-        if not checked.kept and _refused_by_model(said):  # "the sources do not contain it"
-            return _refused(ctx, checked, zh, sources, notices, started)
-        if not checked.kept and _empty(said):
+        # the model saying "the sources do not contain it" is no verdict: a 1.5B model says so of windows that
+        # hold the answer, and the coverage test above has passed; the evidence sentences decide (none: refused)
+        if not checked.kept and _refused_by_model(said):
+            notices.append("the model found no answer in the sources; showing the best evidence sentences, if any")
+        elif not checked.kept and _empty(said):
             notices.append("the model's answer held no statement (only source markers); showing the evidence")
-    if not checked.kept:  # no model, or nothing the model wrote is stated by the sources
-        if ctx.main is not None and not _empty(said):
+        elif not checked.kept and any(c.off_question for c in checked.claims):
+            notices.append("the model's answer is about none of the names asked about; showing the evidence")
+        elif not checked.kept and said is not None:
             notices.append("the model's answer was not stated by the sources; showing the best evidence sentences")
+    if not checked.kept:  # no model, or nothing the model wrote is stated by the sources
         ctx.emit({"type": "step", "label": "📋 Quoting the evidence"})
         model_claims = checked.claims
-        checked = CheckedAnswer(sources, query)
+        checked = CheckedAnswer(sources, query, anchors)
         checked.claims = list(model_claims)
         for sentence in _quotes(ctx, query, final, sources):
             if text := checked.add(sentence):
@@ -216,6 +226,24 @@ class FinalStep:
 
     def names_bridge(self, text: str) -> bool:
         return any(bridge.lower() in text.lower() for bridge in self.bridges)
+
+
+def _anchors(ctx: AgentContext, query: str) -> list[str]:
+    """The code names the question is about (`max_age`, "quoted text", LANG-75, HTTP/3) that few chunks hold
+    (at most RARE of them, or one): a name on every page ("FastAPI") frames a question rather than being what
+    it asks about."""
+    named = code_identifiers(query)
+    if not named or ctx.term_weights is None or ctx.kb_chunks is None:
+        return named
+    terms = {name: set(tokenize(name)) for name in named}
+    try:
+        weights = ctx.term_weights(set().union(*terms.values()))
+        chunks = ctx.kb_chunks()
+    except Exception:  # statistics are a refinement: every name counts without them
+        return named
+    # the weight (inverse chunk frequency, engine._term_weights) of a term that RARE of the chunks hold
+    rare = math.log(1 + (chunks + 1) / (1 + max(1.0, RARE * chunks)))
+    return [name for name in named if max((weights.get(t, 0.0) for t in terms[name]), default=0.0) >= rare - 1e-9]
 
 
 def _final_step(state: AgentState) -> FinalStep | None:
