@@ -52,7 +52,9 @@ class HashEmbedder:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(data_folder=tmp_path / "data", _env_file=None)
+    # a scripted model stands in for the answer model: quoting first (the local model's default) is tested on
+    # its own (tests/test_quote_first.py)
+    return Settings(data_folder=tmp_path / "data", quote_first="never", _env_file=None)
 
 
 @pytest.fixture

@@ -476,3 +476,30 @@ def test_a_citation_widens_to_the_nearby_line_that_shows_a_code_name_the_sentenc
     claim.citation = "; ".join(claim.citations)
     assert (unsupported_kept([claim], CitedLines(tmp_path)) == []) is widen
     assert (claim.citations == ["static-files.md:L40-42"]) is widen
+
+
+OAUTH_FORM = _evidence(
+    "The OAuth2 spec requires a field `grant_type` with a fixed value of `password`, but the form does not enforce "
+    "it.\n\nIf you need to enforce it, use `PasswordFormStrict` instead of `PasswordForm`.\n\n"
+    "The `PasswordForm` is not a special class.",
+    "oauth.md",
+    66,
+)
+
+
+@pytest.mark.parametrize("reach", [2, 0], ids=["pronoun_reach", "control_cited_lines_only"])
+def test_a_sentence_answering_of_a_name_two_lines_up_is_on_the_question(monkeypatch, reach):
+    """ "If you need to enforce it, use `PasswordFormStrict`" answers "which class enforces grant_type": the
+    name is two lines up, where "it" points (dev8's e805 lost its answer to the off-question rule)."""
+    from kb_agent.agent import citations
+    from kb_agent.agent.citations import CheckedAnswer
+
+    monkeypatch.setattr(citations, "ANCHOR_REACH", reach)
+    question = "Which class enforces the grant_type field?"
+    checked = CheckedAnswer([OAUTH_FORM], question, anchors=["grant_type"])
+    (sentence,) = split_sentences("If you need to enforce it, use `PasswordFormStrict` instead of `PasswordForm` [1].")
+    assert bool(checked.add(sentence)) is (reach == 2)
+    assert checked.claims[0].off_question is (reach == 0)
+    off = CheckedAnswer([OAUTH_FORM], question, anchors=["grant_type"])
+    (other,) = split_sentences("The `PasswordForm` is not a special class [1].")  # four lines down: off the question
+    assert off.add(other) == "" and off.claims[0].off_question

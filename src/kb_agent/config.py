@@ -173,6 +173,12 @@ class Settings(BaseSettings):
         "first sources ('windows'), or the extractive ranker's best lines, each with its neighbours ('ranked': "
         "0.7x the first token's time, equal answers over five sets, but the demo's answer varied; docs/benchmarks.md).",
     )
+    quote_first: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description="A plainly simple question whose best evidence line says the question's key terms itself is "
+        "answered by quoting that line, without a model call: 'auto' with the local CPU model (where a model "
+        "answer takes 10-30 s), 'always' with any model, 'never'.",
+    )
     ranked_prompt_chars: int = Field(
         default=1000, ge=200, description="Characters of the ranked lines in a plainly simple question's prompt."
     )
@@ -240,6 +246,13 @@ class Settings(BaseSettings):
                 f"KB_AGENT_CHUNK_MAX_CHARS ({self.chunk_max_chars})"
             )
         return self
+
+    @property
+    def generation_backend(self) -> str:
+        """Which kind of model writes answers: `openai` (an API), `local` (the bundled CPU model) or `none`."""
+        if self.llm_provider == "auto":
+            return "openai" if (self.llm_base_url or self.llm_api_key) else "local"
+        return self.llm_provider
 
     @property
     def kbs_folder(self) -> Path:

@@ -22,6 +22,7 @@ REFUSAL_RE = re.compile(
     re.I,
 )
 _END_PUNCT = ".!?。！？:：;；"
+ANCHOR_REACH = 2  # lines either side of a citation where a pronoun's name may be
 
 
 class CheckedAnswer:
@@ -72,9 +73,12 @@ class CheckedAnswer:
         return lead + shown
 
     def _on_question(self, claim: Claim) -> bool:
+        """The sentence or the lines around its citation (ANCHOR_REACH either side: "If you need to enforce it,
+        use `…Strict`" answers of the `grant_type` named two lines up) say a code name the question asks about."""
         if not self.anchors:
             return True
-        said = normalise(" ".join([claim.sentence, *(_span_text(self.sources[i], a, b) for i, a, b in claim.spans)]))
+        near = [_span_text(self.sources[i], a - ANCHOR_REACH, b + ANCHOR_REACH) for i, a, b in claim.spans]
+        said = normalise(" ".join([claim.sentence, *near]))
         return any(holds(said, anchor) for anchor in self.anchors)
 
     def add_file(self, index: int) -> str:
@@ -121,7 +125,7 @@ class CheckedAnswer:
 def _span_text(e: Evidence, start: int, end: int) -> str:
     if e.is_record:  # one cited line
         return e.text
-    return "\n".join(e.text.split("\n")[start - e.start_line : end - e.start_line + 1])
+    return "\n".join(e.text.split("\n")[max(0, start - e.start_line) : max(0, end - e.start_line + 1)])
 
 
 def with_references(body: str, citations: list[dict]) -> str:

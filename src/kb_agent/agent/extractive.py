@@ -37,6 +37,7 @@ UNREADABLE = 0.75  # credit for a key term in the other script than the line's (
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
 MEANS_BONUS = 0.3  # asked "how can I …", a line that offers a way ("you can …", "use …") outranks a history of it
 COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an answer
+QUOTE_OWN = 0.9  # share of them its best line must say itself for a quote to be the answer before any model
 _NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a link's URL is not the line's content
@@ -54,6 +55,7 @@ class Unit:
     position: int
     terms: set[str]
     coverage: float = 0.0
+    own: float = 0.0  # the share of the question's key terms (by weight) the line or its headings hold
     score: float = 0.0
     heading: str = ""  # the headings the line sits under: what it is about when it does not say
     zh: bool = False  # its language; an example's code lines take their page's
@@ -304,7 +306,7 @@ def rank(
         coverage = own + 0.5 * context / total
         if coverage < COVERAGE or own < 1 / 3:
             continue
-        unit.coverage = coverage
+        unit.coverage, unit.own = coverage, own
         itself = sum(weight[t] * said.get(t, 0.0) for t in comparable) / total
         unit.score = coverage + SAID * itself + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
         if means and _OFFERS_MEANS.search(unit.text) and not unit.text.rstrip().endswith((":", "：")):
@@ -364,7 +366,22 @@ def extractive_sentences(
     weights: Weights | None = None,
 ) -> list[Sentence]:
     """The best 1-3 units, without near-duplicates, each citing its source; [] when none covers the question."""
+    return _chosen(question, rank(question, sources, embed, weights), sources, max_sentences)
+
+
+def confident_quotes(
+    question: str, sources: list[Evidence], embed: Embed | None = None, weights: Weights | None = None
+) -> list[Sentence]:
+    """The extractive answer when its best line says the question's key terms itself (QUOTE_OWN of them by
+    weight, on the line or its headings, in the question's language): the evidence states the answer, and a
+    quote of it is the most faithful answer there is. [] otherwise."""
     ranked = rank(question, sources, embed, weights)
+    if not ranked or ranked[0].own < QUOTE_OWN or ranked[0].zh != has_cjk(question):
+        return []
+    return _chosen(question, ranked, sources, 3)
+
+
+def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sentences: int) -> list[Sentence]:
     chosen: list[Unit] = []
     for unit in ranked:
         if len(chosen) >= max_sentences or (chosen and unit.score < 0.8 * chosen[0].score):

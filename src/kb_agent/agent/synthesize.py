@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.extractive import covers, extractive_sentences, key_terms, rank
+from kb_agent.agent.extractive import confident_quotes, covers, extractive_sentences, key_terms, rank
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
 from kb_agent.agent.rules import asks_identity
@@ -122,6 +122,19 @@ def synthesize(state: AgentState, config) -> AgentState:
         anchors += final.bridges
     checked = CheckedAnswer(sources, query, anchors)
     said: str | None = None
+    if ctx.main is not None and _quote_first(ctx, state, final):
+        quoted = confident_quotes(query, sources, ctx.embed, ctx.term_weights)
+        if quoted:
+            ctx.emit({"type": "step", "label": "📋 Quoting the evidence: it states the answer"})
+            for sentence in quoted:
+                if text := checked.add(sentence):
+                    ctx.emit({"type": "token", "text": text, "boundary": True})
+            if checked.kept:
+                notices.append(
+                    "answered by quoting the evidence, which states it (no model call; KB_AGENT_QUOTE_FIRST)"
+                )
+                return _answered(checked, notices, started)
+            checked = CheckedAnswer(sources, query, anchors)
     if ctx.main is not None:
         ctx.emit({"type": "step", "label": "✨ Writing the answer"})
         messages = [
@@ -164,6 +177,10 @@ def synthesize(state: AgentState, config) -> AgentState:
                 ctx.emit({"type": "token", "text": text, "boundary": True})  # a whole checked sentence
     if not checked.kept:
         return _refused(ctx, checked, zh, sources, notices, started)
+    return _answered(checked, notices, started)
+
+
+def _answered(checked: CheckedAnswer, notices: list[str], started: float) -> AgentState:
     update: AgentState = {
         "answer": with_references(checked.body, checked.citations),
         "citations": checked.citations,
@@ -174,6 +191,15 @@ def synthesize(state: AgentState, config) -> AgentState:
     if notices:
         update["notices"] = notices
     return update
+
+
+def _quote_first(ctx: AgentContext, state: AgentState, final: FinalStep | None) -> bool:
+    """A plainly simple, single-step question may be answered by a quote before the model is asked: with the
+    local CPU model by default (its answer takes 10-30 s and is no truer than the line it would restate)."""
+    mode = ctx.settings.quote_first
+    if mode == "never" or final is not None or state.get("route", {}).get("complexity") != "simple":
+        return False
+    return mode == "always" or ctx.settings.generation_backend == "local"
 
 
 def _generate(ctx: AgentContext, llm, messages: list[dict], checked: CheckedAnswer, notices: list[str]) -> str | None:

@@ -44,9 +44,7 @@ def _local(settings: Settings) -> LLM:
 
 
 def build_llms(settings: Settings) -> LLMTiers:
-    provider = settings.llm_provider
-    if provider == "auto":
-        provider = "openai" if (settings.llm_base_url or settings.llm_api_key) else "local"
+    provider = settings.generation_backend
     if provider == "none":
         return LLMTiers(None, None, None)
     if provider == "openai":

@@ -26,6 +26,7 @@ RARE = 0.05  # an identifier in more than this share of chunks is not specific e
 
 
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
+_INITIALS = re.compile(r"(?:[A-Za-z]{1,2}\.)+[A-Za-z]{0,2}")
 _PLAIN_HYPHENATED = re.compile(r"[a-z]+(?:-[a-z]+)+")
 
 
@@ -49,10 +50,15 @@ def identifiers(query: str) -> list[str]:
 
 
 def code_identifiers(query: str) -> list[str]:
-    """The identifiers a query writes as code or a key - quoted, backticked, paths, snake_case and dotted names,
-    constants, ticket keys, versioned names - not CamelCase or bare numbers, which are also people's names
-    (McDonald) and years."""
-    return [value for value, kind in _named(query).items() if kind in _CODE_LIKE or kind == _TICKET]
+    """The identifiers a query writes as code or a key - backticked, paths, snake_case and dotted names,
+    constants, ticket keys, versioned names. Not CamelCase or bare numbers (also people's names, McDonald, and
+    years), not double-quoted text (a work's title, which passages spell their own way: "Act of War; Direct
+    Action"), not initials (D.P. Varma)."""
+    return [
+        value
+        for value, kind in _named(query).items()
+        if (kind in _CODE_LIKE or kind == _TICKET) and kind != 1 and not _INITIALS.fullmatch(value)
+    ]
 
 
 def versioned_names(query: str) -> list[str]:
