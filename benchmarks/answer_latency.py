@@ -7,7 +7,9 @@ shared and noisy):
   compact  routing by shape, and a simple question's prompt holds the extractive ranker's best lines, each
            with its neighbours, within 1,000 characters (`KB_AGENT_SIMPLE_PROMPT=ranked`);
   narrow   as windows, 4 sources x 250 characters;
-  small    as compact, with the 0.5B model (`kb-agent models install --model qwen2.5-coder-0.5b-instruct-q4_k_m`).
+  small    as compact, with the 0.5B model (`kb-agent models install --model qwen2.5-coder-0.5b-instruct-q4_k_m`);
+  quote    as windows, and a question whose best evidence line says its key terms is answered by quoting it
+           (`KB_AGENT_QUOTE_FIRST=auto`, the default since stop 32). The others never quote first.
 
     python benchmarks/answer_latency.py [--questions 6] [--threads N] [--configs windows,compact]
 
@@ -55,13 +57,15 @@ def _answer(engine, question: str) -> tuple[float, float, int, bool, int]:
 
 
 FULL_PROMPT = {"simple_prompt": "windows", "simple_max_sources": 5, "simple_source_chars": 900}
+MODEL = {"quote_first": "never"}  # the model answers every question (the configurations before stop 32)
 CONFIGS = {
-    "router": {"route_by_shape": False, **FULL_PROMPT},
-    "shape": {"route_by_shape": True, **FULL_PROMPT},
-    "windows": {"route_by_shape": True, "simple_prompt": "windows"},
-    "compact": {"route_by_shape": True, "simple_prompt": "ranked"},
-    "narrow": {"route_by_shape": True, "simple_prompt": "windows", "simple_source_chars": 250},
-    "small": {"route_by_shape": True, "local_model": "qwen2.5-coder-0.5b-instruct-q4_k_m"},
+    "router": {"route_by_shape": False, **FULL_PROMPT, **MODEL},
+    "shape": {"route_by_shape": True, **FULL_PROMPT, **MODEL},
+    "windows": {"route_by_shape": True, "simple_prompt": "windows", **MODEL},
+    "compact": {"route_by_shape": True, "simple_prompt": "ranked", **MODEL},
+    "narrow": {"route_by_shape": True, "simple_prompt": "windows", "simple_source_chars": 250, **MODEL},
+    "small": {"route_by_shape": True, "local_model": "qwen2.5-coder-0.5b-instruct-q4_k_m", **MODEL},
+    "quote": {"route_by_shape": True, "simple_prompt": "windows", "quote_first": "auto"},  # the default
 }
 
 
@@ -96,7 +100,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=6)
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: free cores)")
-    parser.add_argument("--configs", default="windows,compact", help=f"comma-separated, of: {', '.join(CONFIGS)}")
+    parser.add_argument("--configs", default="windows,quote", help=f"comma-separated, of: {', '.join(CONFIGS)}")
     parser.add_argument("--one", choices=list(CONFIGS), help=argparse.SUPPRESS)  # a child process
     args = parser.parse_args()
     if args.one:

@@ -45,7 +45,10 @@ def test_a_plainly_simple_question_the_evidence_states_is_quoted_without_a_model
 
 
 def test_a_question_no_line_states_by_itself_goes_to_the_model(settings, docs, monkeypatch):
-    """No line says both "tasks" and "errors": the question's key terms are spread, so the model answers."""
+    """No line says both "tasks" and "errors": below QUOTE_OWN of the key terms on one line, the model answers."""
+    from kb_agent.agent import extractive
+
+    monkeypatch.setattr(extractive, "QUOTE_OWN", 0.95)
     monkeypatch.setattr(type(settings), "generation_backend", property(lambda self: "local"))
     script = ByRole(synth="BackgroundTasks run after the response is sent [1].")
     engine, _ = make_engine(settings, docs, script, route_by_shape=True, quote_first="auto")
