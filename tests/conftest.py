@@ -158,3 +158,19 @@ def store_settings(backend: str, data_folder: Path, pg_url: str | None = None) -
         default_kb=f"t{uuid.uuid4().hex[:12]}",
         _env_file=None,
     )
+
+
+@pytest.fixture
+def docs(tmp_path):
+    """A small documentation folder the agent tests answer from (some test files define their own)."""
+    root = tmp_path / "docs"
+    write(root / "body.md", "# Request body\nDeclare a Pydantic model to read a JSON request body.\n")
+    write(root / "errors.md", "# Errors\nRaise HTTPException with status_code 404 when an item is missing.\n")
+    write(root / "tasks.md", "# Background tasks\nBackgroundTasks run after the response is sent.\n")
+    write(root / "changes.md", "# Changes\nLANG-1234 fixed StringUtils.split in release 3.4.\n")
+    write(
+        root / "contact.md",
+        "# Contact\nWrite to ops-team@example.com or call +1 415-555-0132 about request body limits.\n",
+    )
+    write(root / "config.md", "# Configuration\nSet KB_AGENT_MAX_ITERATIONS to bound the retry loop.\n")
+    return root

@@ -66,21 +66,6 @@ def fit_grades(score):
     return reply
 
 
-@pytest.fixture
-def docs(tmp_path):
-    root = tmp_path / "docs"
-    write(root / "body.md", "# Request body\nDeclare a Pydantic model to read a JSON request body.\n")
-    write(root / "errors.md", "# Errors\nRaise HTTPException with status_code 404 when an item is missing.\n")
-    write(root / "tasks.md", "# Background tasks\nBackgroundTasks run after the response is sent.\n")
-    write(root / "changes.md", "# Changes\nLANG-1234 fixed StringUtils.split in release 3.4.\n")
-    write(
-        root / "contact.md",
-        "# Contact\nWrite to ops-team@example.com or call +1 415-555-0132 about request body limits.\n",
-    )
-    write(root / "config.md", "# Configuration\nSet KB_AGENT_MAX_ITERATIONS to bound the retry loop.\n")
-    return root
-
-
 def make_engine(settings, docs, script, embed=True, **overrides):
     """These tests drive the LLM router's path: routing by shape is off unless a test turns it on."""
     overrides = {"route_by_shape": False, **overrides}

@@ -6,18 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import write
 from test_agent_graph import ByRole, fit_grades, make_engine, route
-
-
-@pytest.fixture
-def docs(tmp_path):
-    root = tmp_path / "docs"
-    write(root / "body.md", "# Request body\nDeclare a Pydantic model to read a JSON request body.\n")
-    write(root / "errors.md", "# Errors\nRaise HTTPException with status_code 404 when an item is missing.\n")
-    write(root / "tasks.md", "# Background tasks\nBackgroundTasks run after the response is sent.\n")
-    return root
-
 
 MODEL_SAYS = "To read a JSON request body, declare a Pydantic model [1]."
 
