@@ -3,6 +3,8 @@ about when the line does not ("Add the package to your project:" under "Install 
 
 from __future__ import annotations
 
+import pytest
+
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.tools.base import Evidence
@@ -137,3 +139,32 @@ def test_asked_for_an_ip_address_a_line_holding_one_is_an_answer(monkeypatch):
               for asks, shape in extractive._ANSWER_TYPES]  # fmt: skip
     monkeypatch.setattr(extractive, "_ANSWER_TYPES", shapes)
     assert extractive_sentences(question, evidence) == []
+
+
+CONSOLE = """# Run it
+
+```console
+$ fastapi dev main.py
+╭────────── FastAPI CLI - Development mode ───────────╮
+│  Serving at: http://127.0.0.1:8000                  │
+│  API docs: http://127.0.0.1:8000/docs               │
+╰─────────────────────────────────────────────────────╯
+INFO:     Started server process [2248757]
+INFO:     Waiting for application startup.
+```
+"""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["console_skipped", "control_console_read"])
+def test_a_terminal_transcripts_frame_and_log_lines_are_no_answers(monkeypatch, rule):
+    """Asked how many days a (non-existent) queue keeps messages, the box and log lines of a `fastapi dev`
+    transcript were quoted for their numbers (blind set's bl22, once the answer read eight passages)."""
+    import re
+
+    from kb_agent.agent import extractive
+
+    if not rule:
+        monkeypatch.setattr(extractive, "_CONSOLE", re.compile(r"(?!)"))
+    texts = [u.text for u in extractive._units(0, _evidence(CONSOLE, "run.md", ["Run it"]))]
+    assert (texts == ["$ fastapi dev main.py"]) is rule
+    assert any("INFO:" in t for t in texts) is not rule

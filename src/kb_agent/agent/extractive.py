@@ -43,6 +43,9 @@ COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an an
 # contained the gold as often as the model's or more (docs/benchmarks.md, stop 32)
 QUOTE_OWN = 0.5
 _NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
+# a terminal transcript's frame and log lines ("│  API docs: http://…", "INFO:     Started server process [22]")
+# state nothing; a command line ("$ pip install …") may be the answer and stays
+_CONSOLE = re.compile(r"^[│┃║╭╮╰╯─━═┌┐└┘├┤╞╡]|^(?:INFO|DEBUG|WARNING|ERROR|CRITICAL):\s")
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a link's URL is not the line's content
 _ANCHOR = re.compile(r"\s*\{\s*#[^}]*\}")
@@ -179,7 +182,7 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
                 introduced = None
                 headings = _under(headings, raw)
             continue
-        if not raw or _NOISE.match(raw) or _menu(raw):
+        if not raw or _NOISE.match(raw) or _menu(raw) or _CONSOLE.match(raw):
             continue
         cleaned = _BULLET.sub("", _ANCHOR.sub("", raw).strip(" >"))
         if introduced is not None and not fenced and _CONTINUES.match(cleaned):

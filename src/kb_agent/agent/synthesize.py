@@ -31,6 +31,8 @@ from kb_agent.tools.base import Evidence
 
 log = logging.getLogger(__name__)
 
+READ_SOURCES = 8  # passages the claim check and the extractive answer read (the prompt shows fewer)
+
 SYSTEM = """You are kb-agent, a company knowledge-base assistant.
 Answer the question using ONLY the numbered sources below. Never use outside knowledge.
 Answer with one to three complete sentences that state the facts asked for. End each sentence with the
@@ -120,10 +122,13 @@ def synthesize(state: AgentState, config) -> AgentState:
     anchors = _anchors(ctx, query)
     if anchors and final is not None:  # a later step's answer is about the bridge the earlier step found
         anchors += final.bridges
-    checked = CheckedAnswer(sources, query, anchors)
+    # the answer's lines are looked for in a few more passages than the prompt shows (reading costs nothing
+    # without a model); whether the question is answerable at all was decided on the first ones above
+    read = _select(state.get("evidence", []), max(ctx.settings.synth_max_sources, READ_SOURCES))
+    checked = CheckedAnswer(read, query, anchors)
     said: str | None = None
     if ctx.main is not None and _quote_first(ctx, state, final):
-        quoted = confident_quotes(query, sources, ctx.embed, ctx.term_weights)
+        quoted = confident_quotes(query, read, ctx.embed, ctx.term_weights)
         if quoted:
             ctx.emit({"type": "step", "label": "📋 Quoting the evidence: it states the answer"})
             for sentence in quoted:
@@ -134,7 +139,7 @@ def synthesize(state: AgentState, config) -> AgentState:
                     "answered by quoting the evidence, which states it (no model call; KB_AGENT_QUOTE_FIRST)"
                 )
                 return _answered(checked, notices, started)
-            checked = CheckedAnswer(sources, query, anchors)
+            checked = CheckedAnswer(read, query, anchors)
     if ctx.main is not None:
         ctx.emit({"type": "step", "label": "✨ Writing the answer"})
         messages = [
@@ -152,7 +157,7 @@ def synthesize(state: AgentState, config) -> AgentState:
                 f"escalated the answer to {ctx.strong.model}: no sentence of the first answer was stated by the sources"
             )
             ctx.emit({"type": "escalate", "model": ctx.strong.model})
-            checked = CheckedAnswer(sources, query, anchors)
+            checked = CheckedAnswer(read, query, anchors)
             said = _generate(ctx, ctx.strong, messages, checked, notices)
         removed = len(checked.claims) - checked.kept
         if checked.kept and removed:
@@ -170,9 +175,9 @@ def synthesize(state: AgentState, config) -> AgentState:
     if not checked.kept:  # no model, or nothing the model wrote is stated by the sources
         ctx.emit({"type": "step", "label": "📋 Quoting the evidence"})
         model_claims = checked.claims
-        checked = CheckedAnswer(sources, query, anchors)
+        checked = CheckedAnswer(read, query, anchors)
         checked.claims = list(model_claims)
-        for sentence in _quotes(ctx, query, final, sources):
+        for sentence in _quotes(ctx, query, final, read):
             if text := checked.add(sentence):
                 ctx.emit({"type": "token", "text": text, "boundary": True})  # a whole checked sentence
     if not checked.kept:
