@@ -541,10 +541,34 @@ def test_a_true_model_sentence_about_none_of_the_names_asked_about_gives_way_to_
     import kb_agent.agent.synthesize as synthesize
 
     if not anchored:
-        monkeypatch.setattr(synthesize, "_anchors", lambda ctx, query: [])
+        monkeypatch.setattr(synthesize, "_anchors", lambda ctx, query: ([], set()))
     script = ByRole(route=route(), synth="Raise HTTPException with status_code 404 when an item is missing [1].")
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("What does KB_AGENT_MAX_ITERATIONS bound?")
     assert ("KB_AGENT_MAX_ITERATIONS" in answer.answer) is anchored
     assert ("HTTPException" in answer.answer) is not anchored
     assert any(c.off_question for c in answer.claims) is anchored
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["on_subject", "control_no_subject_rule"])
+def test_a_model_sentence_with_nothing_checkable_must_be_about_the_questions_rare_words(
+    settings, tmp_path, monkeypatch, rule
+):
+    """The 1.5B model answered "How do I listen to MongoDB change streams?" with "The callback function can then
+    be used to process the change data [1]", cited to release notes that never mention MongoDB: word overlap
+    alone held it (dev8's u802)."""
+    import kb_agent.agent.synthesize as synthesize
+
+    root = tmp_path / "docs"
+    write(root / "streams.md", "# Streams\nThe callback function processes the change data as needed.\n")
+    write(root / "databases.md", "# Databases\nMongoDB is one of the databases you can use with an ODM.\n")
+    for n in range(30):  # "change" and "stream" are common words here; MongoDB is on one page
+        write(root / f"p{n}.md", f"# Page {n}\nResponses change as data streams through route number {n}.\n")
+    if not rule:
+        original = synthesize._anchors
+        monkeypatch.setattr(synthesize, "_anchors", lambda ctx, query: (original(ctx, query)[0], set()))
+    script = ByRole(route=route(), synth="The callback function processes the change data as needed [1].")
+    engine, _ = make_engine(settings, root, script)
+    answer = engine.answer_query("How do I listen to MongoDB change streams?")
+    written = next(c for c in answer.claims if c.sentence.startswith("The callback function processes"))
+    assert written.off_question is rule and written.supported is not rule

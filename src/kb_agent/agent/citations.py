@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 
-from kb_agent.agent.claim_terms import holds, normalise
+from kb_agent.agent.claim_terms import checkable, holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
 from kb_agent.agent.sentences import Sentence, split_sentences
 from kb_agent.store.spans import cite
-from kb_agent.text.tokenize import has_cjk
+from kb_agent.text.tokenize import has_cjk, tokenize
 from kb_agent.tools.base import Evidence
 
 _FOOTER = re.compile(
@@ -29,12 +29,20 @@ class CheckedAnswer:
     """Builds an answer sentence by sentence. `add` returns the text to show for a sentence ("" when the
     sentence was removed), so the checked answer can be streamed as it is written."""
 
-    def __init__(self, sources: list[Evidence], question: str, anchors: list[str] | None = None):
+    def __init__(
+        self,
+        sources: list[Evidence],
+        question: str,
+        anchors: list[str] | None = None,
+        subjects: set[str] | None = None,
+    ):
         self.sources = sources
         self.checker = ClaimChecker(sources, question)
         # the code names the question is about (`max_age`): a sentence that neither says one nor cites a line
         # that does answers another question, however true it is
         self.anchors = [normalise(a) for a in anchors or []]
+        # the question's rare words (analysed): what a model sentence with nothing checkable must be about
+        self.subjects = set(subjects or ())
         self.claims: list[Claim] = []
         self.citations: list[dict] = []
         self._numbers: dict[tuple[int, int, int], int] = {}
@@ -48,10 +56,11 @@ class CheckedAnswer:
     def add_text(self, text: str) -> str:
         return "".join(self.add(s) for s in split_sentences(_FOOTER.sub("", text.strip())))
 
-    def add(self, sentence: Sentence) -> str:
+    def add(self, sentence: Sentence, written: bool = False) -> str:
         """The sentence with its citations if the sources state it, else "". A fence the answer writes is no
         claim, and a line of code inside one must be copied from a source word for word: "from fastapi import
-        FastAPI, Body" had passed on the words "FastAPI" and "body"."""
+        FastAPI, Body" had passed on the words "FastAPI" and "body". `written`: the model's own sentence, not a
+        quote of the evidence."""
         if "```" in sentence.text:
             self._fenced ^= sentence.text.count("```") % 2 == 1
             return ""
@@ -59,7 +68,7 @@ class CheckedAnswer:
             return ""  # punctuation left between markers: no claim at all
         claim = self.checker.check(sentence, verbatim=self._fenced)
         self.claims.append(claim)
-        if claim.supported and not self._on_question(claim):
+        if claim.supported and not (self._on_question(claim) and (not written or self._on_subject(claim))):
             claim.supported, claim.off_question = False, True
         if not claim.supported:
             return ""
@@ -80,6 +89,18 @@ class CheckedAnswer:
         near = [_span_text(self.sources[i], a - ANCHOR_REACH, b + ANCHOR_REACH) for i, a, b in claim.spans]
         said = normalise(" ".join([claim.sentence, *near]))
         return any(holds(said, anchor) for anchor in self.anchors)
+
+    def _on_subject(self, claim: Claim) -> bool:
+        """A model sentence with nothing checkable (no number, name or code) is held by word overlap alone: it
+        must say one of the question's rare words, or cite lines (ANCHOR_REACH either side) that do. "The
+        callback function can then be used to process the change data [1]" answered "How do I listen to
+        MongoDB change streams?" from release notes that never mention MongoDB."""
+        zh = has_cjk(claim.sentence)
+        subjects = {t for t in self.subjects if has_cjk(t) == zh}  # words of the other language cannot be compared
+        if not subjects or checkable(claim.sentence) - self.checker.question_items:
+            return True
+        near = [_span_text(self.sources[i], a - ANCHOR_REACH, b + ANCHOR_REACH) for i, a, b in claim.spans]
+        return bool(subjects & set(tokenize(" ".join([claim.sentence, *near]))))
 
     def add_file(self, index: int) -> str:
         """A file-discovery answer line: the file's path and title, cited to its first lines. The index itself

@@ -32,6 +32,7 @@ from kb_agent.tools.base import Evidence
 log = logging.getLogger(__name__)
 
 READ_SOURCES = 8  # passages the claim check and the extractive answer read (the prompt shows fewer)
+SUBJECT_SPREAD = 1.0  # a question's subject words: term weights this close to its rarest word's
 
 SYSTEM = """You are kb-agent, a company knowledge-base assistant.
 Answer the question using ONLY the numbered sources below. Never use outside knowledge.
@@ -119,13 +120,14 @@ def synthesize(state: AgentState, config) -> AgentState:
             notices.append("no passage holds the question's key terms: refused without asking the model")
         return _refused(ctx, checked, zh, sources, notices, started)
 
-    anchors = _anchors(ctx, query)
-    if anchors and final is not None:  # a later step's answer is about the bridge the earlier step found
-        anchors += final.bridges
+    anchors, subjects = _anchors(ctx, query)
+    if final is not None:  # a later step's answer is about the bridge the earlier step found
+        anchors = anchors + final.bridges if anchors else []
+        subjects |= {t for bridge in final.bridges for t in tokenize(bridge)} if subjects else set()
     # the answer's lines are looked for in a few more passages than the prompt shows (reading costs nothing
     # without a model); whether the question is answerable at all was decided on the first ones above
     read = _select(state.get("evidence", []), max(ctx.settings.synth_max_sources, READ_SOURCES))
-    checked = CheckedAnswer(read, query, anchors)
+    checked = CheckedAnswer(read, query, anchors, subjects)
     said: str | None = None
     if ctx.main is not None and _quote_first(ctx, state, final):
         quoted = confident_quotes(query, read, ctx.embed, ctx.term_weights)
@@ -139,7 +141,7 @@ def synthesize(state: AgentState, config) -> AgentState:
                     "answered by quoting the evidence, which states it (no model call; KB_AGENT_QUOTE_FIRST)"
                 )
                 return _answered(checked, notices, started)
-            checked = CheckedAnswer(read, query, anchors)
+            checked = CheckedAnswer(read, query, anchors, subjects)
     if ctx.main is not None:
         ctx.emit({"type": "step", "label": "✨ Writing the answer"})
         messages = [
@@ -157,7 +159,7 @@ def synthesize(state: AgentState, config) -> AgentState:
                 f"escalated the answer to {ctx.strong.model}: no sentence of the first answer was stated by the sources"
             )
             ctx.emit({"type": "escalate", "model": ctx.strong.model})
-            checked = CheckedAnswer(read, query, anchors)
+            checked = CheckedAnswer(read, query, anchors, subjects)
             said = _generate(ctx, ctx.strong, messages, checked, notices)
         removed = len(checked.claims) - checked.kept
         if checked.kept and removed:
@@ -175,7 +177,7 @@ def synthesize(state: AgentState, config) -> AgentState:
     if not checked.kept:  # no model, or nothing the model wrote is stated by the sources
         ctx.emit({"type": "step", "label": "📋 Quoting the evidence"})
         model_claims = checked.claims
-        checked = CheckedAnswer(read, query, anchors)
+        checked = CheckedAnswer(read, query, anchors, subjects)
         checked.claims = list(model_claims)
         for sentence in _quotes(ctx, query, final, read):
             if text := checked.add(sentence):
@@ -218,7 +220,7 @@ def _generate(ctx: AgentContext, llm, messages: list[dict], checked: CheckedAnsw
         nonlocal footer
         for sentence in sentences:
             footer = footer or bool(_FOOTER_LINE.match(sentence.text))  # the model's own references: ours replace them
-            if not footer and (text := checked.add(sentence)):
+            if not footer and (text := checked.add(sentence, written=True)):
                 ctx.emit({"type": "token", "text": text, "boundary": True})  # a whole checked sentence
 
     try:
@@ -259,22 +261,26 @@ class FinalStep:
         return any(bridge.lower() in text.lower() for bridge in self.bridges)
 
 
-def _anchors(ctx: AgentContext, query: str) -> list[str]:
-    """The code names the question is about (`max_age`, "quoted text", LANG-75, HTTP/3) that few chunks hold
-    (at most RARE of them, or one): a name on every page ("FastAPI") frames a question rather than being what
-    it asks about."""
+def _anchors(ctx: AgentContext, query: str) -> tuple[list[str], set[str]]:
+    """The code names the question is about (`max_age`, a backticked or dotted name, LANG-75, HTTP/3) that few
+    chunks hold (at most RARE of them, or one): a name on every page ("FastAPI") frames a question rather than
+    being what it asks about. And its subject words: its rarest plain key terms, when that rare."""
     named = code_identifiers(query)
-    if not named or ctx.term_weights is None or ctx.kb_chunks is None:
-        return named
+    plain = key_terms(query) - {t for name in named for t in tokenize(name)}
+    if ctx.term_weights is None or ctx.kb_chunks is None:
+        return named, set()
     terms = {name: set(tokenize(name)) for name in named}
     try:
-        weights = ctx.term_weights(set().union(*terms.values()))
+        weights = ctx.term_weights(set().union(plain, *terms.values()))
         chunks = ctx.kb_chunks()
-    except Exception:  # statistics are a refinement: every name counts without them
-        return named
+    except Exception:  # statistics are a refinement: every name counts without them, no plain word
+        return named, set()
     # the weight (inverse chunk frequency, engine._term_weights) of a term that RARE of the chunks hold
-    rare = math.log(1 + (chunks + 1) / (1 + max(1.0, RARE * chunks)))
-    return [name for name in named if max((weights.get(t, 0.0) for t in terms[name]), default=0.0) >= rare - 1e-9]
+    rare = math.log(1 + (chunks + 1) / (1 + max(1.0, RARE * chunks))) - 1e-9
+    names = [name for name in named if max((weights.get(t, 0.0) for t in terms[name]), default=0.0) >= rare]
+    rarest = max((weights.get(t, 0.0) for t in plain), default=0.0)
+    # the rarest of them and those nearly as rare (within e-fold of its chunk count): "MongoDB", not "stream"
+    return names, {t for t in plain if weights.get(t, 0.0) >= max(rare, rarest - SUBJECT_SPREAD)}
 
 
 def _final_step(state: AgentState) -> FinalStep | None:
