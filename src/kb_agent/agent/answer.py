@@ -31,7 +31,7 @@ class ClaimCheck(BaseModel):
     sentence: str
     supported: bool
     citation: str | None = None
-    off_question: bool = False  # true, but about none of the code names the question asks about: not shown
+    off_question: bool = False  # true, but not about what the question asks (its rare names or words): not shown
 
 
 class Answer(BaseModel):

@@ -86,8 +86,7 @@ class CheckedAnswer:
         use `…Strict`" answers of the `grant_type` named two lines up) say a code name the question asks about."""
         if not self.anchors:
             return True
-        near = [_span_text(self.sources[i], a - ANCHOR_REACH, b + ANCHOR_REACH) for i, a, b in claim.spans]
-        said = normalise(" ".join([claim.sentence, *near]))
+        said = normalise(self._around(claim))
         return any(holds(said, anchor) for anchor in self.anchors)
 
     def _on_subject(self, claim: Claim) -> bool:
@@ -99,8 +98,12 @@ class CheckedAnswer:
         subjects = {t for t in self.subjects if has_cjk(t) == zh}  # words of the other language cannot be compared
         if not subjects or checkable(claim.sentence) - self.checker.question_items:
             return True
+        return bool(subjects & set(tokenize(self._around(claim))))
+
+    def _around(self, claim: Claim) -> str:
+        """The sentence and the lines of its citations, ANCHOR_REACH either side."""
         near = [_span_text(self.sources[i], a - ANCHOR_REACH, b + ANCHOR_REACH) for i, a, b in claim.spans]
-        return bool(subjects & set(tokenize(" ".join([claim.sentence, *near]))))
+        return " ".join([claim.sentence, *near])
 
     def add_file(self, index: int) -> str:
         """A file-discovery answer line: the file's path and title, cited to its first lines. The index itself

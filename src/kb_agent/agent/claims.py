@@ -55,17 +55,15 @@ class Claim:
     supported: bool
     spans: list[tuple[int, int, int]] = field(default_factory=list)  # (source index, start line, end line)
     citations: list[str] = field(default_factory=list)  # path:Lx-Ly of each span
-    off_question: bool = False  # stated by the sources, but about none of the code names the question asks about
+    off_question: bool = False  # stated by the sources, but not about what the question asks (citations.py)
 
     def public(self) -> dict:
-        out = {
+        return {
             "sentence": self.sentence,
             "supported": self.supported,
             "citation": "; ".join(self.citations) if self.citations else None,
+            "off_question": self.off_question,
         }
-        if self.off_question:
-            out["off_question"] = True
-        return out
 
 
 FRAME_REACH = 3  # lines above a span its framing list item may be, to be cited with it

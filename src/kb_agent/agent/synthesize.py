@@ -98,9 +98,8 @@ def synthesize(state: AgentState, config) -> AgentState:
     if not sources:
         _raise_if_retrieval_failed(state.get("tool_history", []))
     notices: list[str] = []
-    checked = CheckedAnswer(sources, query)
     if state.get("route", {}).get("query_type") == "file_discovery" and sources:
-        return _files(ctx, checked, sources, zh, started)
+        return _files(ctx, CheckedAnswer(sources, query), sources, zh, started)
     final = _final_step(state)
     # a bridge a rule read stands for words of the question; a guessed one was copied from the evidence, so
     # its passages would cover a question they do not answer ("FastAPI's built-in certificate manager")
@@ -118,7 +117,7 @@ def synthesize(state: AgentState, config) -> AgentState:
             notices.append(f"no passage mentions {', '.join(sorted(unheard))}: refused without asking the model")
         elif sources:
             notices.append("no passage holds the question's key terms: refused without asking the model")
-        return _refused(ctx, checked, zh, sources, notices, started)
+        return _refused(ctx, [], zh, sources, notices, started)
 
     anchors, subjects = _anchors(ctx, query)
     if final is not None:  # a later step's answer is about the bridge the earlier step found
@@ -183,7 +182,7 @@ def synthesize(state: AgentState, config) -> AgentState:
             if text := checked.add(sentence):
                 ctx.emit({"type": "token", "text": text, "boundary": True})  # a whole checked sentence
     if not checked.kept:
-        return _refused(ctx, checked, zh, sources, notices, started)
+        return _refused(ctx, checked.public_claims(), zh, sources, notices, started)
     return _answered(checked, notices, started)
 
 
@@ -325,14 +324,16 @@ def _files(ctx: AgentContext, checked: CheckedAnswer, sources: list[Evidence], z
 
 
 def _refused(
-    ctx: AgentContext, checked: CheckedAnswer, zh: bool, sources: list[Evidence], notices: list[str], started: float
+    ctx: AgentContext, claims: list[dict], zh: bool, sources: list[Evidence], notices: list[str], started: float
 ) -> AgentState:
+    """The refusal that says what was found instead; `claims`: the check of whatever was tried (none when the
+    question was refused before any answer)."""
     answer = refusal(zh, sources)
     ctx.emit({"type": "token", "text": answer})
     update: AgentState = {
         "answer": answer,
         "citations": [],
-        "claims": checked.public_claims(),
+        "claims": claims,
         "refused": True,
         "timings": timed("synthesize", started),
     }
