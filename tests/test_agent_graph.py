@@ -541,7 +541,7 @@ def test_a_true_model_sentence_about_none_of_the_names_asked_about_gives_way_to_
     import kb_agent.agent.synthesize as synthesize
 
     if not anchored:
-        monkeypatch.setattr(synthesize, "_anchors", lambda ctx, query: ([], set()))
+        monkeypatch.setattr(synthesize, "question_anchors", lambda ctx, query: ([], set()))
     script = ByRole(route=route(), synth="Raise HTTPException with status_code 404 when an item is missing [1].")
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("What does KB_AGENT_MAX_ITERATIONS bound?")
@@ -565,10 +565,32 @@ def test_a_model_sentence_with_nothing_checkable_must_be_about_the_questions_rar
     for n in range(30):  # "change" and "stream" are common words here; MongoDB is on one page
         write(root / f"p{n}.md", f"# Page {n}\nResponses change as data streams through route number {n}.\n")
     if not rule:
-        original = synthesize._anchors
-        monkeypatch.setattr(synthesize, "_anchors", lambda ctx, query: (original(ctx, query)[0], set()))
+        original = synthesize.question_anchors
+        monkeypatch.setattr(synthesize, "question_anchors", lambda ctx, query: (original(ctx, query)[0], set()))
     script = ByRole(route=route(), synth="The callback function processes the change data as needed [1].")
     engine, _ = make_engine(settings, root, script)
     answer = engine.answer_query("How do I listen to MongoDB change streams?")
     written = next(c for c in answer.claims if c.sentence.startswith("The callback function processes"))
     assert written.off_question is rule and written.supported is not rule
+
+
+@pytest.mark.parametrize("anchored", [True, False], ids=["on_question", "control_no_anchor_rule"])
+def test_tool_mode_drops_a_true_sentence_about_none_of_the_names_asked_about(settings, docs, monkeypatch, anchored):
+    """Tool mode runs the same claim check as graph mode, the on-question rule included: asked what
+    KB_AGENT_MAX_ITERATIONS bounds, a model that read the errors page and answers about HTTPException states a
+    true line and answers nothing. Control: without the question's anchors that sentence is the answer."""
+    import kb_agent.agent.tool_mode as tool_mode
+
+    if not anchored:
+        monkeypatch.setattr(tool_mode, "question_anchors", lambda ctx, query: ([], set()))
+    script = ByRole(
+        tools=[
+            json.dumps({"tool": "search_knowledge", "args": {"query": "HTTPException 404"}}),
+            json.dumps({"answer": "Raise HTTPException with status_code 404 when an item is missing [R1]."}),
+        ]
+    )
+    engine, _ = make_engine(settings, docs, script, mode="tools")
+    answer = engine.answer_query("What does KB_AGENT_MAX_ITERATIONS bound?")
+    assert answer.refused is anchored
+    assert ("HTTPException" in answer.answer) is not anchored
+    assert any(c.off_question for c in answer.claims) is anchored

@@ -403,7 +403,7 @@ def test_a_code_line_the_answer_writes_must_be_copied_from_a_source(monkeypatch)
     assert "import FastAPI, Body" in control.add_text(answer)
 
 
-def _without_fence_rule(self, sentence):
+def _without_fence_rule(self, sentence, written=False):
     """CheckedAnswer.add as it was: every sentence, code or not, by the lexical check."""
     claim = self.checker.check(sentence)
     self.claims.append(claim)

@@ -53,8 +53,8 @@ class CheckedAnswer:
     def kept(self) -> int:
         return sum(1 for c in self.claims if c.supported)
 
-    def add_text(self, text: str) -> str:
-        return "".join(self.add(s) for s in split_sentences(_FOOTER.sub("", text.strip())))
+    def add_text(self, text: str, written: bool = False) -> str:
+        return "".join(self.add(s, written) for s in split_sentences(_FOOTER.sub("", text.strip())))
 
     def add(self, sentence: Sentence, written: bool = False) -> str:
         """The sentence with its citations if the sources state it, else "". A fence the answer writes is no

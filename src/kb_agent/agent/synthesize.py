@@ -9,11 +9,11 @@ only with citations to the few lines that state it. Nothing survives: the best e
 from __future__ import annotations
 
 import logging
-import math
 import re
 import time
 from dataclasses import dataclass
 
+from kb_agent.agent.anchors import question_anchors
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.extractive import confident_quotes, covers, extractive_sentences, key_terms, rank
@@ -25,14 +25,12 @@ from kb_agent.agent.state import AgentState, recent_history
 from kb_agent.agent.vocabulary import unknown_terms
 from kb_agent.governance.errors import Unavailable
 from kb_agent.llm.base import LLMError
-from kb_agent.retrieval.exact import RARE, code_identifiers
 from kb_agent.text.tokenize import has_cjk, tokenize
 from kb_agent.tools.base import Evidence
 
 log = logging.getLogger(__name__)
 
 READ_SOURCES = 8  # passages the claim check and the extractive answer read (the prompt shows fewer)
-SUBJECT_SPREAD = 1.0  # a question's subject words: term weights this close to its rarest word's
 
 SYSTEM = """You are kb-agent, a company knowledge-base assistant.
 Answer the question using ONLY the numbered sources below. Never use outside knowledge.
@@ -119,7 +117,7 @@ def synthesize(state: AgentState, config) -> AgentState:
             notices.append("no passage holds the question's key terms: refused without asking the model")
         return _refused(ctx, [], zh, sources, notices, started)
 
-    anchors, subjects = _anchors(ctx, query)
+    anchors, subjects = question_anchors(ctx, query)
     if final is not None:  # a later step's answer is about the bridge the earlier step found
         anchors = anchors + final.bridges if anchors else []
         subjects |= {t for bridge in final.bridges for t in tokenize(bridge)} if subjects else set()
@@ -258,28 +256,6 @@ class FinalStep:
 
     def names_bridge(self, text: str) -> bool:
         return any(bridge.lower() in text.lower() for bridge in self.bridges)
-
-
-def _anchors(ctx: AgentContext, query: str) -> tuple[list[str], set[str]]:
-    """The code names the question is about (`max_age`, a backticked or dotted name, LANG-75, HTTP/3) that few
-    chunks hold (at most RARE of them, or one): a name on every page ("FastAPI") frames a question rather than
-    being what it asks about. And its subject words: its rarest plain key terms, when that rare."""
-    named = code_identifiers(query)
-    plain = key_terms(query) - {t for name in named for t in tokenize(name)}
-    if ctx.term_weights is None or ctx.kb_chunks is None:
-        return named, set()
-    terms = {name: set(tokenize(name)) for name in named}
-    try:
-        weights = ctx.term_weights(set().union(plain, *terms.values()))
-        chunks = ctx.kb_chunks()
-    except Exception:  # statistics are a refinement: every name counts without them, no plain word
-        return named, set()
-    # the weight (inverse chunk frequency, engine._term_weights) of a term that RARE of the chunks hold
-    rare = math.log(1 + (chunks + 1) / (1 + max(1.0, RARE * chunks))) - 1e-9
-    names = [name for name in named if max((weights.get(t, 0.0) for t in terms[name]), default=0.0) >= rare]
-    rarest = max((weights.get(t, 0.0) for t in plain), default=0.0)
-    # the rarest of them and those nearly as rare (within e-fold of its chunk count): "MongoDB", not "stream"
-    return names, {t for t in plain if weights.get(t, 0.0) >= max(rare, rarest - SUBJECT_SPREAD)}
 
 
 def _final_step(state: AgentState) -> FinalStep | None:
