@@ -3,6 +3,8 @@ about when the line does not ("Add the package to your project:" under "Install 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kb_agent.agent.claims import ClaimChecker
@@ -168,3 +170,97 @@ def test_a_terminal_transcripts_frame_and_log_lines_are_no_answers(monkeypatch, 
     texts = [u.text for u in extractive._units(0, _evidence(CONSOLE, "run.md", ["Run it"]))]
     assert (texts == ["$ fastapi dev main.py"]) is rule
     assert any("INFO:" in t for t in texts) is not rule
+
+
+SWAGGER_ZH = """# 配置 Swagger UI { #configure-swagger-ui }
+
+## 禁用语法高亮 { #disable-syntax-highlighting }
+
+比如，你可以禁用 Swagger UI 中的语法高亮。
+
+但是你可以通过设置 `syntaxHighlight` 为 `False` 来禁用它：
+"""
+
+
+def test_asked_how_the_line_naming_the_means_beats_the_one_restating_the_question(monkeypatch):
+    """ "如何禁用 Swagger UI 的语法高亮？" was answered "比如，你可以禁用 Swagger UI 中的语法高亮。" - the
+    question restated. The answer names the setting, though its line ends by introducing the example."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "如何禁用 Swagger UI 的语法高亮？"
+    sources = [_evidence(SWAGGER_ZH, "zh/configure-swagger-ui.md", ["配置 Swagger UI { #configure-swagger-ui }"])]
+    assert "syntaxHighlight" in _answer(question, sources)
+    # asked yes or no, the restatement is the answer
+    assert "比如" in _answer("可以禁用 Swagger UI 的语法高亮吗？", sources)
+    monkeypatch.setattr(extractive, "_restates", lambda *args: False)  # control: neither rule
+    monkeypatch.setattr(extractive, "_new_code", lambda *args: False)
+    assert "syntaxHighlight" not in _answer(question, sources)
+
+
+CALLBACKS = """# OpenAPI Callbacks { #openapi-callbacks }
+
+Let's first see how the normal API app would look before adding the callback.
+
+The process that happens when your API app calls the *external API* is named a "callback".
+"""
+
+
+def test_asked_what_a_word_is_the_line_defining_it_comes_first(monkeypatch):
+    import kb_agent.agent.extractive as extractive
+
+    question = "What is a callback in OpenAPI callbacks?"
+    sources = [_evidence(CALLBACKS, "openapi-callbacks.md", ["OpenAPI Callbacks { #openapi-callbacks }"])]
+    assert "external API" in _answer(question, sources)
+    monkeypatch.setattr(extractive, "DEFINES_BONUS", 0.0)  # control: the first line says the words as well
+    assert "external API" not in _answer(question, sources)
+
+
+PROXIES = """Some of the tools you could use as a TLS Termination Proxy are:
+
+* Traefik
+    * Automatically handles certificate renewals ✨
+* Nginx
+    * With an external component like Certbot for certificate renewals
+"""
+
+
+def test_a_sub_item_is_read_with_the_short_item_it_describes(monkeypatch):
+    """ "* Traefik" / "    * Automatically handles certificate renewals": the sub-item alone names no proxy."""
+    import kb_agent.agent.extractive as extractive
+
+    source = _evidence(PROXIES, "concepts.md", ["Deployments Concepts"])
+    texts = [u.text for u in extractive._units(0, source)]
+    assert "Traefik: Automatically handles certificate renewals ✨" in texts
+    sentence = next(s for s in extractive_sentences("Which proxy handles renewals automatically?", [source]))
+    claim = ClaimChecker([source], "Which proxy handles renewals automatically?").check(sentence)
+    assert claim.supported and "Traefik" in sentence.text  # the two lines state it together
+    monkeypatch.setattr(extractive, "_SHORT_PARENT", 0)  # control: the sub-item alone
+    assert "Automatically handles certificate renewals ✨" in [u.text for u in extractive._units(0, source)]
+
+
+DATACLASS_VERSION = """想了解更多，请查看 Pydantic 的文档。
+
+## 版本 { #version }
+
+自 FastAPI 版本 `0.67.0` 起可用。🔖
+"""
+
+
+def test_a_translated_heading_keeps_its_anchor_words(monkeypatch):
+    """ "dataclasses 从 FastAPI 哪个版本开始支持？": the Chinese page's heading says 使用数据类, its anchor
+    #using-dataclasses says the word the question uses."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "dataclasses 从 FastAPI 哪个版本开始支持？"
+    source = _evidence(DATACLASS_VERSION, "zh/dataclasses.md", ["使用数据类 { #using-dataclasses }"], start=84)
+    assert extractive.heading_text("## 版本 { #version }") == "版本 (version)"
+    assert extractive.heading_text("## Version { #version }") == "Version"
+
+    def answer() -> str:  # "dataclasses" is rare, "FastAPI" everywhere
+        rare = {"dataclass": 5.0, "fastapi": 0.1}
+        found = extractive_sentences(question, [source], weights=lambda asked: {t: rare.get(t, 2.0) for t in asked})
+        return " ".join(s.text for s in found)
+
+    assert "0.67.0" in answer()
+    monkeypatch.setattr(extractive, "_ANCHOR_WORDS", re.compile(r"(?!)"))  # control: the anchor dropped
+    assert "0.67.0" not in answer()

@@ -49,8 +49,11 @@ _CONSOLE = re.compile(r"^[│┃║╭╮╰╯─━═┌┐└┘├┤╞╡
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a link's URL is not the line's content
 _ANCHOR = re.compile(r"\s*\{\s*#[^}]*\}")
+_ANCHOR_WORDS = re.compile(r"\{\s*#([A-Za-z0-9_-]+)\s*\}")  # an English anchor (a translation keeps it)
 _BULLET = re.compile(r"^(?:[*+-]|\d{1,3}[.)])\s+")
 _MIN_CHARS, _MAX_UNIT_CHARS, _SHORT_TAIL = 15, 400, 45
+_SHORT_PARENT = 30  # a list item this short (a name: no clause of its own) is a label its sub-items describe
+_CLAUSE_END = re.compile(r"[.。!?！？:：;；]")
 
 Embed = Callable[[str, list[str]], list[float]]  # (question, texts) -> cosine similarities
 
@@ -119,6 +122,24 @@ _OFFERS_MEANS = re.compile(
     r"|你?可以|只需|使用|通过",
     re.I,
 )
+# "How do I disable syntax highlighting?" is not answered by "You can disable syntax highlighting" (it restates
+# the question) but by the line that names the means: "by setting `syntaxHighlight` to `False`:"
+RESTATES = 0.4
+_DISCOURSE = frozenset(tokenize("example instance also just then so well actually 比如 例如 同样 当然 首先 然后"))
+# a yes/no question is answered by restating it ("Can I …?" - "You can …")
+_YES_NO = re.compile(
+    r"^\s*(?:is|are|can|could|does|do|did|should|will|would|was|were|has|have|may|must)\b|吗\s*[？?]?\s*$|是否|能不能|可不可以",
+    re.I,
+)
+# "What is a callback?": the line that defines the word ("… is named a "callback"", "A callback is a …")
+DEFINES_BONUS = 0.3
+_ASKS_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|什么是", re.I)
+_DEFINES = re.compile(
+    r"\b(?:is|are)\s+(?:named|called|known as|referred to as)\s+(?:an?\s+|the\s+)?[\"“*_`']*([\w-]+)"
+    r"|^(?:an?\s+|the\s+)?[\"“*_`']*([\w-]+)[\"”*_`']*\s+(?:is|are|means|refers to)\s+(?:an?|the|when|what)\b"
+    r"|(?:称为|叫做|被称作|称作)\s*[“\"*`]*([\w-]+)",
+    re.I,
+)
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
 _ENGLISH_WORD, _ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}\b"), 4
 _CONTINUES = re.compile(r"^(?:and|or|but|so|that|which|then|this|it)\b")  # after "...with:" and an example
@@ -172,6 +193,7 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
     notes = code_annotations(lines)
     fenced = False
     introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
+    items: list[tuple[int, str]] = []  # the list items above this line: (indent, text)
     for at, line in enumerate(lines):
         raw = line.strip()
         if raw.startswith(("```", "~~~")):
@@ -185,6 +207,8 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
         if not raw or _NOISE.match(raw) or _menu(raw) or _CONSOLE.match(raw):
             continue
         cleaned = _BULLET.sub("", _ANCHOR.sub("", raw).strip(" >"))
+        if not fenced and _BULLET.match(raw):
+            cleaned, items = _nested(line, cleaned, items)
         if introduced is not None and not fenced and _CONTINUES.match(cleaned):
             # "You can set the parameter `x=True`:" {example} "and those default values won't be included":
             # one sentence, broken by its example
@@ -222,6 +246,18 @@ def _units(source: int, evidence: Evidence) -> list[Unit]:
     return units
 
 
+def _nested(line: str, cleaned: str, items: list[tuple[int, str]]) -> tuple[str, list[tuple[int, str]]]:
+    """A list item under a short one says what it says of that one: "* Traefik" / "    * Automatically handles
+    certificate renewals" is "Traefik: Automatically handles certificate renewals"."""
+    indent = len(line) - len(line.lstrip())
+    items = [(at, text) for at, text in items if at < indent]
+    parent = items[-1][1] if items else ""
+    items.append((indent, cleaned))
+    if parent and len(parent) <= _SHORT_PARENT and len(parent.split()) <= 4 and not _CLAUSE_END.search(parent):
+        return f"{parent}: {cleaned}", items
+    return cleaned, items
+
+
 def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:
     """Code and bare names are in no language: in a Chinese page they are judged as Chinese, not on the
     question's identifiers alone ("contents = myfile.file.read()" answered "哪些成员可以读取文件名", the link
@@ -232,7 +268,14 @@ def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:
 
 
 def heading_text(heading: str) -> str:
-    return _ANCHOR.sub("", heading).lstrip("#").replace("*", "").strip()
+    """A heading as read. A translated heading keeps its English anchor's words ("使用数据类 { #using-dataclasses }"
+    -> "使用数据类 (using dataclasses)"): the translation's only record of the names the original says."""
+    text = _ANCHOR.sub("", heading).lstrip("#").replace("*", "").strip()
+    slug = _ANCHOR_WORDS.search(heading)
+    if slug is None or not has_cjk(text):
+        return text
+    words = " ".join(w for w in re.split(r"[-_]+", slug.group(1)) if w)
+    return f"{text} ({words})" if words else text
 
 
 def _under(headings: list[str], line: str) -> list[str]:
@@ -286,6 +329,8 @@ def rank(
     kind = asked_kind(question)
     must_hold = [shape for asks, shape in _ANSWER_TYPES if asks.search(question)]
     means = bool(_ASKS_MEANS.search(question))
+    yes_no, what_is, why = bool(_YES_NO.search(question)), bool(_ASKS_WHAT_IS.search(question)), asks_why(question)
+    asked_words = terms(question) | _QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in _units(index, e)]
     weight = _weights(asked, [u for _, u in all_units], weights)
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
@@ -316,8 +361,17 @@ def rank(
         unit.coverage, unit.own = coverage, own
         itself = sum(weight[t] * said.get(t, 0.0) for t in comparable) / total
         unit.score = coverage + SAID * itself + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
-        if means and _OFFERS_MEANS.search(unit.text) and not unit.text.rstrip().endswith((":", "：")):
+        restates = not (yes_no or why) and _restates(unit, asked_words, question)
+        if restates:
+            unit.score -= RESTATES
+        elif (
+            means
+            and _OFFERS_MEANS.search(unit.text)
+            and (not unit.text.rstrip().endswith((":", "：")) or _new_code(unit.text, question))
+        ):  # a line introducing an example offers a way when it names the code to use
             unit.score += MEANS_BONUS
+        if what_is and _defines(unit.text, asked):
+            unit.score += DEFINES_BONUS
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             named = new_names(unit.text, question, kind) or bool(unit.note)
             if named:
@@ -336,6 +390,28 @@ def rank(
             unit.score += 0.5 * float(similarity)
         found = sorted(top, key=lambda u: -u.score) + found[12:]
     return found
+
+
+def _restates(unit: Unit, asked_words: set[str], question: str) -> bool:
+    """The line says nothing the question does not: no word of its own, no name, no code (`Form` answers "what
+    do I use to receive form fields")."""
+    code = re.findall(r"`([^`]+)`", unit.text)
+    return not (unit.terms - asked_words) and not new_names(unit.text, question) and all(c in question for c in code)
+
+
+def _new_code(text: str, question: str) -> bool:
+    """The line names code (backticked) the question does not."""
+    asked = question.lower()
+    return any(code.lower().strip("()") not in asked for code in re.findall(r"`([^`]+)`", text))
+
+
+def _defines(text: str, asked: set[str]) -> bool:
+    """The line defines one of the question's key terms ("… is named a "callback"")."""
+    for match in _DEFINES.finditer(_LINK_TARGET.sub("]", text)):
+        word = next((g for g in match.groups() if g), "")
+        if set(tokenize(word)) & asked:
+            return True
+    return False
 
 
 def covers(question: str, sources: list[Evidence], weights: Weights | None = None) -> bool:
