@@ -116,3 +116,18 @@ def test_contains_gold_reads_the_answer_as_rendered_markdown():
     marked = Answer(answer='With `ge=1` it must be "`g`reater than or `e`qual" to `1` [1].')
     assert score(item, marked, 0.1)["contains_gold"]
     assert not score(item, Answer(answer="With `ge=1` it must be greater than 1 [1]."), 0.1)["contains_gold"]
+
+
+def test_the_on_disk_recheck_reads_a_listed_path_as_it_reads_the_sentence(tmp_path):
+    """A file listing "`docs/_llm-test.md`" was counted unsupported: its value normalises to "llm-test.md", the
+    cited path did not."""
+    from types import SimpleNamespace
+
+    from kb_agent.evaluation.answers import CitedLines, unsupported_kept
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "_llm-test.md").write_text("# LLM test file\nSome text.\n", encoding="utf-8")
+    listed = SimpleNamespace(sentence="`docs/_llm-test.md`", supported=True, citation="docs/_llm-test.md:L1-2")
+    assert unsupported_kept([listed], CitedLines(tmp_path)) == []
+    wrong = SimpleNamespace(sentence="`docs/other.md`", supported=True, citation="docs/_llm-test.md:L1-2")
+    assert unsupported_kept([wrong], CitedLines(tmp_path)) == ["`docs/other.md`"]  # control: another path

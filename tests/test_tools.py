@@ -229,3 +229,33 @@ def test_runner_times_out_a_slow_tool_and_keeps_the_others(ctx_for, monkeypatch)
     assert not finished.is_set()  # the runner returned while the slow tool still ran
     release.set()
     assert results[0].status == "error" and "timed out" in results[0].error and results[1].status == "ok"
+
+
+@pytest.mark.parametrize("ranked", [True, False], ids=["by_title", "control_found_by_name_first"])
+def test_a_file_question_lists_the_file_whose_title_says_what_it_asks_first(engine, tmp_path, monkeypatch, ranked):
+    """ "哪个文件讲了 OpenAPI 回调？" listed English OpenAPI reference pages, found by the name "openapi", above the
+    Chinese page on callbacks (回调), which the search had found."""
+    import kb_agent.agent.synthesize as synthesize
+
+    root = tmp_path / "docs"
+    for n in range(3):
+        write(root / "reference" / f"openapi-{n}.md", f"# OpenAPI models {n}\nThe OpenAPI models of part {n}.\n")
+    write(root / "zh" / "callbacks.md", "# OpenAPI 回调\n\n你可以在 OpenAPI 中记录回调的外部 API。\n")
+    engine.index([root])
+    if not ranked:
+        monkeypatch.setattr(synthesize, "_by_file_match", lambda ctx, query, sources: sources)
+    answer = engine.answer_query("哪个文件讲了 OpenAPI 回调？")
+    first = answer.answer.split("\n")[1]
+    assert ("callbacks.md" in first) is ranked
+    assert ("— OpenAPI 回调 [1]" in first) is ranked  # the title, shown since the cited lines are its own
+
+
+def test_a_listed_file_shows_its_title_only_where_the_cited_lines_do():
+    from kb_agent.agent.citations import CheckedAnswer
+    from kb_agent.tools.base import Evidence
+
+    top = Evidence(source="a.md", path="a.md", start_line=1, end_line=5, text="# Guide\n...", title="Guide")
+    deep = Evidence(source="b.md", path="b.md", start_line=40, end_line=45, text="More.", title="Other guide")
+    checked = CheckedAnswer([top, deep], "Which file is the guide?")
+    assert checked.add_file(0) == "- `a.md` — Guide [1]"
+    assert checked.add_file(1) == "\n- `b.md` [2]"  # lines 40-41 do not say "Other guide"

@@ -110,7 +110,8 @@ class CheckedAnswer:
         states that the file exists and what it is called; no sentence needs checking."""
         e = self.sources[index]
         end = min(e.end_line, e.start_line + 1) if not e.is_record else e.start_line
-        sentence = f"`{e.path}`" + (f" — {e.title}" if e.title else "")
+        # the title only where the cited lines show it: a passage further down the file does not
+        sentence = f"`{e.path}`" + (f" — {e.title}" if e.title and e.start_line <= 1 else "")
         self.claims.append(
             Claim(sentence, True, [(index, e.start_line, end)], [cite(e.path, e.start_line, end, e.page)])
         )

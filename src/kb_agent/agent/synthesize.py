@@ -97,7 +97,8 @@ def synthesize(state: AgentState, config) -> AgentState:
         _raise_if_retrieval_failed(state.get("tool_history", []))
     notices: list[str] = []
     if state.get("route", {}).get("query_type") == "file_discovery" and sources:
-        return _files(ctx, CheckedAnswer(sources, query), sources, zh, started)
+        found = _by_file_match(ctx, query, _select(state.get("evidence", []), READ_SOURCES * 2))
+        return _files(ctx, CheckedAnswer(found, query), found, zh, started)
     final = _final_step(state)
     # a bridge a rule read stands for words of the question; a guessed one was copied from the evidence, so
     # its passages would cover a question they do not answer ("FastAPI's built-in certificate manager")
@@ -279,12 +280,35 @@ def _refused_by_model(said: str | None) -> bool:
     return said is not None and bool(REFUSAL_RE.search(said))
 
 
+def _by_file_match(ctx: AgentContext, query: str, sources: list[Evidence]) -> list[Evidence]:
+    """The passages found for a file search, best file first: the one whose title and path hold the most of
+    the question's key terms (by rarity), in the question's language, then by its passage's, then files found by
+    name, then search order. "哪个文件讲了 OpenAPI 回调？" had listed English OpenAPI reference pages (their names say
+    "openapi") above the Chinese page on callbacks (回调)."""
+    asked = key_terms(query)
+    try:
+        weights = ctx.term_weights(asked) if ctx.term_weights is not None and asked else {}
+    except Exception:  # statistics are a refinement: every term counts alike without them
+        weights = {}
+    zh = has_cjk(query)
+
+    def held(text: str) -> float:
+        found = set(tokenize(text))  # as the question was analysed: "WebSockets" is not "websockets"
+        return sum(weights.get(t, 1.0) for t in asked if t in found or (has_cjk(t) and t in text))
+
+    def order(item: tuple[int, Evidence]) -> tuple:
+        at, e = item  # what a file is about is its title and path; its passage only breaks ties
+        named = held(f"{e.title} {e.path.replace('-', ' ').replace('_', ' ')}")
+        return (-named, has_cjk(f"{e.title} {e.text}") != zh, -held(e.text), e.tool != "local_file_qa", at)
+
+    return [e for _, e in sorted(enumerate(sources), key=order)]
+
+
 def _files(ctx: AgentContext, checked: CheckedAnswer, sources: list[Evidence], zh: bool, started: float) -> AgentState:
-    """Where something is documented: the files found by name first, then those the search found."""
-    by_name = [i for i, e in enumerate(sources) if e.tool == "local_file_qa"]
+    """Where something is documented: the first three files of `sources` (in `_by_file_match` order)."""
     seen: set[str] = set()
     ctx.emit({"type": "token", "text": "相关文件：\n" if zh else "Files:\n"})
-    for index in [*by_name, *(i for i in range(len(sources)) if i not in by_name)]:
+    for index in range(len(sources)):
         if sources[index].path in seen or len(seen) >= 3:
             continue
         seen.add(sources[index].path)

@@ -92,7 +92,8 @@ def unsupported_kept(claims, cited: CitedLines) -> list[str]:
             continue
         texts = [cited.text(c) for c in (claim.citation or "").split("; ") if c]
         held = _norm(normalise(" ".join(t for t in texts if t)))
-        paths = [_norm(c.rsplit(":L", 1)[0]) for c in (claim.citation or "").split("; ")]
+        # normalised as the values are ("_llm-test.md" reads "llm-test.md" there)
+        paths = [_norm(normalise(c.rsplit(":L", 1)[0])) for c in (claim.citation or "").split("; ")]
         # a value the outbound filter masked ("[SECRET]") is no longer the file's text: nothing to compare
         values = {i for i in shown(claim.sentence) if not any(i in p for p in paths) and not PLACEHOLDER.search(i)}
         if not texts or any(t is None for t in texts) or not all(holds(held, v) for v in values):
