@@ -594,3 +594,26 @@ def test_tool_mode_drops_a_true_sentence_about_none_of_the_names_asked_about(set
     assert answer.refused is anchored
     assert ("HTTPException" in answer.answer) is not anchored
     assert any(c.off_question for c in answer.claims) is anchored
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["names_one", "control_no_name_rule"])
+def test_asked_for_a_name_a_model_sentence_that_gives_none_gives_way_to_the_evidence(
+    settings, tmp_path, monkeypatch, rule
+):
+    """Asked "What error type does a client get …?", the 1.5B model answered "… is an **error** response [1]":
+    the question restated, true of its line, kept. A sentence that names nothing the question does not is no
+    answer to a question asking for a name; the evidence line naming `extra_forbidden` is."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    root = tmp_path / "docs"
+    write(
+        root / "headers.md",
+        "# Header models\nIf a client sends extra headers, they will receive an error response.\n\n"
+        "The forbidden header gives the error type `extra_forbidden` in the response.\n",
+    )
+    if not rule:
+        monkeypatch.setattr(CheckedAnswer, "_names_one", lambda self, claim: True)
+    script = ByRole(route=route(), synth="If a client sends extra headers, they will receive an error response [1].")
+    engine, _ = make_engine(settings, root, script)
+    answer = engine.answer_query("What error type does a client get for sending a forbidden header?")
+    assert ("extra_forbidden" in answer.answer) is rule

@@ -8,6 +8,7 @@ import re
 
 from kb_agent.agent.claim_terms import checkable, holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
+from kb_agent.agent.name_kinds import asked_kind
 from kb_agent.agent.sentences import Sentence, split_sentences
 from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import has_cjk, tokenize
@@ -23,6 +24,12 @@ REFUSAL_RE = re.compile(
 )
 _END_PUNCT = ".!?。！？:：;；"
 ANCHOR_REACH = 2  # lines either side of a citation where a pronoun's name may be
+# what names something in a sentence: code, an identifier, a number, a capitalised word past the first, a Latin
+# word in a Chinese sentence
+_NAMED = re.compile(
+    r"`([^`]+)`|\b(\w+[_.\-/]\w[\w.\-/]*)|\b(\d[\d.,]*)\b|(?<=[\w,;:)] )([A-Z][\w-]*)|(?<=[\u4e00-\u9fff])\s*([A-Za-z][\w-]+)"
+)
+_MARKERS = re.compile(r"\[\d+\]")
 
 
 class CheckedAnswer:
@@ -43,6 +50,8 @@ class CheckedAnswer:
         self.anchors = [normalise(a) for a in anchors or []]
         # the question's rare words (analysed): what a model sentence with nothing checkable must be about
         self.subjects = set(subjects or ())
+        self.question = question
+        self._kind = asked_kind(question)  # the kind of name asked for, if any
         self.claims: list[Claim] = []
         self.citations: list[dict] = []
         self._numbers: dict[tuple[int, int, int], int] = {}
@@ -68,7 +77,9 @@ class CheckedAnswer:
             return ""  # punctuation left between markers: no claim at all
         claim = self.checker.check(sentence, verbatim=self._fenced)
         self.claims.append(claim)
-        if claim.supported and not (self._on_question(claim) and (not written or self._on_subject(claim))):
+        if claim.supported and not (
+            self._on_question(claim) and (not written or (self._on_subject(claim) and self._names_one(claim)))
+        ):
             claim.supported, claim.off_question = False, True
         if not claim.supported:
             return ""
@@ -99,6 +110,15 @@ class CheckedAnswer:
         if not subjects or checkable(claim.sentence) - self.checker.question_items:
             return True
         return bool(subjects & set(tokenize(self._around(claim))))
+
+    def _names_one(self, claim: Claim) -> bool:
+        """Asked for a name ("What error type …", "哪个参数"), a model sentence must give one the question does not:
+        "The error type … is an **error** response [1]" restated the question."""
+        if self._kind is None:
+            return True
+        asked = self.question.lower()
+        found = (name for groups in _NAMED.findall(_MARKERS.sub("", claim.sentence)) for name in groups if name)
+        return any(name.lower() not in asked for name in found)
 
     def _around(self, claim: Claim) -> str:
         """The sentence and the lines of its citations, ANCHOR_REACH either side."""
