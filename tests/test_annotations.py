@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import kb_agent.agent.extractive as extractive
+from kb_agent.agent import evidence_units
 from kb_agent.agent.annotations import code_annotations
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.tools.base import Evidence
@@ -57,6 +57,6 @@ def test_the_annotated_code_line_answers_what_its_annotation_describes(monkeypat
     question = "Which base image does the Dockerfile example start from?"
     answer = " ".join(s.text for s in extractive_sentences(question, [_evidence(DOCKERFILE)]))
     assert "FROM python:3.14" in answer
-    monkeypatch.setattr(extractive, "code_annotations", lambda lines: {})  # control: annotations not read
+    monkeypatch.setattr(evidence_units, "code_annotations", lambda lines: {})  # control: annotations not read
     answer = " ".join(s.text for s in extractive_sentences(question, [_evidence(DOCKERFILE)]))
     assert "python:3.14" not in answer

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import HashEmbedder, write
+from kb_agent.agent import evidence_units
 from kb_agent.agent.claim_terms import checkable
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
@@ -100,14 +101,13 @@ and those default values won't be included in the response, only the values actu
 def test_a_sentence_broken_by_its_example_is_quoted_whole(monkeypatch):
     """ "…parameter `x=True`:" {example} "and those default values won't be included…" is one sentence: the
     answer quotes both halves (each half alone left a real question refused)."""
-    import kb_agent.agent.extractive as extractive
 
     question = "Which path operation parameter returns only the values that were actually set?"
     sources = [_evidence(RESPONSE_MODEL, "response-model.md")]
     quoted = [s.text for s in extractive_sentences(question, sources)]
     assert any("response_model_exclude_unset=True" in t and "only the values actually set" in t for t in quoted)
     assert all(c.supported for c in map(ClaimChecker(sources, question).check, extractive_sentences(question, sources)))
-    monkeypatch.setattr(extractive, "_CONTINUES", re.compile(r"(?!)"))  # control: no continuation
+    monkeypatch.setattr(evidence_units, "_CONTINUES", re.compile(r"(?!)"))  # control: no continuation
     quoted = [s.text for s in extractive_sentences(question, sources)]
     assert not any("response_model_exclude_unset" in t and "only the values actually set" in t for t in quoted)
 
@@ -197,11 +197,11 @@ def test_asked_for_members_in_chinese_a_code_line_does_not_answer_on_identifiers
     assert extractive.asked_kind("Which members of UploadFile hold the file name?") == "member"
     assert extractive.asked_kind("What happens if I declare cookie parameters without Cookie?") is None
     # a bare link names a thing in no language; an English sentence in a Chinese page stays English
-    assert extractive._in_chinese("[Ariadne](https://ariadnegraphql.org/)", False, True)
-    assert not extractive._in_chinese("You can combine normal path operations with GraphQL.", False, True)
+    assert evidence_units._in_chinese("[Ariadne](https://ariadnegraphql.org/)", False, True)
+    assert not evidence_units._in_chinese("You can combine normal path operations with GraphQL.", False, True)
     # an English page that quotes a Chinese word is not a Chinese page: its code stays English
-    assert not extractive.mostly_chinese("* 🌐 Add Chinese translation for `docs/zh/index.md` (中文). PR #1.")
-    assert extractive.mostly_chinese(UPLOAD_ZH)
+    assert not evidence_units.mostly_chinese("* 🌐 Add Chinese translation for `docs/zh/index.md` (中文). PR #1.")
+    assert evidence_units.mostly_chinese(UPLOAD_ZH)
     sources = [_evidence(UPLOAD_ZH, "request-files.md")]
 
     def rarity(asked: set[str]) -> dict[str, float]:  # the knowledge base's: 对象 and 成员 are common words
@@ -213,7 +213,7 @@ def test_asked_for_members_in_chinese_a_code_line_does_not_answer_on_identifiers
     answer = " ".join(s.text for s in extractive_sentences(question, sources, weights=rarity))
     assert "`filename`" in answer and "myfile.read()" not in answer
     assert coverage("myfile.read()") < coverage("`filename`")
-    monkeypatch.setattr(extractive, "_in_chinese", lambda piece, fenced, page_zh: extractive.has_cjk(piece))
+    monkeypatch.setattr(evidence_units, "_in_chinese", lambda piece, fenced, page_zh: evidence_units.has_cjk(piece))
     assert coverage("myfile.read()") > coverage("`filename`")  # control: judged on `UploadFile` alone
 
 

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from kb_agent.agent import evidence_units
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.tools.base import Evidence
@@ -76,7 +77,7 @@ def test_a_heading_inside_the_passage_replaces_the_one_it_follows(monkeypatch):
     import kb_agent.agent.extractive as extractive
 
     sources = [_evidence(SETTINGS, "settings.md", ["Settings and Environment Variables", "Pydantic `Settings`"])]
-    units = extractive._units(0, sources[0])
+    units = evidence_units.units_of(0, sources[0])
     headings = {u.text: u.heading for u in units}
     assert headings["Add the `pydantic-settings` package to your project:"].endswith(
         "Pydantic `Settings` Install `pydantic-settings`"
@@ -163,11 +164,9 @@ def test_a_terminal_transcripts_frame_and_log_lines_are_no_answers(monkeypatch, 
     transcript were quoted for their numbers (blind set's bl22, once the answer read eight passages)."""
     import re
 
-    from kb_agent.agent import extractive
-
     if not rule:
-        monkeypatch.setattr(extractive, "_CONSOLE", re.compile(r"(?!)"))
-    texts = [u.text for u in extractive._units(0, _evidence(CONSOLE, "run.md", ["Run it"]))]
+        monkeypatch.setattr(evidence_units, "_CONSOLE", re.compile(r"(?!)"))
+    texts = [u.text for u in evidence_units.units_of(0, _evidence(CONSOLE, "run.md", ["Run it"]))]
     assert (texts == ["$ fastapi dev main.py"]) is rule
     assert any("INFO:" in t for t in texts) is not rule
 
@@ -226,16 +225,15 @@ PROXIES = """Some of the tools you could use as a TLS Termination Proxy are:
 
 def test_a_sub_item_is_read_with_the_short_item_it_describes(monkeypatch):
     """ "* Traefik" / "    * Automatically handles certificate renewals": the sub-item alone names no proxy."""
-    import kb_agent.agent.extractive as extractive
 
     source = _evidence(PROXIES, "concepts.md", ["Deployments Concepts"])
-    texts = [u.text for u in extractive._units(0, source)]
+    texts = [u.text for u in evidence_units.units_of(0, source)]
     assert "Traefik: Automatically handles certificate renewals ✨" in texts
     sentence = next(s for s in extractive_sentences("Which proxy handles renewals automatically?", [source]))
     claim = ClaimChecker([source], "Which proxy handles renewals automatically?").check(sentence)
     assert claim.supported and "Traefik" in sentence.text  # the two lines state it together
-    monkeypatch.setattr(extractive, "_SHORT_PARENT", 0)  # control: the sub-item alone
-    assert "Automatically handles certificate renewals ✨" in [u.text for u in extractive._units(0, source)]
+    monkeypatch.setattr(evidence_units, "_SHORT_PARENT", 0)  # control: the sub-item alone
+    assert "Automatically handles certificate renewals ✨" in [u.text for u in evidence_units.units_of(0, source)]
 
 
 DATACLASS_VERSION = """想了解更多，请查看 Pydantic 的文档。
@@ -249,12 +247,11 @@ DATACLASS_VERSION = """想了解更多，请查看 Pydantic 的文档。
 def test_a_translated_heading_keeps_its_anchor_words(monkeypatch):
     """ "dataclasses 从 FastAPI 哪个版本开始支持？": the Chinese page's heading says 使用数据类, its anchor
     #using-dataclasses says the word the question uses."""
-    import kb_agent.agent.extractive as extractive
 
     question = "dataclasses 从 FastAPI 哪个版本开始支持？"
     source = _evidence(DATACLASS_VERSION, "zh/dataclasses.md", ["使用数据类 { #using-dataclasses }"], start=84)
-    assert extractive.heading_text("## 版本 { #version }") == "版本 (version)"
-    assert extractive.heading_text("## Version { #version }") == "Version"
+    assert evidence_units.heading_text("## 版本 { #version }") == "版本 (version)"
+    assert evidence_units.heading_text("## Version { #version }") == "Version"
 
     def answer() -> str:  # "dataclasses" is rare, "FastAPI" everywhere
         rare = {"dataclass": 5.0, "fastapi": 0.1}
@@ -262,5 +259,5 @@ def test_a_translated_heading_keeps_its_anchor_words(monkeypatch):
         return " ".join(s.text for s in found)
 
     assert "0.67.0" in answer()
-    monkeypatch.setattr(extractive, "_ANCHOR_WORDS", re.compile(r"(?!)"))  # control: the anchor dropped
+    monkeypatch.setattr(evidence_units, "_ANCHOR_WORDS", re.compile(r"(?!)"))  # control: the anchor dropped
     assert "0.67.0" not in answer()

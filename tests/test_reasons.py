@@ -8,7 +8,8 @@ import re
 import pytest
 
 from kb_agent.agent import extractive, reasons
-from kb_agent.agent.extractive import _units, extractive_sentences
+from kb_agent.agent.evidence_units import units_of
+from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.reasons import asks_why, reason_beside
 from kb_agent.tools.base import Evidence
 
@@ -34,9 +35,9 @@ CERTIFICATES = _evidence(
 
 
 def test_the_reason_is_the_next_line_that_points_back_or_the_line_before_a_that_would_mean():
-    units = _units(0, STRICT)
+    units = units_of(0, STRICT)
     assert reason_beside(units[0], units) is units[1]
-    units = _units(0, CERTIFICATES)
+    units = units_of(0, CERTIFICATES)
     assert reason_beside(units[1], units) is units[0]
 
 
@@ -49,7 +50,7 @@ def test_the_reason_is_the_next_line_that_points_back_or_the_line_before_a_that_
     ],
 )
 def test_no_reason_is_added_where_the_line_gives_its_own_or_nothing_points_back(text):
-    units = _units(0, _evidence(text))
+    units = units_of(0, _evidence(text))
     assert reason_beside(units[0], units) is None
 
 
@@ -79,7 +80,7 @@ BASIC_AUTH = _evidence(
 
 
 def test_a_line_that_opens_by_pointing_back_refers_to_the_line_before_it_in_its_section():
-    units = _units(0, BASIC_AUTH)
+    units = units_of(0, BASIC_AUTH)
     assert extractive.antecedent(units[2], units) is units[1]  # "That tells …" <- the header line
     assert extractive.antecedent(units[1], units) is None  # "And returns …" points nowhere
     assert extractive.antecedent(units[3], units) is None  # first line of its section
@@ -117,7 +118,7 @@ def test_a_line_pointing_back_past_an_example_refers_to_the_statement_the_exampl
     """ "For that, …" after "For example, …" means what the example illustrates, not the example."""
     if not skip:
         monkeypatch.setattr(reasons, "_ILLUSTRATES", re.compile(r"(?!)"))
-    units = _units(0, CACHE)
+    units = units_of(0, CACHE)
     assert units[2].text.startswith("For that")
     assert (reasons.antecedent(units[2], units) is units[0]) is skip
     assert (reasons.antecedent(units[2], units) is units[1]) is not skip

@@ -1,32 +1,27 @@
 """The answer without a generative model: the evidence sentences that best cover the question, each cited
 to its own lines. Also the coverage test that refuses an unanswerable question before any model call.
 
-Units are lines of the evidence (a Markdown list item, a table row, a paragraph line), split into sentences
-when long, a short trailing clause ("Defaults to `600`.") kept with the sentence it completes. Include
-markers, admonition fences, link menus and headings are not answers. Units are ranked by how many of the
-question's key terms they hold, then by the embedder's similarity (when one is at hand) and by language."""
+Units are the lines of the evidence that can answer (agent/evidence_units.py). They are ranked by how many of
+the question's key terms they hold, then by the embedder's similarity (when one is at hand) and by language,
+and by what the question's shape asks for (a way, a definition, a name, a version …)."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from kb_agent.agent.annotations import code_annotations
+from kb_agent.agent.evidence_units import LINK_TARGET, Unit, terms, units_of
 from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
 from kb_agent.agent.reasons import antecedent, asks_why, reason_beside
 from kb_agent.agent.rules import TICKET_RE
-from kb_agent.agent.sentences import Sentence, split_sentences
+from kb_agent.agent.sentences import Sentence
 from kb_agent.retrieval.exact import versioned_names
 from kb_agent.text.tokenize import (
-    EN_STOPWORDS,
     FUNCTION_WORDS,
     QUESTION_WORDS,
-    ZH_STOPWORDS,
     guessed_word,
     has_cjk,
-    mostly_chinese,
     tokenize,
 )
 from kb_agent.tools.base import Evidence
@@ -42,35 +37,8 @@ COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an an
 # right against 56 with the model alone; 57 at 0.9, 58 at 0.75); on all eight sets the extractive answers had
 # contained the gold as often as the model's or more (docs/benchmarks.md, stop 32)
 QUOTE_OWN = 0.5
-_NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
-# a terminal transcript's frame and log lines ("│  API docs: http://…", "INFO:     Started server process [22]")
-# state nothing; a command line ("$ pip install …") may be the answer and stays
-_CONSOLE = re.compile(r"^[│┃║╭╮╰╯─━═┌┐└┘├┤╞╡]|^(?:INFO|DEBUG|WARNING|ERROR|CRITICAL):\s")
-_LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
-_LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a link's URL is not the line's content
-_ANCHOR = re.compile(r"\s*\{\s*#[^}]*\}")
-_ANCHOR_WORDS = re.compile(r"\{\s*#([A-Za-z0-9_-]+)\s*\}")  # an English anchor (a translation keeps it)
-_BULLET = re.compile(r"^(?:[*+-]|\d{1,3}[.)])\s+")
-_MIN_CHARS, _MAX_UNIT_CHARS, _SHORT_TAIL = 15, 400, 45
-_SHORT_PARENT = 30  # a list item this short (a name: no clause of its own) is a label its sub-items describe
-_CLAUSE_END = re.compile(r"[.。!?！？:：;；]")
 
 Embed = Callable[[str, list[str]], list[float]]  # (question, texts) -> cosine similarities
-
-
-@dataclass
-class Unit:
-    text: str
-    source: int  # 0-based
-    position: int
-    terms: set[str]
-    coverage: float = 0.0
-    own: float = 0.0  # the share of the question's key terms (by weight) the line or its headings hold
-    score: float = 0.0
-    heading: str = ""  # the headings the line sits under: what it is about when it does not say
-    zh: bool = False  # its language; an example's code lines take their page's
-    note: str = ""  # a code line's annotation, what it names it as ("Start from the official Python base image")
-    line: int = 0  # its line in the passage (0-based)
 
 
 # words that shape a question without saying what it is about
@@ -141,12 +109,6 @@ _DEFINES = re.compile(
     re.I,
 )
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
-_ENGLISH_WORD, _ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}\b"), 4
-_CONTINUES = re.compile(r"^(?:and|or|but|so|that|which|then|this|it)\b")  # after "...with:" and an example
-
-
-def terms(text: str) -> set[str]:
-    return {t for t in tokenize(text) if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and len(t) > 1}
 
 
 def key_terms(question: str) -> set[str]:
@@ -182,123 +144,6 @@ def _comparable(asked: set[str], question_zh: bool, text_zh: bool) -> set[str]:
     return asked if text_zh == question_zh else {t for t in asked if has_cjk(t) == text_zh}
 
 
-def _units(source: int, evidence: Evidence) -> list[Unit]:
-    lines = evidence.text.split("\n")
-    if evidence.is_record:  # one statement
-        text = " — ".join(line.strip() for line in lines if line.strip())[:_MAX_UNIT_CHARS]
-        return [Unit(text, source, 0, terms(text), zh=has_cjk(text))]
-    units: list[Unit] = []
-    headings = [heading_text(h) for h in evidence.heading_path]
-    page_zh = mostly_chinese(evidence.text)
-    notes = code_annotations(lines)
-    fenced = False
-    introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
-    items: list[tuple[int, str]] = []  # the list items above this line: (indent, text)
-    for at, line in enumerate(lines):
-        raw = line.strip()
-        if raw.startswith(("```", "~~~")):
-            fenced = not fenced
-            continue
-        if raw.startswith("#"):  # a heading (or a comment in an example): no answer
-            if not fenced:
-                introduced = None
-                headings = _under(headings, raw)
-            continue
-        if not raw or _NOISE.match(raw) or _menu(raw) or _CONSOLE.match(raw):
-            continue
-        cleaned = _BULLET.sub("", _ANCHOR.sub("", raw).strip(" >"))
-        if not fenced and _BULLET.match(raw):
-            cleaned, items = _nested(line, cleaned, items)
-        if introduced is not None and not fenced and _CONTINUES.match(cleaned):
-            # "You can set the parameter `x=True`:" {example} "and those default values won't be included":
-            # one sentence, broken by its example
-            introduced.text = f"{introduced.text} {cleaned}"[:_MAX_UNIT_CHARS]
-            introduced.terms = terms(introduced.text)
-            introduced = None
-            continue
-        if not fenced:  # the example's own lines stay answers of their own
-            introduced = None
-        pieces = [cleaned] if fenced or len(cleaned) <= 200 else [s.text for s in split_sentences(cleaned)]
-        merged: list[str] = []
-        for piece in pieces:  # "…responses. Defaults to `600`." stays one answer
-            if merged and len(piece) < _SHORT_TAIL:
-                merged[-1] += " " + piece
-            else:
-                merged.append(piece)
-        for piece in merged:
-            if len(piece) >= _MIN_CHARS:
-                zh = _in_chinese(piece, fenced, page_zh)
-                about = " ".join([*headings, notes.get(at, "")]).strip()  # `FROM python:3.14`: "the base image"
-                units.append(
-                    Unit(
-                        piece[:_MAX_UNIT_CHARS],
-                        source,
-                        len(units),
-                        terms(piece),
-                        heading=about,
-                        zh=zh,
-                        note=notes.get(at, ""),
-                        line=at,
-                    )
-                )
-        if units and not fenced and units[-1].text.endswith(":"):
-            introduced = units[-1]
-    return units
-
-
-def _nested(line: str, cleaned: str, items: list[tuple[int, str]]) -> tuple[str, list[tuple[int, str]]]:
-    """A list item under a short one says what it says of that one: "* Traefik" / "    * Automatically handles
-    certificate renewals" is "Traefik: Automatically handles certificate renewals"."""
-    indent = len(line) - len(line.lstrip())
-    items = [(at, text) for at, text in items if at < indent]
-    parent = items[-1][1] if items else ""
-    items.append((indent, cleaned))
-    if parent and len(parent) <= _SHORT_PARENT and len(parent.split()) <= 4 and not _CLAUSE_END.search(parent):
-        return f"{parent}: {cleaned}", items
-    return cleaned, items
-
-
-def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:
-    """Code and bare names are in no language: in a Chinese page they are judged as Chinese, not on the
-    question's identifiers alone ("contents = myfile.file.read()" answered "哪些成员可以读取文件名", the link
-    "[Ariadne](https://ariadnegraphql.org/)" "推荐哪个 GraphQL 库"). An English sentence stays English."""
-    if has_cjk(piece):
-        return True
-    return page_zh and (fenced or len(_ENGLISH_WORD.findall(_LINK_TARGET.sub("]", piece))) < _ENGLISH_SENTENCE)
-
-
-def heading_text(heading: str) -> str:
-    """A heading as read. A translated heading keeps its English anchor's words ("使用数据类 { #using-dataclasses }"
-    -> "使用数据类 (using dataclasses)"): the translation's only record of the names the original says."""
-    text = _ANCHOR.sub("", heading).lstrip("#").replace("*", "").strip()
-    slug = _ANCHOR_WORDS.search(heading)
-    if slug is None or not has_cjk(text):
-        return text
-    words = " ".join(w for w in re.split(r"[-_]+", slug.group(1)) if w)
-    return f"{text} ({words})" if words else text
-
-
-def _under(headings: list[str], line: str) -> list[str]:
-    """The heading path after a heading line inside the passage (its level is its count of "#")."""
-    text = heading_text(line)
-    if headings and headings[-1] == text:  # the passage opens with the heading its path already ends in
-        return headings
-    level = len(line) - len(line.lstrip("#"))
-    return [*headings[: max(0, level - 1)], text]
-
-
-def is_prose(line: str) -> bool:
-    """A line that says something: not blank, a heading, a fence, an admonition mark, a tag or a link menu."""
-    raw = line.strip()
-    return bool(raw) and not raw.startswith(("#", "```", "~~~")) and not _NOISE.match(raw) and not _menu(raw)
-
-
-def _menu(line: str) -> bool:
-    """Navigation and link lists: several links and few words of their own."""
-    links = _LINK.findall(line)
-    return len(links) >= 2 and len(_LINK.sub("", line).split()) < 6
-
-
 Weights = Callable[[set[str]], dict[str, float]]  # term -> weight (rarity in the knowledge base)
 
 
@@ -331,7 +176,7 @@ def rank(
     means = bool(_ASKS_MEANS.search(question))
     yes_no, what_is, why = bool(_YES_NO.search(question)), bool(_ASKS_WHAT_IS.search(question)), asks_why(question)
     asked_words = terms(question) | _QUESTION_TERMS | _DISCOURSE
-    all_units = [(index, unit) for index, e in enumerate(sources) for unit in _units(index, e)]
+    all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
     weight = _weights(asked, [u for _, u in all_units], weights)
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
     contexts = [_credits(terms(f"{e.title} {e.path} {e.text}"), f"{e.title} {e.text}", asked) for e in sources]
@@ -343,7 +188,7 @@ def rank(
         comparable = _comparable(asked, zh, unit_zh)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
-        if any(not shape.search(_LINK_TARGET.sub("", unit.text)) for shape in must_hold):
+        if any(not shape.search(LINK_TARGET.sub("", unit.text)) for shape in must_hold):
             continue  # asked for a version / a number / an address, and this line has none
         said = _credits(unit.terms, unit.text, asked)
         held = dict(said)
@@ -407,7 +252,7 @@ def _new_code(text: str, question: str) -> bool:
 
 def _defines(text: str, asked: set[str]) -> bool:
     """The line defines one of the question's key terms ("… is named a "callback"")."""
-    for match in _DEFINES.finditer(_LINK_TARGET.sub("]", text)):
+    for match in _DEFINES.finditer(LINK_TARGET.sub("]", text)):
         word = next((g for g in match.groups() if g), "")
         if set(tokenize(word)) & asked:
             return True
@@ -475,7 +320,7 @@ def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sent
         chosen.append(unit)
     if chosen and asks_why(question):  # the best line restates the question; its reason is beside it
         top = chosen[0]
-        reason = reason_beside(top, _units(top.source, sources[top.source]))
+        reason = reason_beside(top, units_of(top.source, sources[top.source]))
         if reason is not None and not any((u.source, u.position) == (reason.source, reason.position) for u in chosen):
             chosen = [top, reason, *chosen[1 : max_sentences - 1]]
     chosen = _with_antecedents(chosen, sources, max_sentences, ranked)
@@ -491,7 +336,7 @@ def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, r
     passages: dict[int, list[Unit]] = {}  # a passage's units, read once
     for at, unit in enumerate(chosen):
         if unit.source not in passages:
-            passages[unit.source] = _units(unit.source, sources[unit.source])
+            passages[unit.source] = units_of(unit.source, sources[unit.source])
         before = antecedent(unit, passages[unit.source])
         if before is not None and at > 0 and not any(_same(before, other) for other in ranked):
             before = None

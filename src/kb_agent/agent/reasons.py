@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # extractive.py asks this module; the type only
-    from kb_agent.agent.extractive import Unit
+if TYPE_CHECKING:  # the type only
+    from kb_agent.agent.evidence_units import Unit
 
 _WHY = re.compile(r"^\s*why\b|为什么|为何", re.I)
 # a sentence that gives its reason itself needs none beside it
