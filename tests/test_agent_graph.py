@@ -104,6 +104,27 @@ def test_chitchat_is_one_call_and_skips_retrieval(settings, docs):
     assert "plan" not in answer.timings and "tool_exec" not in answer.timings
 
 
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        ("ok that's all for now, bye!", "Goodbye!"),
+        ("thanks a lot!", "You're welcome!"),
+        ("太好了，谢谢！", "不客气！"),
+        ("就这些，再见", "再见！"),
+        ("how are you doing?", "I'm doing well"),
+        ("hello there", "Hello! I'm kb-agent"),
+        ("thanks! who are you?", "Hello! I'm kb-agent"),  # who kb-agent is: always the fixed reply
+    ],
+)
+def test_small_talk_without_a_model_gets_the_reply_it_calls_for(settings, docs, said, reply):
+    """Without a model, "bye" had been answered "Hello! I'm kb-agent …"."""
+    engine = Engine(settings.model_copy(update={"llm_provider": "none"}))
+    engine.index([docs])
+    answer = engine.answer_query(said)
+    assert answer.answer.startswith(reply) and answer.llm_calls == 0 and answer.citations == []
+    engine.close()
+
+
 def test_simple_question_is_two_calls_and_skips_grading(settings, docs):
     script = ByRole(route=route(), synth="Declare a Pydantic model [1].")
     engine, _ = make_engine(settings, docs, script)

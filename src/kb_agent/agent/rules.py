@@ -65,6 +65,44 @@ def asks_identity(query: str) -> bool:
     return bool(_IDENTITY.search(query))
 
 
+# the kinds of small talk a reply answers without a model, first match wins
+_REPLIES = [
+    (
+        re.compile(
+            r"(?:good)?bye|see (?:you|ya)|later\b|take care|that'?s (?:all|it)|that is (?:all|it)|done|all set|"
+            r"no more questions|nothing else|have a (?:nice|good|great)|再见|拜拜|回头见|下次见|就这些|没有了|没别的了|先这样",
+            re.I,
+        ),
+        "Goodbye! Come back any time you have a question about the documents.",
+        "再见！有关于文档的问题随时再来问我。",
+    ),
+    (
+        re.compile(r"thank|thx|\bty\b|cheers|appreciat|helpful|helped|谢|感谢|辛苦|帮助|帮大忙", re.I),
+        "You're welcome! Ask me anything else about the indexed documents.",
+        "不客气！还有关于文档的问题可以继续问我。",
+    ),
+    (
+        re.compile(r"how are you|how(?:'s| is) (?:it going|everything)|what'?s up|你好吗", re.I),
+        "I'm doing well, thanks! What would you like to know about the indexed documents?",
+        "我很好，谢谢！想了解文档里的什么内容？",
+    ),
+]
+_HELLO = (
+    "Hello! I'm kb-agent: ask me about the indexed documents and I'll answer with citations.",
+    "你好！我是 kb-agent，可以根据已索引的文档回答问题并给出引用。",
+)
+
+
+def small_talk_reply(query: str, zh: bool) -> str:
+    """The reply to small talk without a model: a farewell to "bye", "you're welcome" to thanks, who kb-agent
+    is to a greeting or "who are you" (what kb-agent is never comes from a model)."""
+    if not asks_identity(query):
+        for pattern, english, chinese in _REPLIES:
+            if pattern.search(query):
+                return chinese if zh else english
+    return _HELLO[1] if zh else _HELLO[0]
+
+
 TICKET_RE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,7}\b")
 URL_RE = re.compile(r"https?://\S+")
 _PATH_RE = re.compile(

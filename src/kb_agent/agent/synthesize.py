@@ -19,7 +19,7 @@ from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.extractive import confident_quotes, covers, extractive_sentences, key_terms, rank
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
-from kb_agent.agent.rules import asks_identity
+from kb_agent.agent.rules import asks_identity, small_talk_reply
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
 from kb_agent.agent.vocabulary import unknown_terms
@@ -360,11 +360,7 @@ def _select(evidence: list[Evidence], limit: int) -> list[Evidence]:
 
 def _chitchat(ctx: AgentContext, state: AgentState, zh: bool) -> str:
     if ctx.main is None or asks_identity(state["query"]):  # what kb-agent is never comes from the model
-        answer = (
-            "你好！我是 kb-agent，可以根据已索引的文档回答问题并给出引用。"
-            if zh
-            else "Hello! I'm kb-agent: ask me about the indexed documents and I'll answer with citations."
-        )
+        answer = small_talk_reply(state["query"], zh)
         ctx.emit({"type": "token", "text": answer})
         return answer
     messages = [
@@ -378,5 +374,6 @@ def _chitchat(ctx: AgentContext, state: AgentState, zh: bool) -> str:
             answer += piece
             ctx.emit({"type": "token", "text": piece})
     except LLMError:
-        answer = "Hello! How can I help with the knowledge base?"
+        answer = small_talk_reply(state["query"], zh)
+        ctx.emit({"type": "token", "text": answer})
     return answer.strip()
