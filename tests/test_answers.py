@@ -502,6 +502,12 @@ def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
         "请问 CORS 怎么配置？",
         "That's all I need to configure CORS?",
         "Is that all the middleware does?",
+        "Morning routine for deploying?",
+        "How is your API versioned?",
+        "What can you do with Depends?",
+        "I am new here, how do I install FastAPI?",
+        "sup with the 422 errors?",
+        "How is the day of the week parsed?",
     ],
 )
 def test_questions_that_open_with_small_talk_are_questions(question):
@@ -531,6 +537,20 @@ def test_questions_that_open_with_small_talk_are_questions(question):
         "ok that's all for now, bye!",
         "That's it, thanks. Have a nice day!",
         "好的，就这些，再见！",
+        # a later round of phrasings, each missed before (searched and refused)
+        "hello, I am new here",
+        "Hey, good to see you",
+        "how's your day going?",
+        "I appreciate the help, goodbye",
+        "谢谢，没有别的问题了",
+        "Thanks, that answers my question.",
+        "Morning!",
+        "Hi there 👋",
+        "thanks again for your help!",
+        "辛苦啦，拜拜",
+        "Can you tell me what you do?",
+        "bye for now",
+        "您好，您是哪位？",
     ],
 )
 @pytest.mark.parametrize("with_model", [False, True])

@@ -13,21 +13,26 @@ _EN_IDENTITY = (
     r"who (?:am i|are we) (?:talking|speaking|chatting) (?:to|with)|who(?:'s| is) (?:this|that|there|speaking)|"
     r"what(?:'s| is) your name|what should i call you|are you (?:a )?(?:bot|robot|human|real|an ai|ai)|"
     r"(?:please )?introduce yourself|tell me about yourself|who (?:made|built|created) you|"
-    r"what can i ask(?: you)?|how can you help(?: me)?|what can you help (?:me )?with"
+    r"what can i ask(?: you)?|how can you help(?: me)?|what can you help (?:me )?with|"
+    r"(?:can|could) you tell me (?:what you (?:do|are|can do)|about yourself)"
 )
 _ZH_IDENTITY = (
     r"你是谁|您是谁|你能做什么|你可以做什么|你会做什么|你叫什么(?:名字)?|(?:请)?(?:介绍一下|介绍下)(?:你自己|自己)|"
-    r"你是(?:机器人|真人|人工智能|AI)吗|我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么"
+    r"你是(?:机器人|真人|人工智能|AI)吗|我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么|(?:你|您)是哪位"
 )
 _EN_PHRASE = (
-    r"(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|night|day)|"
-    r"thanks?(?: you)?(?: (?:so|very) much)?(?: for (?:your|the|all the) help| for everything)?|thx|ty|cheers|"
-    r"thank you kindly|much appreciated|(?:i )?appreciate (?:it|that|your help)|"
-    rf"(?:good)?bye|bye-bye|see (?:you|ya)(?: later| soon| tomorrow)?|(?:talk|catch you) later|take care|"
+    r"(?:hi|hello|hey|hiya|yo|howdy|greetings|sup|wassup|(?:good )?(?:morning|afternoon|evening)|good (?:night|day)|"
+    r"(?:i'?m|i am) new(?: here)?|(?:good|nice|great) to (?:see|meet) you|pleased to meet you|"
+    r"(?:thanks?|thank (?:u|ya))(?: you)?(?: (?:so|very) much)?(?: again)?"
+    r"(?: for (?:your|the|all the) help| for everything)?|thx|thanx|ty|tysm|cheers|"
+    r"thank you kindly|much appreciated|(?:i )?appreciate (?:it|that|your help|the help)|"
+    r"(?:that|this|it) (?:answers|answered) (?:my question|it)|"
+    rf"(?:good)?bye(?: for now)?|bye-bye|see (?:you|ya)(?: later| soon| tomorrow)?|(?:talk|catch you) later|take care|"
     # closing a conversation: "ok that's all for now, bye!"
     r"(?:that'?s|that is) (?:all|it)(?: (?:for now|for today|i needed|thanks))?|(?:i'?m|i am|we'?re) (?:done|all set)|"
     r"no more questions|nothing else|have a (?:nice|good|great) (?:day|one|evening|weekend)|"
     rf"{_EN_IDENTITY}|how are you(?: doing)?|how(?:'s| is) (?:it going|everything)|what'?s up|"
+    r"how(?:'s| is| was) your (?:day|morning|afternoon|evening|weekend)(?: going)?|"
     r"(?:can|could) you help(?: me| us)?|nice to meet you|"
     r"ok(?:ay)?|great|cool|nice|awesome|perfect|got it|"
     r"(?:that|this|it|you)(?: really)? (?:helped|helps|worked|works)(?: a lot)?|"
@@ -38,8 +43,8 @@ _EN_PHRASE = (
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
 _ZH_PHRASE = (
     r"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|再见|拜拜|回头见|下次见|"
-    r"就这些|没有了|没别的了|先这样|"
-    rf"你好吗|好的|收到|明白了|辛苦了|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY})"
+    r"就这些|没有了|没别的了|没有(?:别的|其他)?问题了?|没问题了|先这样|"
+    rf"你好吗|好的|收到|明白了|辛苦了|辛苦|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY})"
     r"(?:你|您)?(?:的帮助)?(?:啦|呀|啊|呢|吧)?"
 )
 _CHITCHAT_ZH = re.compile(rf"(?:{_ZH_PHRASE})+")
@@ -51,7 +56,8 @@ def is_chitchat(query: str) -> bool:
     if not clauses or len(query) > 120:
         return False
     for clause in clauses:
-        text = re.sub(r"^[\s:()（）]+|[\s:()（）]+$", "", clause)
+        # an emoji or symbol says nothing a phrase does not ("Hi there 👋")
+        text = re.sub(r"^[\s:()（）]+|[\s:()（）]+$", "", re.sub(r"[^\w\s'’:()（）-]", " ", clause))
         if not (_CHITCHAT_EN.fullmatch(text) or _CHITCHAT_ZH.fullmatch(text.replace(" ", ""))):
             return False
     return True
