@@ -367,6 +367,28 @@ def test_chinese_key_terms_count_a_word_once_and_unanswerable_zh_questions_are_r
     assert not covers("FastAPI 内置的分布式任务调度器怎么配置？", [k8s])
 
 
+def test_a_particle_covers_nothing_and_a_size_asked_for_needs_a_number(monkeypatch):
+    """ "How do I set up blue-green deployments …?" was answered from a line about setting up a proxy: "up", a
+    rare word in docs, carried a quarter of the question's weight. "What is the maximum upload size …?" was
+    answered "A file stored in memory up to a maximum size limit" - a size asked for, and no number."""
+    import kb_agent.agent.extractive as extractive
+
+    weights = {"set": 2.5, "up": 3.5, "deploy": 2.5, "fastapi": 0.8, "blue-green": 7.6}
+    proxy = _evidence("Set up a termination proxy when you deploy FastAPI.", "deploy.md")
+    question = "How do I set up blue-green deployments with fastapi deploy?"
+    assert "up" not in extractive.key_terms(question)
+    assert not extractive.covers(question, [proxy], lambda asked: {t: weights.get(t, 2.0) for t in asked})
+    limit = _evidence("An upload is stored in memory up to a maximum size, then on disk.", "files.md")
+    assert not extractive_sentences("What is the maximum upload size?", [limit])
+    assert extractive_sentences("What is the default value of allow_credentials?", [_evidence(
+        "`allow_credentials` - Indicate that cookies should be supported. Defaults to `False`.", "cors.md"
+    )])  # fmt: skip
+    monkeypatch.setattr(extractive, "_ANSWER_TYPES", extractive._ANSWER_TYPES[::2])  # controls: no number shape,
+    assert extractive_sentences("What is the maximum upload size?", [limit])
+    monkeypatch.setattr(extractive, "_QUESTION_TERMS", extractive._QUESTION_TERMS - {"up"})  # "up" a key term
+    assert extractive.covers(question, [proxy], lambda asked: {t: weights.get(t, 2.0) for t in asked})
+
+
 def test_checkable_content_is_numbers_identifiers_quotes_and_names():
     items = checkable('The `max_age` of CORSMiddleware is 600 seconds, "cached" by Starlette at /redoc.')
     assert {"max_age", "corsmiddleware", "600", "cached", "starlette", "/redoc"} <= items

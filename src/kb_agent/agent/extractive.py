@@ -45,6 +45,7 @@ Embed = Callable[[str, list[str]], list[float]]  # (question, texts) -> cosine s
 _FRAME = (
     "mean means meaning purpose must need needs should would could might way ways used go goes get gets make "
     "happen happens work works put one ones 意思 含义 用途 需要 应该 "  # "a different one": a pronoun
+    "up "  # "set up", "look up": a particle (a rare word in docs, it had covered "set up blue-green deployments")
     "unlike besides except versus whereas instead rather apart aside "  # relating the subject to another
     "thing things thingy stuff gizmo gadget knob doohickey "  # a placeholder for what the documents name
     # the Chinese question words jieba keeps whole: "多少" is in no answer
@@ -65,7 +66,8 @@ _ANSWER_TYPES = [
     ),
     (
         re.compile(
-            r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:number|size|length|value)\b"
+            r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ )?(?:number|size|length|value|limit)\b"
+            r"|\bdefault (?:\w+ )?(?:number|size|length|limit)\b"  # a default value may be False or None
             r"|\bwhich port\b|多少|几个|几秒",
             re.I,
         ),
