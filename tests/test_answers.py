@@ -623,6 +623,22 @@ def test_an_unanswerable_question_is_refused_without_a_synthesis_call(settings, 
         # a file's name is content: "which members can read the file name?"
         ("UploadFile 对象有哪些成员可以读取文件名？", None),
         ("Which file name does UploadFile report for an upload?", None),
+        # where something is documented, however it is asked
+        ("Where can I read about CORS?", "file_discovery"),
+        ("Is there a page on testing?", "file_discovery"),
+        ("Which doc covers background tasks?", "file_discovery"),
+        ("Point me to the guide on deployment", "file_discovery"),
+        ("What file should I read to learn about dependencies?", "file_discovery"),
+        ("Where is the FastAPI CLI documented?", "file_discovery"),
+        ("Find the documentation for APIRouter", "file_discovery"),
+        ("有没有关于测试的文档？", "file_discovery"),
+        ("在哪里可以找到关于部署的说明？", "file_discovery"),
+        # and what is not
+        ("Where can I set the max_age?", None),
+        ("Is there a default for max_age?", None),
+        ("Which tutorial step creates the app?", None),
+        ("Which section of the response holds errors?", None),
+        ("在哪里设置 CORS？", None),
     ],
 )
 def test_apostrophes_are_not_quotes_and_content_questions_are_not_file_searches(question, rule):

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.rules import TICKET_RE, URL_RE
+from kb_agent.agent.rules import FILE_QUESTION_WORDS, TICKET_RE, URL_RE
 from kb_agent.agent.state import AgentState, RouteState, ToolCall
 from kb_agent.agent.step_rules import decompose
 from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, cut_chinese, has_cjk
@@ -208,53 +208,7 @@ def _table_calls(ctx: AgentContext, route: RouteState, queries: list[str], quest
     return calls
 
 
-_NOT_A_NAME = (
-    EN_STOPWORDS
-    | QUESTION_WORDS
-    | {
-        "file",
-        "files",
-        "document",
-        "documents",
-        "doc",
-        "docs",
-        "documentation",
-        "page",
-        "pages",
-        "named",
-        "called",
-        "containing",
-        "mention",
-        "mentions",
-        "explain",
-        "explains",
-        "describe",
-        "describes",
-        "cover",
-        "covers",
-        "introduce",
-        "introduces",
-        "me",
-        "all",
-        "文件",
-        "文档",
-        "页面",
-        "查找",
-        "寻找",
-        "找到",
-        "列出",
-        "哪些",
-        "哪个",
-        "哪一个",
-        "关于",
-        "有关",
-        "包含",
-        "介绍",
-        "介绍了",
-        "说明",
-        "讲",
-    }
-)
+_NOT_A_NAME = EN_STOPWORDS | QUESTION_WORDS | FILE_QUESTION_WORDS
 
 
 def _file_calls(ctx: AgentContext, route: RouteState, question: str) -> list[dict]:

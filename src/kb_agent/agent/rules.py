@@ -119,15 +119,32 @@ _PATH_RE = re.compile(
 # real quotes or backticks; a single quote only when it is not an apostrophe ("Bob's manager's", "can't")
 _QUOTED_RE = re.compile(r"`([^`\n]{2,80})`|[\"“]([^\"“”\n]{2,80})[\"”]|(?<![\w'])'([^'\n]{2,80})'(?![\w'])")
 _CONSTANT_RE = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+# the words of a file question that say it is one, not what the file is about ("tutorial" may be: a folder says it)
+FILE_QUESTION_WORDS = frozenset(
+    "file files document documents doc docs documentation page pages guide guides section "
+    "named called containing mention mentions explain explains describe describes cover covers introduce "
+    "introduces talk talks read learn point show find list locate me all there "
+    "文件 文档 页面 教程 查找 寻找 找到 列出 哪些 哪个 哪一个 关于 有关 包含 介绍 介绍了 说明 讲 有没有 哪里 可以".split()
+)
 # asking *where* something is documented; "what kind of file ..." is a question about content
 _FILE_DISCOVERY_RE = re.compile(
     r"\b(?:find|list|show|locate|search for)\b(?: (?:me|all|the|a|any|every))*(?: [\w-]+){0,2} "
-    r"(?:files?|pages?|documents?|docs)\b"
-    r"|\bwhich(?: [\w-]+){0,2} (?:files?|pages?|documents?)\b(?! ?names?\b)"
+    r"(?:files?|pages?|documents?|docs|documentation)\b"
+    r"|\bwhich(?: [\w-]+){0,2} (?:files?|pages?|documents?|docs?|guides?)\b(?! ?names?\b)"
+    r"|\bwhich section of the (?:docs|documentation)\b"
+    r"|\bwhere (?:can|do|should|could) (?:i|we) (?:read|learn)(?: more)? about\b"
+    r"|\bwhere (?:is|are) [\w\s`.-]{1,40} documented\b"
+    r"|\b(?:is there|are there) (?:a |an |any )?(?:files?|pages?|documents?|docs|documentation|guides?|tutorials?) "
+    r"(?:on|about|for|that)\b"
+    r"|\b(?:point me to|take me to|where is|where's) (?:the |a )?(?:file|page|doc|docs|document|documentation|guide|"
+    r"tutorial)\b"
+    r"|\bwhat (?:file|page|doc|document|guide|tutorial)s? (?:should|do|can) (?:i|we) read\b"
     r"|\b(?:files?|pages?|documents?) (?:named|called|about|containing|that (?:mention|explain|document|describe|cover))\b"
     # "哪些成员可以读取文件名" asks for members, not files: a file's name (文件名) or folder is not a file search
     r"|(?:查找|寻找|找到|列出)[^，。？?]{0,12}(?:文件|文档|页面)(?![名夹])"
-    r"|(?:哪些|哪个|哪一个|哪一篇|哪篇)[^，。？?]{0,6}(?:文件|文档|页面)(?![名夹])",
+    r"|(?:哪些|哪个|哪一个|哪一篇|哪篇)[^，。？?]{0,6}(?:文件|文档|页面)(?![名夹])"
+    r"|有没有[^，。？?]{0,12}(?:文件|文档|页面|教程)(?![名夹])"
+    r"|(?:在)?哪里(?:可以|能)?(?:找到|看到|查到|读到)[^，。？?]{0,12}(?:文件|文档|页面|说明|教程)(?![名夹])",
     re.I,
 )
 

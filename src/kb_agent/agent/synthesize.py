@@ -19,7 +19,7 @@ from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.extractive import confident_quotes, covers, extractive_sentences, key_terms, rank
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
-from kb_agent.agent.rules import asks_identity, small_talk_reply
+from kb_agent.agent.rules import FILE_QUESTION_WORDS, asks_identity, small_talk_reply
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
 from kb_agent.agent.vocabulary import unknown_terms
@@ -45,6 +45,7 @@ CHITCHAT_SYSTEM = """You are kb-agent, a friendly assistant for a company knowle
 naturally to small talk. If asked what you can do: you answer questions from the indexed documents with
 citations."""
 
+_FILE_QUESTION_TERMS = frozenset(tokenize(" ".join(FILE_QUESTION_WORDS)))
 _FOOTER_LINE = re.compile(r"^(?:\*\*)?(?:references|sources|参考(?:资料|文献)?|来源)(?:\*\*)?\s*[:：]?$", re.I)
 
 
@@ -285,7 +286,7 @@ def _by_file_match(ctx: AgentContext, query: str, sources: list[Evidence]) -> li
     the question's key terms (by rarity), in the question's language, then by its passage's, then files found by
     name, then search order. "哪个文件讲了 OpenAPI 回调？" had listed English OpenAPI reference pages (their names say
     "openapi") above the Chinese page on callbacks (回调)."""
-    asked = key_terms(query)
+    asked = key_terms(query) - _FILE_QUESTION_TERMS  # "read", "guide": that it is a file question, not what about
     try:
         weights = ctx.term_weights(asked) if ctx.term_weights is not None and asked else {}
     except Exception:  # statistics are a refinement: every term counts alike without them
