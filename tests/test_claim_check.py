@@ -6,6 +6,8 @@ repeats it, a citation to the wrong one of two lines that hold the value, and "y
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kb_agent.agent import claims, evidence_lines
@@ -503,3 +505,25 @@ def test_a_sentence_answering_of_a_name_two_lines_up_is_on_the_question(monkeypa
     off = CheckedAnswer([OAUTH_FORM], question, anchors=["grant_type"])
     (other,) = split_sentences("The `PasswordForm` is not a special class [1].")  # four lines down: off the question
     assert off.add(other) == "" and off.claims[0].off_question
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["whole_number", "control_digit_in_an_address"])
+def test_a_number_is_not_held_by_an_address_or_version_that_contains_its_digit(monkeypatch, whole):
+    """The blind set's bl22 (a message queue FastAPI does not have) was answered "FastAPI 自带的消息队列默认保留消息
+    1 天[1][2]。", kept on `fastapi dev`'s lines: the "1" was the last digit of 127.0.0.1."""
+    from kb_agent.agent import claim_terms
+
+    cli = _evidence(
+        "## `fastapi dev` { #fastapi-dev }\n\n运行 `fastapi dev` 会启动开发模式。\n\n"
+        "默认情况下，它会启用**自动重载**。它还会监听 IP 地址 `127.0.0.1`，这是你的机器仅与自身通信的 IP。\n\n"
+        "如果 `FASTAPI_ENV` 已经设置，则会保留其现有值，消息也会保留。",
+        "fastapi-cli.md",
+        116,
+    )
+    if not whole:
+        monkeypatch.setattr(
+            claim_terms, "_pattern", lambda item: re.compile(r"(?<![0-9])" + re.escape(item) + r"(?![0-9])")
+        )
+    claim = _check([cli, *OTHERS], "FastAPI 自带的消息队列默认保留消息多少天？", "FastAPI 默认保留消息 1 天[1]。")
+    assert claim.supported is not whole
+    assert claim_terms.holds("use 1 worker", "1") and claim_terms.holds("Defaults to 600.", "600")

@@ -81,10 +81,11 @@ def is_value(item: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _pattern(item: str) -> re.Pattern[str]:
-    # a number is whole: 600 is not in 6000, but 15 is in "09-15T15:53"; a word is whole, a plural allowed:
+    # a number is whole: 600 is not in 6000, nor 1 in "127.0.0.1" or "1.5" (a model wrote "keeps messages 1 天"
+    # on the line giving that address), but 15 is in "09-15T15:53"; a word is whole, a plural allowed:
     # `str` is not in "strict", `operationId` is in "`operationId`s" (CJK may touch either)
     if item.isdigit():
-        return re.compile(r"(?<![0-9])" + item + r"(?![0-9])")
+        return re.compile(r"(?<![0-9])(?<![0-9]\.)" + item + r"(?![0-9])(?!\.[0-9])")
     return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(item) + r"(?:e?s)?(?![A-Za-z0-9_])")
 
 
