@@ -225,6 +225,7 @@ PROXIES = """Some of the tools you could use as a TLS Termination Proxy are:
 
 def test_a_sub_item_is_read_with_the_short_item_it_describes(monkeypatch):
     """ "* Traefik" / "    * Automatically handles certificate renewals": the sub-item alone names no proxy."""
+    import kb_agent.agent.extractive as extractive
 
     source = _evidence(PROXIES, "concepts.md", ["Deployments Concepts"])
     texts = [u.text for u in evidence_units.units_of(0, source)]
@@ -232,6 +233,16 @@ def test_a_sub_item_is_read_with_the_short_item_it_describes(monkeypatch):
     sentence = next(s for s in extractive_sentences("Which proxy handles renewals automatically?", [source]))
     claim = ClaimChecker([source], "Which proxy handles renewals automatically?").check(sentence)
     assert claim.supported and "Traefik" in sentence.text  # the two lines state it together
+    # asked which ones, the items that name one come before a paragraph that says more of the question's words
+    renewals = _evidence(
+        "Otherwise you might have to stop the TLS Termination Proxy momentarily to handle the certificate renewals.",
+        "https.md",
+        ["About HTTPS"],
+    )
+    which = "Which TLS termination proxies handle certificate renewals automatically?"
+    assert "Traefik" in _answer(which, [renewals, source])
+    monkeypatch.setattr(extractive, "NAME_BONUS", 0.0)  # control: the label counts for nothing
+    assert "Traefik" not in _answer(which, [renewals, source])
     monkeypatch.setattr(evidence_units, "_SHORT_PARENT", 0)  # control: the sub-item alone
     assert "Automatically handles certificate renewals ✨" in [u.text for u in evidence_units.units_of(0, source)]
 

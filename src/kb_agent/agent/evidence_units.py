@@ -42,6 +42,7 @@ class Unit:
     zh: bool = False  # its language; an example's code lines take their page's
     note: str = ""  # a code line's annotation, what it names it as ("Start from the official Python base image")
     line: int = 0  # its line in the passage (0-based)
+    label: str = ""  # the short list item it is a sub-item of ("Traefik"): what it describes
 
 
 def terms(text: str) -> set[str]:
@@ -73,8 +74,9 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
         if not raw or _NOISE.match(raw) or _menu(raw) or _CONSOLE.match(raw):
             continue
         cleaned = _BULLET.sub("", _ANCHOR.sub("", raw).strip(" >"))
+        label = ""
         if not fenced and _BULLET.match(raw):
-            cleaned, items = _nested(line, cleaned, items)
+            cleaned, items, label = _nested(line, cleaned, items)
         if introduced is not None and not fenced and _CONTINUES.match(cleaned):
             # "You can set the parameter `x=True`:" {example} "and those default values won't be included":
             # one sentence, broken by its example
@@ -105,6 +107,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
                         zh=zh,
                         note=notes.get(at, ""),
                         line=at,
+                        label=label,
                     )
                 )
         if units and not fenced and units[-1].text.endswith(":"):
@@ -112,7 +115,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
     return units
 
 
-def _nested(line: str, cleaned: str, items: list[tuple[int, str]]) -> tuple[str, list[tuple[int, str]]]:
+def _nested(line: str, cleaned: str, items: list[tuple[int, str]]) -> tuple[str, list[tuple[int, str]], str]:
     """A list item under a short one says what it says of that one: "* Traefik" / "    * Automatically handles
     certificate renewals" is "Traefik: Automatically handles certificate renewals"."""
     indent = len(line) - len(line.lstrip())
@@ -120,8 +123,8 @@ def _nested(line: str, cleaned: str, items: list[tuple[int, str]]) -> tuple[str,
     parent = items[-1][1] if items else ""
     items.append((indent, cleaned))
     if parent and len(parent) <= _SHORT_PARENT and len(parent.split()) <= 4 and not _CLAUSE_END.search(parent):
-        return f"{parent}: {cleaned}", items
-    return cleaned, items
+        return f"{parent}: {cleaned}", items, parent
+    return cleaned, items, ""
 
 
 def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:

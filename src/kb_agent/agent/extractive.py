@@ -101,6 +101,9 @@ _YES_NO = re.compile(
     r"^\s*(?:is|are|can|could|does|do|did|should|will|would|was|were|has|have|may|must)\b|吗\s*[？?]?\s*$|是否|能不能|可不可以",
     re.I,
 )
+_ASKS_WHICH = re.compile(
+    r"^\s*which\s+(?!(?:is|was|does|has)\b)(?:\w+\s+){0,2}\w+s\b|哪些|哪几", re.I
+)  # asks for instances of a kind
 # "What is a callback?": the line that defines the word ("… is named a "callback"", "A callback is a …")
 DEFINES_BONUS = 0.3
 _ASKS_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|什么是", re.I)
@@ -177,6 +180,7 @@ def rank(
     must_hold = [shape for asks, shape in _ANSWER_TYPES if asks.search(question)]
     means = bool(_ASKS_MEANS.search(question))
     yes_no, what_is, why = bool(_YES_NO.search(question)), bool(_ASKS_WHAT_IS.search(question)), asks_why(question)
+    asks_which = bool(_ASKS_WHICH.search(question))
     asked_words = terms(question) | _QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
     weight = _weights(asked, [u for _, u in all_units], weights)
@@ -219,6 +223,8 @@ def rank(
             unit.score += MEANS_BONUS
         if what_is and _defines(unit.text, asked):
             unit.score += DEFINES_BONUS
+        if kind is None and asks_which and unit.label and unit.label.lower() not in question.lower():
+            unit.score += NAME_BONUS  # "Which proxies renew certificates?": "Traefik: Automatically handles …"
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             named = new_names(unit.text, question, kind) or bool(unit.note)
             if named:
