@@ -9,7 +9,7 @@ import re
 from kb_agent.agent.claim_terms import checkable, holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
 from kb_agent.agent.name_kinds import asked_kind
-from kb_agent.agent.sentences import Sentence, split_sentences
+from kb_agent.agent.sentences import Sentence, split_sentences, without_markers
 from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import has_cjk, tokenize
 from kb_agent.tools.base import Evidence
@@ -29,7 +29,6 @@ ANCHOR_REACH = 2  # lines either side of a citation where a pronoun's name may b
 _NAMED = re.compile(
     r"`([^`]+)`|\b(\w+[_.\-/]\w[\w.\-/]*)|\b(\d[\d.,]*)\b|(?<=[\w,;:)] )([A-Z][\w-]*)|(?<=[\u4e00-\u9fff])\s*([A-Za-z][\w-]+)"
 )
-_MARKERS = re.compile(r"\[\d+\]")
 
 
 class CheckedAnswer:
@@ -117,7 +116,7 @@ class CheckedAnswer:
         if self._kind is None:
             return True
         asked = self.question.lower()
-        found = (name for groups in _NAMED.findall(_MARKERS.sub("", claim.sentence)) for name in groups if name)
+        found = (name for groups in _NAMED.findall(without_markers(claim.sentence)) for name in groups if name)
         return any(name.lower() not in asked for name in found)
 
     def _around(self, claim: Claim) -> str:

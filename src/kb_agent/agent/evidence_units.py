@@ -76,7 +76,8 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
         cleaned = _BULLET.sub("", _ANCHOR.sub("", raw).strip(" >"))
         label = ""
         if not fenced and _BULLET.match(raw):
-            cleaned, items, label = _nested(line, cleaned, items)
+            label, items = _nested(line, cleaned, items)
+            cleaned = f"{label}: {cleaned}" if label else cleaned
         if introduced is not None and not fenced and _CONTINUES.match(cleaned):
             # "You can set the parameter `x=True`:" {example} "and those default values won't be included":
             # one sentence, broken by its example
@@ -115,16 +116,17 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
     return units
 
 
-def _nested(line: str, cleaned: str, items: list[tuple[int, str]]) -> tuple[str, list[tuple[int, str]], str]:
-    """A list item under a short one says what it says of that one: "* Traefik" / "    * Automatically handles
+def _nested(line: str, cleaned: str, items: list[tuple[int, str]]) -> tuple[str, list[tuple[int, str]]]:
+    """The short list item this one is a sub-item of ("" if none), and the items above the next line. A list
+    item under a short one says what it says of that one: "* Traefik" / "    * Automatically handles
     certificate renewals" is "Traefik: Automatically handles certificate renewals"."""
     indent = len(line) - len(line.lstrip())
     items = [(at, text) for at, text in items if at < indent]
     parent = items[-1][1] if items else ""
     items.append((indent, cleaned))
     if parent and len(parent) <= _SHORT_PARENT and len(parent.split()) <= 4 and not _CLAUSE_END.search(parent):
-        return f"{parent}: {cleaned}", items, parent
-    return cleaned, items, ""
+        return parent, items
+    return "", items
 
 
 def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:

@@ -113,6 +113,7 @@ _DEFINES = re.compile(
     r"|(?:称为|叫做|被称作|称作)\s*[“\"*`]*([\w-]+)",
     re.I,
 )
+_CODE_SPAN = re.compile(r"`([^`]+)`")
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
 
 
@@ -180,7 +181,7 @@ def rank(
     must_hold = [shape for asks, shape in _ANSWER_TYPES if asks.search(question)]
     means = bool(_ASKS_MEANS.search(question))
     yes_no, what_is, why = bool(_YES_NO.search(question)), bool(_ASKS_WHAT_IS.search(question)), asks_why(question)
-    asks_which = bool(_ASKS_WHICH.search(question))
+    asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     asked_words = terms(question) | _QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
     weight = _weights(asked, [u for _, u in all_units], weights)
@@ -223,7 +224,7 @@ def rank(
             unit.score += MEANS_BONUS
         if what_is and _defines(unit.text, asked):
             unit.score += DEFINES_BONUS
-        if kind is None and asks_which and unit.label and unit.label.lower() not in question.lower():
+        if kind is None and asks_which and unit.label and unit.label.lower() not in lowered:
             unit.score += NAME_BONUS  # "Which proxies renew certificates?": "Traefik: Automatically handles …"
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             named = new_names(unit.text, question, kind) or bool(unit.note)
@@ -248,14 +249,14 @@ def rank(
 def _restates(unit: Unit, asked_words: set[str], question: str) -> bool:
     """The line says nothing the question does not: no word of its own, no name, no code (`Form` answers "what
     do I use to receive form fields")."""
-    code = re.findall(r"`([^`]+)`", unit.text)
+    code = _CODE_SPAN.findall(unit.text)
     return not (unit.terms - asked_words) and not new_names(unit.text, question) and all(c in question for c in code)
 
 
 def _new_code(text: str, question: str) -> bool:
     """The line names code (backticked) the question does not."""
     asked = question.lower()
-    return any(code.lower().strip("()") not in asked for code in re.findall(r"`([^`]+)`", text))
+    return any(code.lower().strip("()") not in asked for code in _CODE_SPAN.findall(text))
 
 
 def _defines(text: str, asked: set[str]) -> bool:

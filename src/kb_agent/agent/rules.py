@@ -20,6 +20,13 @@ _ZH_IDENTITY = (
     r"你是谁|您是谁|你能做什么|你可以做什么|你会做什么|你叫什么(?:名字)?|(?:请)?(?:介绍一下|介绍下)(?:你自己|自己)|"
     r"你是(?:机器人|真人|人工智能|AI)吗|我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么|(?:你|您)是哪位"
 )
+# closing a conversation ("ok that's all for now, bye!"): small talk, and what a farewell reply answers
+_EN_FAREWELL = (
+    r"(?:good)?bye(?: for now)?|bye-bye|see (?:you|ya)(?: later| soon| tomorrow)?|(?:talk|catch you) later|take care|"
+    r"(?:that'?s|that is) (?:all|it)(?: (?:for now|for today|i needed|thanks))?|(?:i'?m|i am|we'?re) (?:done|all set)|"
+    r"no more questions|nothing else|have a (?:nice|good|great) (?:day|one|evening|weekend)"
+)
+_ZH_FAREWELL = r"再见|拜拜|回头见|下次见|就这些|没有了|没别的了|先这样"
 _EN_PHRASE = (
     r"(?:hi|hello|hey|hiya|yo|howdy|greetings|sup|wassup|(?:good )?(?:morning|afternoon|evening)|good (?:night|day)|"
     r"(?:i'?m|i am) new(?: here)?|(?:good|nice|great) to (?:see|meet) you|pleased to meet you|"
@@ -27,10 +34,7 @@ _EN_PHRASE = (
     r"(?: for (?:your|the|all the) help| for everything)?|thx|thanx|ty|tysm|cheers|"
     r"thank you kindly|much appreciated|(?:i )?appreciate (?:it|that|your help|the help)|"
     r"(?:that|this|it) (?:answers|answered) (?:my question|it)|"
-    rf"(?:good)?bye(?: for now)?|bye-bye|see (?:you|ya)(?: later| soon| tomorrow)?|(?:talk|catch you) later|take care|"
-    # closing a conversation: "ok that's all for now, bye!"
-    r"(?:that'?s|that is) (?:all|it)(?: (?:for now|for today|i needed|thanks))?|(?:i'?m|i am|we'?re) (?:done|all set)|"
-    r"no more questions|nothing else|have a (?:nice|good|great) (?:day|one|evening|weekend)|"
+    rf"{_EN_FAREWELL}|"
     rf"{_EN_IDENTITY}|how are you(?: doing)?|how(?:'s| is) (?:it going|everything)|what'?s up|"
     r"how(?:'s| is| was) your (?:day|morning|afternoon|evening|weekend)(?: going)?|"
     r"(?:can|could) you help(?: me| us)?|nice to meet you|"
@@ -42,8 +46,8 @@ _EN_PHRASE = (
 )
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
 _ZH_PHRASE = (
-    r"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|再见|拜拜|回头见|下次见|"
-    r"就这些|没有了|没别的了|没有(?:别的|其他)?问题了?|没问题了|先这样|"
+    r"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|"
+    rf"{_ZH_FAREWELL}|没有(?:别的|其他)?问题了?|没问题了|"
     rf"你好吗|好的|收到|明白了|辛苦了|辛苦|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY})"
     r"(?:你|您)?(?:的帮助)?(?:啦|呀|啊|呢|吧)?"
 )
@@ -74,11 +78,7 @@ def asks_identity(query: str) -> bool:
 # the kinds of small talk a reply answers without a model, first match wins
 _REPLIES = [
     (
-        re.compile(
-            r"(?:good)?bye|see (?:you|ya)|later\b|take care|that'?s (?:all|it)|that is (?:all|it)|done|all set|"
-            r"no more questions|nothing else|have a (?:nice|good|great)|再见|拜拜|回头见|下次见|就这些|没有了|没别的了|先这样",
-            re.I,
-        ),
+        re.compile(rf"{_EN_FAREWELL}|{_ZH_FAREWELL}", re.I),
         "Goodbye! Come back any time you have a question about the documents.",
         "再见！有关于文档的问题随时再来问我。",
     ),
