@@ -122,3 +122,41 @@ def test_a_line_pointing_back_past_an_example_refers_to_the_statement_the_exampl
     assert units[2].text.startswith("For that")
     assert (reasons.antecedent(units[2], units) is units[0]) is skip
     assert (reasons.antecedent(units[2], units) is units[1]) is not skip
+
+
+CACHE_ELSEWHERE = _evidence(
+    "# Internals\n`stable_key` is used by the library internally when it restarts.", path="internals.md"
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["purpose_with_antecedent", "control_no_for_that_rule"])
+def test_asked_what_a_name_is_for_a_for_that_line_comes_first_with_what_it_points_to(monkeypatch, rule):
+    """ "For that, the library provides `stable_key()`" says what the helper is for, through the line it points
+    back to; "… is used by the library internally" only restates the question's "used"."""
+    if not rule:
+        monkeypatch.setattr(extractive, "_FOR_THAT", re.compile(r"(?!)"))
+    question = "What is stable_key used for?"
+    sentences = extractive_sentences(question, [CACHE_ELSEWHERE, CACHE], max_sentences=1)
+    answer = " ".join(s.text for s in sentences)
+    assert ("survives a restart" in answer) is rule
+    assert [s.joins_next for s in sentences] == ([True, False] if rule else [False])
+
+
+def test_a_quoted_antecedent_is_kept_with_the_line_that_points_to_it_and_only_with_it():
+    """The antecedent does not name the code asked about; the line pointing back to it does. Judged alone it
+    is off the question (control), judged with that line it is kept - and dropped when that line is."""
+    from kb_agent.agent.citations import CheckedAnswer
+    from kb_agent.agent.sentences import Sentence
+
+    before = "Sometimes a response must be stored under a key that survives a restart."
+    pointing = "For that, the library provides a `stable_key()` helper."
+    question = "What is stable_key used for?"
+    paired = CheckedAnswer([CACHE], question, anchors=["stable_key"])
+    shown = paired.add(Sentence(before, [1], joins_next=True)) + paired.add(Sentence(pointing, [1]))
+    assert "survives a restart [1]" in shown and "`stable_key()` helper [2]" in shown and paired.kept == 2
+    alone = CheckedAnswer([CACHE], question, anchors=["stable_key"])
+    assert alone.add(Sentence(before, [1])) == "" and alone.claims[0].off_question
+    unsupported = CheckedAnswer([CACHE], question, anchors=["stable_key"])
+    shown = unsupported.add(Sentence(before, [1], joins_next=True))
+    shown += unsupported.add(Sentence("For that, the library provides a `forever_key()` helper.", [1]))
+    assert shown == "" and unsupported.kept == 0

@@ -56,6 +56,7 @@ class CheckedAnswer:
         self._numbers: dict[tuple[int, int, int], int] = {}
         self._parts: list[str] = []
         self._fenced = False  # inside a code block the answer opened
+        self._waiting: Sentence | None = None  # an antecedent held until the line pointing back to it is judged
 
     @property
     def kept(self) -> int:
@@ -74,14 +75,26 @@ class CheckedAnswer:
             return ""
         if not re.search(r"\w", sentence.text):
             return ""  # punctuation left between markers: no claim at all
+        if sentence.joins_next:
+            self._waiting = sentence
+            return ""
+        waiting, self._waiting = self._waiting, None
         claim = self.checker.check(sentence, verbatim=self._fenced)
-        self.claims.append(claim)
         if claim.supported and not (
             self._on_question(claim) and (not written or (self._on_subject(claim) and self._names_one(claim)))
         ):
             claim.supported, claim.off_question = False, True
-        if not claim.supported:
-            return ""
+        shown = ""
+        if waiting is not None:  # on the question through the line that points back to it, or not at all
+            before = self.checker.check(waiting, verbatim=self._fenced)
+            if before.supported and not claim.supported:
+                before.supported, before.off_question = False, True
+            self.claims.append(before)
+            shown = self._show(waiting, before) if before.supported else ""
+        self.claims.append(claim)
+        return shown + (self._show(sentence, claim) if claim.supported else "")
+
+    def _show(self, sentence: Sentence, claim: Claim) -> str:
         markers = "".join(f"[{self._number(span)}]" for span in claim.spans)
         text = sentence.text
         cut = len(text.rstrip(_END_PUNCT))

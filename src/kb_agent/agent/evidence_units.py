@@ -43,6 +43,7 @@ class Unit:
     note: str = ""  # a code line's annotation, what it names it as ("Start from the official Python base image")
     line: int = 0  # its line in the passage (0-based)
     label: str = ""  # the short list item it is a sub-item of ("Traefik"): what it describes
+    pointed_to: bool = False  # chosen as the line another chosen one points back to ("For that, …")
 
 
 def terms(text: str) -> set[str]:

@@ -113,6 +113,9 @@ _DEFINES = re.compile(
     r"|(?:称为|叫做|被称作|称作)\s*[“\"*`]*([\w-]+)",
     re.I,
 )
+# "For that, **FastAPI** provides a `jsonable_encoder()` function." says what the function is for, with the line
+# before it (which `_with_antecedents` brings along)
+_FOR_THAT = re.compile(r"^(?:for (?:that|this|these|those)\b[^,，]{0,20}[,，]|为此|为了(?:这|那))", re.I)
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
 
@@ -260,7 +263,10 @@ def _new_code(text: str, question: str) -> bool:
 
 
 def _defines(text: str, asked: set[str]) -> bool:
-    """The line defines one of the question's key terms ("… is named a "callback"")."""
+    """The line defines one of the question's key terms ("… is named a "callback"", or gives its purpose by
+    pointing back: "For that, FastAPI provides `jsonable_encoder()`")."""
+    if _FOR_THAT.match(text) and terms(text) & asked:
+        return True
     for match in _DEFINES.finditer(LINK_TARGET.sub("]", text)):
         word = next((g for g in match.groups() if g), "")
         if set(tokenize(word)) & asked:
@@ -334,7 +340,8 @@ def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sent
             chosen = [top, reason, *chosen[1 : max_sentences - 1]]
     chosen = _with_antecedents(chosen, sources, max_sentences, ranked)
     chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
-    return [Sentence(u.text, [u.source + 1]) for u in chosen]
+    leads = {(u.source, u.position) for u in chosen if u.pointed_to}
+    return [Sentence(u.text, [u.source + 1], joins_next=(u.source, u.position) in leads) for u in chosen]
 
 
 def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit]) -> list[Unit]:
@@ -350,6 +357,8 @@ def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, r
         if before is not None and at > 0 and not any(_same(before, other) for other in ranked):
             before = None
         group = [unit] if before is None or any(_same(before, other) for other in [*kept, *chosen]) else [before, unit]
+        if before is not None and len(group) == 2:
+            before.pointed_to = True  # quoted for `unit`'s sake: kept only with it
         fits = len(kept) + len(group) <= limit or not kept  # the best line is never dropped for its antecedent
         if fits and not any(_same(unit, other) for other in kept):
             kept.extend(group)

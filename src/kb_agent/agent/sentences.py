@@ -23,6 +23,9 @@ class Sentence:
     text: str  # without markers
     cited: list[int]  # 1-based source numbers the model gave
     lead: str = ""  # the spacing before it (a newline keeps list items on their lines)
+    # a quoted line the next one points back to ("For that, …"): it is kept only with that one, which carries
+    # what makes the pair on the question
+    joins_next: bool = False
 
 
 def sentence_ends(text: str) -> list[int]:
