@@ -10,6 +10,9 @@ shared and noisy):
   small    as compact, with the 0.5B model (`kb-agent models install --model qwen2.5-coder-0.5b-instruct-q4_k_m`);
   quote    as windows, and a question whose best evidence line says its key terms is answered by quoting it
            (`KB_AGENT_QUOTE_FIRST=auto`, the default since stop 32). The others never quote first.
+  native   as windows, on llama.cpp compiled for this CPU (`scripts/setup.sh --native-llm`); every other
+           configuration runs the prebuilt `xllamacpp` wheel, so the two compare in one run;
+  native-compact  as compact, on the native build.
 
     python benchmarks/answer_latency.py [--questions 6] [--threads N] [--configs windows,compact]
 
@@ -57,7 +60,9 @@ def _answer(engine, question: str) -> tuple[float, float, int, bool, int]:
 
 
 FULL_PROMPT = {"simple_prompt": "windows", "simple_max_sources": 5, "simple_source_chars": 900}
-MODEL = {"quote_first": "never"}  # the model answers every question (the configurations before stop 32)
+# the model answers every question (the configurations before stop 32), on the prebuilt wheel unless named
+MODEL = {"quote_first": "never", "local_runtime": "xllamacpp"}
+NATIVE = {"quote_first": "never", "local_runtime": "native"}
 CONFIGS = {
     "router": {"route_by_shape": False, **FULL_PROMPT, **MODEL},
     "shape": {"route_by_shape": True, **FULL_PROMPT, **MODEL},
@@ -66,6 +71,8 @@ CONFIGS = {
     "narrow": {"route_by_shape": True, "simple_prompt": "windows", "simple_source_chars": 250, **MODEL},
     "small": {"route_by_shape": True, "local_model": "qwen2.5-coder-0.5b-instruct-q4_k_m", **MODEL},
     "quote": {"route_by_shape": True, "simple_prompt": "windows", "quote_first": "auto"},  # the default
+    "native": {"route_by_shape": True, "simple_prompt": "windows", **NATIVE},
+    "native-compact": {"route_by_shape": True, "simple_prompt": "ranked", **NATIVE},
 }
 
 

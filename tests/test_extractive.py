@@ -272,3 +272,30 @@ def test_a_translated_heading_keeps_its_anchor_words(monkeypatch):
     assert "0.67.0" in answer()
     monkeypatch.setattr(evidence_units, "_ANCHOR_WORDS", re.compile(r"(?!)"))  # control: the anchor dropped
     assert "0.67.0" not in answer()
+
+
+TASKS_ZH = """**FastAPI** 知道在每种情况下该做什么以及如何复用同一对象，因此所有后台任务被合并在一起并且随后在后台运行。
+
+首先导入 `BackgroundTasks` 并在 *路径操作函数* 中使用类型声明 `BackgroundTasks` 定义一个参数。
+"""
+
+
+def test_asked_which_class_the_name_the_knowledge_base_writes_everywhere_is_no_answer(monkeypatch):
+    """ "FastAPI" (in most passages of the FastAPI docs: a low rarity) names the docs' subject; the class that
+    runs background tasks is `BackgroundTasks`."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "在后台运行任务要使用哪个类？"
+    rarity = {"fastapi": 0.9}
+
+    def weights(asked: set[str]) -> dict[str, float]:
+        return {t: rarity.get(t, 2.5) for t in asked}
+
+    sources = [_evidence(TASKS_ZH, "zh/background-tasks.md", ["后台任务", "使用 `BackgroundTasks`"])]
+
+    def best() -> str:
+        return extractive_sentences(question, sources, max_sentences=1, weights=weights)[0].text
+
+    assert "BackgroundTasks" in best()
+    monkeypatch.setattr(extractive, "SUBJECT_NAME", -1.0)  # control: every name counts, FastAPI's too
+    assert best().startswith("**FastAPI**")

@@ -63,3 +63,23 @@ def test_answer_with_the_local_model_is_cited(tmp_path):
     answer = engine.answer_query("How long is green tea brewed?")
     assert not answer.refused and answer.citations and answer.citations[0].path == "docs/tea.md"
     assert answer.llm_calls <= 2
+
+
+@needs_model
+def test_native_runtime_chat_structured_and_stream():
+    """The same calls on llama.cpp compiled for this CPU, where `scripts/setup.sh --native-llm` installed it."""
+    from kb_agent.llm import native_backend
+
+    if not native_backend.available():
+        pytest.skip("llama-cpp-python is not installed (bash scripts/setup.sh --native-llm)")
+    llm = native_backend.NativeLlamaChat(model_path(MODELS), threads=2, n_ctx=4096)
+    assert llm.chat([{"role": "user", "content": "Reply with the single word: yes"}], max_tokens=5).strip()
+    system = "Classify. JSON keys: query_type (exact|conceptual), complexity (simple|complex)."
+    value, ok = llm.structured(
+        [{"role": "system", "content": system}, {"role": "user", "content": "How does reciprocal rank fusion work?"}],
+        Route,
+        fallback=Route(query_type="x", complexity="x"),
+        max_tokens=60,
+    )
+    assert ok and value.query_type in ("exact", "conceptual")
+    assert len(list(llm.stream([{"role": "user", "content": "Count from 1 to 3."}], max_tokens=12))) > 1

@@ -126,6 +126,11 @@ class Settings(BaseSettings):
         description="Which bundled model `models install` fetches and the local backend runs (0.5B: faster, weaker).",
     )
     local_model_path: Path | None = Field(default=None, description="GGUF file for the local backend.")
+    local_runtime: Literal["auto", "xllamacpp", "native"] = Field(
+        default="auto",
+        description="What runs the local model: native = llama.cpp compiled for this CPU (`scripts/setup.sh"
+        " --native-llm`), xllamacpp = the prebuilt wheel; auto: native when it is installed.",
+    )
     llm_threads: int | None = Field(
         default=None, ge=1, description="Threads for the local model (unset: the CPUs free when it loads)."
     )

@@ -27,6 +27,9 @@ from kb_agent.text.tokenize import (
 from kb_agent.tools.base import Evidence
 
 NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outranks those that do not
+# a name written in a quarter or more of the knowledge base's passages names its subject ("FastAPI" in the
+# FastAPI docs), never the class or module asked for (an IDF of log(1 + 4), as the engine's term weights count)
+SUBJECT_NAME = math.log(1 + 4)
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
@@ -188,6 +191,7 @@ def rank(
     asked_words = terms(question) | _QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
     weight = _weights(asked, [u for _, u in all_units], weights)
+    everywhere = _subject_names(question, kind, [u for _, u in all_units], weights)
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
     contexts = [_credits(terms(f"{e.title} {e.path} {e.text}"), f"{e.title} {e.text}", asked) for e in sources]
     # the lines of a section share its headings: each heading path is read once
@@ -230,7 +234,9 @@ def rank(
         if kind is None and asks_which and unit.label and unit.label.lower() not in lowered:
             unit.score += NAME_BONUS  # "Which proxies renew certificates?": "Traefik: Automatically handles …"
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
-            named = new_names(unit.text, question, kind) or bool(unit.note)
+            # a subject name in code is code: `fastapi` is the module to import from, **FastAPI** the product
+            given = {n for n in new_names(unit.text, question, kind) if n not in everywhere or f"`{n}" in unit.text}
+            named = bool(given) or bool(unit.note)
             if named:
                 unit.score += NAME_BONUS
             if named and says_kind(unit.text, kind):
@@ -247,6 +253,21 @@ def rank(
             unit.score += 0.5 * float(similarity)
         found = sorted(top, key=lambda u: -u.score) + found[12:]
     return found
+
+
+def _subject_names(question: str, kind: str | None, units: list[Unit], weights: Weights | None) -> set[str]:
+    """The names of the asked kind these units give that the knowledge base writes nearly everywhere: "Which
+    class runs tasks in the background?" is not answered by a line that names **FastAPI**."""
+    if kind is None or weights is None:
+        return set()
+    # one word ("FastAPI"), read whole: `fastapi run` is a command, however common its first word is
+    found = {name for unit in units for name in new_names(unit.text, question, kind) if re.fullmatch(r"\w+", name)}
+    parts = {name: set(tokenize(name)[:1]) for name in found}
+    try:
+        rarity = weights(set().union(*parts.values())) if parts else {}
+    except Exception:  # statistics are a refinement: without them every name counts
+        return set()
+    return {name for name, ts in parts.items() if ts and all(rarity.get(t, math.inf) <= SUBJECT_NAME for t in ts)}
 
 
 def _restates(unit: Unit, asked_words: set[str], question: str) -> bool:

@@ -32,14 +32,19 @@ _local_lock = threading.Lock()
 
 
 def _local(settings: Settings) -> LLM:
+    from kb_agent.llm import native_backend
     from kb_agent.llm.local_backend import LocalLlamaChat
 
     path = local_model_file(settings)
-    key = (str(path), settings.llm_threads, settings.llm_context)
+    runtime = settings.local_runtime
+    if runtime == "auto":
+        runtime = "native" if native_backend.available() else "xllamacpp"
+    key = (str(path), settings.llm_threads, settings.llm_context, runtime)
     with _local_lock:  # one copy of the weights per process
         if key not in _local_cache:
             threads = settings.llm_threads or free_cores()
-            _local_cache[key] = LocalLlamaChat(path, threads=threads, n_ctx=settings.llm_context)
+            chat = native_backend.NativeLlamaChat if runtime == "native" else LocalLlamaChat
+            _local_cache[key] = chat(path, threads=threads, n_ctx=settings.llm_context)
         return _local_cache[key]
 
 
