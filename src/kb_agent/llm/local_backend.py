@@ -17,14 +17,29 @@ from pathlib import Path
 from kb_agent.llm.base import LLM, Completion, LLMError, Message
 
 
-class LocalLlamaChat(LLM):
-    def __init__(
-        self, model_path: Path, *, threads: int, n_ctx: int = 8192, temperature: float = 0.1, max_tokens: int = 768
-    ):
+class InProcessChat(LLM):
+    """What both in-process runtimes share: the model file's check, offline loading, one serialized context,
+    the request built from the LLM options."""
+
+    def __init__(self, model_path: Path, temperature: float, max_tokens: int):
         super().__init__()
         if not model_path.is_file():
             raise LLMError(f"model file not found: {model_path} (run `kb-agent models install`)")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        self.model = model_path.stem
+        self._temperature = temperature
+        self._max_tokens = max_tokens
+        self._lock = threading.Lock()  # one context: calls are serialized, which also keeps its KV cache warm
+
+    def _request(self, messages: list[Message], options: dict, stream: bool) -> dict:
+        return chat_request(messages, options, stream, self._temperature, self._max_tokens)
+
+
+class LocalLlamaChat(InProcessChat):
+    def __init__(
+        self, model_path: Path, *, threads: int, n_ctx: int = 8192, temperature: float = 0.1, max_tokens: int = 768
+    ):
+        super().__init__(model_path, temperature, max_tokens)
         try:
             import xllamacpp as xlc
         except ImportError as exc:
@@ -40,25 +55,10 @@ class LocalLlamaChat(LLM):
         params.verbosity = -1  # llama.cpp logs every request to stderr otherwise
         params.cache_prompt = True
         params.cache_ram_mib = 2048  # host-memory prompt cache: system prompts are restored, not recomputed
-        self.model = model_path.stem
-        self._temperature = temperature
-        self._max_tokens = max_tokens
         self._server = xlc.Server(params)
-        self._lock = threading.Lock()  # one slot: calls are serialized, which also keeps its KV cache warm
 
     def _request(self, messages: list[Message], options: dict, stream: bool) -> dict:
-        request: dict = {
-            "messages": messages,
-            "stream": stream,
-            "cache_prompt": True,
-            "temperature": options.get("temperature", self._temperature),
-            "max_tokens": options.get("max_tokens") or self._max_tokens,
-        }
-        if options.get("stop"):
-            request["stop"] = options["stop"]
-        if options.get("json_schema") is not None:  # grammar-constrained decoding
-            request["response_format"] = {"type": "json_object", "schema": options["json_schema"]}
-        return request
+        return {**super()._request(messages, options, stream), "cache_prompt": True}
 
     def _complete(self, messages: list[Message], **options) -> Completion:
         with self._lock:
@@ -66,14 +66,7 @@ class LocalLlamaChat(LLM):
                 reply = self._server.handle_chat_completions(self._request(messages, options, False))
             except Exception as exc:  # the binding raises plain exceptions for bad requests
                 raise LLMError(f"local model error: {exc}") from exc
-        if not isinstance(reply, dict) or "error" in reply or not reply.get("choices"):
-            raise LLMError(f"local model error: {str(reply)[:300]}")
-        usage = reply.get("usage") or {}
-        return Completion(
-            text=reply["choices"][0]["message"].get("content") or "",
-            prompt_tokens=usage.get("prompt_tokens", 0),
-            completion_tokens=usage.get("completion_tokens", 0),
-        )
+        return completion_of(reply)
 
     def _stream(self, messages: list[Message], **options) -> Iterator[str]:
         """Tokens as they are generated: the binding calls back from its own thread of work."""
@@ -103,3 +96,30 @@ class LocalLlamaChat(LLM):
             if isinstance(item, Exception):
                 raise item
             yield item
+
+
+def chat_request(messages: list[Message], options: dict, stream: bool, temperature: float, max_tokens: int) -> dict:
+    """An OpenAI-style chat request for an in-process llama.cpp: the LLM options as its fields."""
+    request: dict = {
+        "messages": messages,
+        "stream": stream,
+        "temperature": options.get("temperature", temperature),
+        "max_tokens": options.get("max_tokens") or max_tokens,
+    }
+    if options.get("stop"):
+        request["stop"] = options["stop"]
+    if options.get("json_schema") is not None:  # grammar-constrained decoding
+        request["response_format"] = {"type": "json_object", "schema": options["json_schema"]}
+    return request
+
+
+def completion_of(reply: object) -> Completion:
+    """The text and token counts of an OpenAI-style chat reply; a reply without them is the model's error."""
+    if not isinstance(reply, dict) or "error" in reply or not reply.get("choices"):
+        raise LLMError(f"local model error: {str(reply)[:300]}")
+    usage = reply.get("usage") or {}
+    return Completion(
+        text=reply["choices"][0]["message"].get("content") or "",
+        prompt_tokens=usage.get("prompt_tokens", 0),
+        completion_tokens=usage.get("completion_tokens", 0),
+    )

@@ -14,13 +14,13 @@ tokens. No RAM cache of earlier prompts: saving the KV state after every call co
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kb_agent.llm.base import LLM, Completion, LLMError, Message
+from kb_agent.llm.base import Completion, LLMError, Message
+from kb_agent.llm.local_backend import InProcessChat, completion_of
 
 _LOADING = threading.Lock()  # the library's default model parameters are swapped while one model loads
 
@@ -34,23 +34,16 @@ def available() -> bool:
     return True
 
 
-class NativeLlamaChat(LLM):
+class NativeLlamaChat(InProcessChat):
     def __init__(
         self, model_path: Path, *, threads: int, n_ctx: int = 8192, temperature: float = 0.1, max_tokens: int = 768
     ):
-        super().__init__()
-        if not model_path.is_file():
-            raise LLMError(f"model file not found: {model_path} (run `kb-agent models install`)")
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        super().__init__(model_path, temperature, max_tokens)
         try:
             import llama_cpp
         except ImportError as exc:
             hint = "run `bash scripts/setup.sh --native-llm`"
             raise LLMError(f"the native runtime needs llama-cpp-python: {hint}") from exc
-        self.model = model_path.stem
-        self._temperature = temperature
-        self._max_tokens = max_tokens
-        self._lock = threading.Lock()  # one context: calls are serialized, which also keeps its KV cache warm
         try:
             with _without_weight_repacking(llama_cpp):
                 self._llama = llama_cpp.Llama(
@@ -65,34 +58,13 @@ class NativeLlamaChat(LLM):
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"local model could not be loaded: {exc}") from exc
 
-    def _request(self, messages: list[Message], options: dict, stream: bool) -> dict:
-        request: dict = {
-            "messages": messages,
-            "stream": stream,
-            "temperature": options.get("temperature", self._temperature),
-            "max_tokens": options.get("max_tokens") or self._max_tokens,
-        }
-        if options.get("stop"):
-            request["stop"] = options["stop"]
-        if options.get("json_schema") is not None:  # grammar-constrained decoding
-            request["response_format"] = {"type": "json_object", "schema": options["json_schema"]}
-        return request
-
     def _complete(self, messages: list[Message], **options) -> Completion:
         with self._lock:
             try:
                 reply: Any = self._llama.create_chat_completion(**self._request(messages, options, False))
             except (ValueError, RuntimeError) as exc:  # a prompt over the context, a bad schema
                 raise LLMError(f"local model error: {exc}") from exc
-        choices = reply.get("choices") if isinstance(reply, dict) else None
-        if not choices:
-            raise LLMError(f"local model error: {str(reply)[:300]}")
-        usage = reply.get("usage") or {}
-        return Completion(
-            text=choices[0]["message"].get("content") or "",
-            prompt_tokens=usage.get("prompt_tokens", 0),
-            completion_tokens=usage.get("completion_tokens", 0),
-        )
+        return completion_of(reply)
 
     def _stream(self, messages: list[Message], **options) -> Iterator[str]:
         """Tokens as they are generated; the context stays locked until the caller has read them all or
