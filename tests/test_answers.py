@@ -530,6 +530,8 @@ def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
         "I am new here, how do I install FastAPI?",
         "sup with the 422 errors?",
         "How is the day of the week parsed?",
+        "你帮我查一下 CORS 的配置",
+        "帮了大忙的那个中间件叫什么？",
     ],
 )
 def test_questions_that_open_with_small_talk_are_questions(question):
@@ -573,6 +575,10 @@ def test_questions_that_open_with_small_talk_are_questions(question):
         "Can you tell me what you do?",
         "bye for now",
         "您好，您是哪位？",
+        # stop 34's held-out set (dev10) and its neighbours
+        "多谢，你帮了大忙！",
+        "你帮了我很多",
+        "you are a lifesaver",
     ],
 )
 @pytest.mark.parametrize("with_model", [False, True])

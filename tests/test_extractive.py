@@ -299,3 +299,24 @@ def test_asked_which_class_the_name_the_knowledge_base_writes_everywhere_is_no_a
     assert "BackgroundTasks" in best()
     monkeypatch.setattr(extractive, "SUBJECT_NAME", -1.0)  # control: every name counts, FastAPI's too
     assert best().startswith("**FastAPI**")
+
+
+QUERY_MODELS = """This is supported since FastAPI version `0.115.0`.
+"""
+PYTHON_VERSIONS = """Support for Python 3.7 was dropped in FastAPI version `0.104.0`.
+"""
+
+
+def test_asked_which_version_removed_a_feature_a_line_about_its_start_is_no_answer(monkeypatch):
+    """ "Which FastAPI version removed support for query parameter models?" (a false premise) had been answered
+    "This is supported since FastAPI version `0.115.0`"."""
+    import kb_agent.agent.extractive as extractive
+
+    sources = [
+        _evidence(QUERY_MODELS, "query-param-models.md", ["Query Parameter Models"]),
+        _evidence(PYTHON_VERSIONS, "release-notes.md", ["Release Notes"]),
+    ]
+    assert _answer("Which FastAPI version removed support for query parameter models?", sources) == ""
+    assert "0.104.0" in _answer("Which FastAPI version dropped support for Python 3.7?", sources)
+    monkeypatch.setattr(extractive, "_ANSWER_TYPES", extractive._ANSWER_TYPES[:-1])  # control: any version line
+    assert "0.115.0" in _answer("Which FastAPI version removed support for query parameter models?", sources)

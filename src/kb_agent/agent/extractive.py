@@ -61,6 +61,7 @@ _NUMBER = re.compile(
     r"dozen|half)\b|[一二两三四五六七八九十百千万]",
     re.I,
 )
+_ENDED = r"(?:remov|drop|deprecat|delet|discontinu)\w*"  # words of a feature's end
 # what kind of answer a question asks for, and what a quoted line must then contain
 _ANSWER_TYPES = [
     (
@@ -85,6 +86,15 @@ _ANSWER_TYPES = [
             re.I,
         ),
         re.compile(r"https?://|(?<![\w])/[\w.-]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|\blocalhost\b"),  # an IP address too
+    ),
+    (
+        # "Which version removed X?" is not answered by "X is supported since 0.115.0": the line must tell of an end
+        re.compile(
+            rf"\b(?:which|what) (?:\w+ )?version\b.*\b{_ENDED}|\b{_ENDED}.*\b(?:in|since) (?:which|what) version\b"
+            r"|(?:哪个|什么)版本.*(?:移除|删除|弃用|废弃|去掉|不再支持)|(?:移除|删除|弃用|废弃|去掉|不再支持).*(?:哪个|什么)版本",
+            re.I,
+        ),
+        re.compile(rf"\b{_ENDED}|\bno longer\b|移除|删除|弃用|废弃|去掉|不再", re.I),
     ),
 ]
 # "How can I run code after the response has been sent?" asks for a way; "You can define background tasks to be

@@ -41,14 +41,15 @@ _EN_PHRASE = (
     r"ok(?:ay)?|great|cool|nice|awesome|perfect|got it|"
     r"(?:that|this|it|you)(?: really)? (?:helped|helps|worked|works)(?: a lot)?|"
     r"(?:that|this|it)(?:'s| is| was) (?:very |really |so )?(?:helpful|great|useful|perfect)|"
-    r"(?:very |really )?helpful|you'?re (?:great|helpful|awesome))"
+    r"(?:very |really )?helpful|you(?:'?re| are) (?:great|helpful|awesome|a lifesaver)|you saved (?:me|my day))"
     r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|me|for me|for us))*"
 )
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
 _ZH_PHRASE = (
     r"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|"
     rf"{_ZH_FAREWELL}|没有(?:别的|其他)?问题了?|没问题了|"
-    rf"你好吗|好的|收到|明白了|辛苦了|辛苦|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY})"
+    rf"你好吗|好的|收到|明白了|辛苦了|辛苦|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY}|"
+    r"(?:你|您)?(?:真是)?帮了(?:我)?(?:一个|很)?大忙了?|(?:你|您)?帮了我很多|太感谢了?)"
     r"(?:你|您)?(?:的帮助)?(?:啦|呀|啊|呢|吧)?"
 )
 _CHITCHAT_ZH = re.compile(rf"(?:{_ZH_PHRASE})+")
@@ -83,7 +84,9 @@ _REPLIES = [
         "再见！有关于文档的问题随时再来问我。",
     ),
     (
-        re.compile(r"thank|thx|\bty\b|cheers|appreciat|helpful|helped|谢|感谢|辛苦|帮助|帮大忙", re.I),
+        re.compile(
+            r"thank|thx|\bty\b|cheers|appreciat|helpful|helped|lifesaver|saved|谢|感谢|辛苦|帮助|帮大忙|帮了", re.I
+        ),
         "You're welcome! Ask me anything else about the indexed documents.",
         "不客气！还有关于文档的问题可以继续问我。",
     ),
