@@ -320,3 +320,25 @@ def test_asked_which_version_removed_a_feature_a_line_about_its_start_is_no_answ
     assert "0.104.0" in _answer("Which FastAPI version dropped support for Python 3.7?", sources)
     monkeypatch.setattr(extractive, "_ANSWER_TYPES", extractive._ANSWER_TYPES[:-1])  # control: any version line
     assert "0.115.0" in _answer("Which FastAPI version removed support for query parameter models?", sources)
+
+
+EXTRA_SCHEMA = """It includes the `tags`, `parameters`, `requestBody`, `responses`, etc.
+
+If you only need to declare additional responses, a more convenient way to do it is with Additional Responses.
+
+You can extend the OpenAPI schema for a *path operation* using the parameter `openapi_extra`.
+"""
+MORE_RESPONSES = "You can pass to your *path operation decorators* a parameter `responses`.\n"
+
+
+def test_a_name_the_question_writes_as_a_plain_word_is_an_answer_where_the_line_gives_it_as_the_kind(monkeypatch):
+    import kb_agent.agent.extractive as extractive
+
+    question = "Which path operation decorator parameter lets me declare additional responses for the OpenAPI docs?"
+    sources = [
+        _evidence(EXTRA_SCHEMA, "path-operation-advanced-configuration.md", ["OpenAPI Extra"]),
+        _evidence(MORE_RESPONSES, "additional-responses.md", ["Additional Responses in OpenAPI"]),
+    ]
+    assert _answer(question, sources).startswith("You can pass to your *path operation decorators* a parameter")
+    monkeypatch.setattr(extractive, "_names_kind_in_question_words", lambda text, question, kind: False)  # control
+    assert not _answer(question, sources).startswith("You can pass")

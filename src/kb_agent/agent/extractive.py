@@ -246,7 +246,7 @@ def rank(
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             # a subject name in code is code: `fastapi` is the module to import from, **FastAPI** the product
             given = {n for n in new_names(unit.text, question, kind) if n not in everywhere or f"`{n}" in unit.text}
-            named = bool(given) or bool(unit.note)
+            named = bool(given) or bool(unit.note) or _names_kind_in_question_words(unit.text, question, kind)
             if named:
                 unit.score += NAME_BONUS
             if named and says_kind(unit.text, kind):
@@ -278,6 +278,15 @@ def _subject_names(question: str, kind: str | None, units: list[Unit], weights: 
     except Exception:  # statistics are a refinement: without them every name counts
         return set()
     return {name for name, ts in parts.items() if ts and all(rarity.get(t, math.inf) <= SUBJECT_NAME for t in ts)}
+
+
+def _names_kind_in_question_words(text: str, question: str, kind: str) -> bool:
+    """ "Which decorator parameter lets me declare additional responses?" is answered by "a parameter
+    `responses`": the line gives as code, of the kind asked for, a word the question only writes as prose."""
+    if not says_kind(text, kind):
+        return False
+    code = {c for c in _CODE_SPAN.findall(text) if re.fullmatch(r"[a-z]+", c)}
+    return any(re.search(rf"(?<![`\w]){c}(?![`\w])", question) for c in code)
 
 
 def _restates(unit: Unit, asked_words: set[str], question: str) -> bool:
