@@ -342,3 +342,26 @@ def test_a_name_the_question_writes_as_a_plain_word_is_an_answer_where_the_line_
     assert _answer(question, sources).startswith("You can pass to your *path operation decorators* a parameter")
     monkeypatch.setattr(extractive, "_names_kind_in_question_words", lambda text, question, kind: False)  # control
     assert not _answer(question, sources).startswith("You can pass")
+
+
+BODY_KEYS = """In this case, **FastAPI** will notice that there is more than one body parameter in the function.
+
+So, it will then use the parameter names as keys (field names) in the body, and expect a body like:
+"""
+EMBED = "And you can instruct **FastAPI** to embed the body in a key even when there is only a single parameter.\n"
+
+
+def test_asked_how_the_framework_behaves_a_line_offering_the_user_a_way_gets_no_bonus(monkeypatch):
+    """ "How does FastAPI name the keys …?" asks what it does; "you can instruct FastAPI to …" offers a way and
+    had won on the how-question's bonus for ways."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "How does FastAPI name the keys of the body when a path operation has two body parameters?"
+    sources = [
+        _evidence(EMBED, "body-multiple-params.md", ["Body - Multiple Parameters", "Embed a single body parameter"]),
+        _evidence(BODY_KEYS, "body-multiple-params.md", ["Body - Multiple Parameters", "Multiple body parameters"]),
+    ]
+    assert "parameter names as keys" in _answer(question, sources)
+    old = re.compile(r"^\s*how (?:can|could|do|does|should|would|to)\b", re.I)
+    monkeypatch.setattr(extractive, "_ASKS_MEANS", old)
+    assert "embed the body" in _answer(question, sources)  # control: the old reading of "how does"

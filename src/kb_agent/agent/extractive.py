@@ -99,7 +99,11 @@ _ANSWER_TYPES = [
 ]
 # "How can I run code after the response has been sent?" asks for a way; "You can define background tasks to be
 # run after returning a response" offers one, "Before 0.118.0 … it would run the exit code after …" recounts one
-_ASKS_MEANS = re.compile(r"^\s*how (?:can|could|do|does|should|would|to)\b|如何|怎么|怎样", re.I)
+# "How does FastAPI name the keys …?" asks how the thing behaves, not for a way to do something
+_ASKS_MEANS = re.compile(
+    r"^\s*how (?:can|could|should|would|to)\b|^\s*how (?:do|does) (?:i|we|you|one|someone|users?)\b|如何|怎么|怎样",
+    re.I,
+)
 _OFFERS_MEANS = re.compile(
     r"\byou (?:can|could|may|need to|have to|should|just)\b(?! not\b| only\b)|^(?:use|to|just|simply)\b|\bby using\b"
     r"|你?可以|只需|使用|通过",
