@@ -527,3 +527,82 @@ def test_a_number_is_not_held_by_an_address_or_version_that_contains_its_digit(m
     claim = _check([cli, *OTHERS], "FastAPI 自带的消息队列默认保留消息多少天？", "FastAPI 默认保留消息 1 天[1]。")
     assert claim.supported is not whole
     assert claim_terms.holds("use 1 worker", "1") and claim_terms.holds("Defaults to 600.", "600")
+
+
+# the FastAPI docs (MIT), index.md L421-471: what the framework does for the example
+FEATURES = _evidence(
+    (
+        "* Automatic interactive API documentation, including 2 alternative user interfaces:\n"
+        "    * Swagger UI.\n"
+        "    * ReDoc.\n"
+        "\n"
+        "---\n"
+        "\n"
+        "Coming back to the previous code example, **FastAPI** will:\n"
+        "\n"
+        "* Validate that there is an `item_id` in the path for `GET` and `PUT` requests.\n"
+        "* Validate that the `item_id` is of type `int` for `GET` and `PUT` requests.\n"
+        "    * If it is not, the client will see a useful, clear error.\n"
+        "* Check if there is an optional query parameter named `q` (as in `http://127.0.0.1:8000/items/foo?q=somequery`) for `GET` requests.\n"  # noqa: E501 - the line as the docs write it
+        "    * As the `q` parameter is declared with `= None`, it is optional.\n"
+        "    * Without the `None` it would be required (as is the body in the case with `PUT`).\n"
+        "* For `PUT` requests to `/items/{item_id}`, read the body as JSON:\n"
+        "    * Check that it has a required attribute `name` that should be a `str`.\n"
+        "    * Check that it has a required attribute `price` that has to be a `float`.\n"
+        "    * Check that it has an optional attribute `is_offer`, that should be a `bool`, if present.\n"
+        "    * All this would also work for deeply nested JSON objects.\n"
+        "* Convert from and to JSON automatically.\n"
+        "* Document everything with OpenAPI, that can be used by:\n"
+        "    * Interactive documentation systems.\n"
+        "    * Automatic client code generation systems, for many languages.\n"
+        "* Provide 2 interactive documentation web interfaces directly.\n"
+        "\n"
+        "---\n"
+        "\n"
+        "We just scratched the surface, but you already get the idea of how it all works.\n"
+        "\n"
+        "Try changing the line with:\n"
+        "\n"
+        "```Python\n"
+        '    return {"item_name": item.name, "item_id": item_id}\n'
+        "```\n"
+        "\n"
+        "...from:\n"
+        "\n"
+        "```Python\n"
+        '        ... "item_name": item.name ...\n'
+        "```\n"
+        "\n"
+        "...to:\n"
+        "\n"
+        "```Python\n"
+        '        ... "item_price": item.price ...\n'
+        "```\n"
+        "\n"
+        "...and see how your editor will auto-complete the attributes and know their types:\n"
+        "\n"
+        "![editor support](https://fastapi.tiangolo.com/img/vscode-completion.png)\n"
+        ""
+    ),
+    "index.md",
+    421,
+)
+
+
+@pytest.mark.parametrize("window", [True, False], ids=["cited_lines", "control_whole_passage_half"])
+def test_a_sentence_held_by_its_words_alone_needs_most_of_them_on_its_cited_lines(monkeypatch, window):
+    """ "… by using the names of the parameters in the order they are declared" adds two words to the question,
+    "order" and "declared"; the lines it was cited to say "declared" only (dev10 c1005, an invented rule). With
+    the old floor - half of the added words anywhere in the passage - it was kept."""
+    if not window:
+        monkeypatch.setattr(claims, "WORDS_ONLY_FLOOR", evidence_lines.TERM_FLOOR)
+        monkeypatch.setattr(ClaimChecker, "_window_terms", lambda self, span: self._lines[span[0]].terms)
+    question = "How does FastAPI name the keys of the body when a path operation has two body parameters?"
+    answer = (
+        "FastAPI names the keys of the body when a path operation has two body parameters by using the names of"
+        " the parameters in the order they are declared."
+    )
+    assert _check([FEATURES], question, answer).supported is not window
+    # a sentence its cited lines do state stays
+    true = "As the `q` parameter is declared with `= None`, it is optional."
+    assert _check([FEATURES], "Is the q parameter optional?", true).supported

@@ -68,6 +68,10 @@ class Claim:
 
 FRAME_REACH = 3  # lines above a span its framing list item may be, to be cited with it
 MAX_SPANS = 3  # one sentence may combine facts from at most this many narrow windows
+# a sentence with no number, name or code to check is held by its words alone: its cited lines must hold two
+# thirds of the words it adds to the question ("… by using the names of the parameters in the order they are
+# declared" had passed on "declared", one of two, somewhere in the cited lines)
+WORDS_ONLY_FLOOR = 2 / 3
 PREMISE_LINES = 5  # the question's words a sentence repeats must be this close to its cited lines
 PREMISE_RETRIES = 3  # sources set aside, in turn, when the best window's surroundings fail the premise
 CONTEXT_WORDS = 4  # the sentence's words this close to a value (same clause) must also be near it in the evidence
@@ -211,10 +215,19 @@ class ClaimChecker:
         involved = {index for index, _, _ in chosen}
         same_language = [i for i in involved if self._lines[i].zh == zh]
         if terms and same_language:
-            known = set().union(*(self._lines[i].terms for i in same_language))
-            if len(terms & known) / len(terms) < TERM_FLOOR:
+            if items:
+                known, floor = set().union(*(self._lines[i].terms for i in same_language)), TERM_FLOOR
+            else:  # nothing checkable to show: the cited lines themselves must say most of what the sentence adds
+                known = set().union(*(self._window_terms(span) for span in chosen if span[0] in same_language))
+                floor = WORDS_ONLY_FLOOR
+            if len(terms & known) / len(terms) < floor:
                 return []
         return chosen
+
+    def _window_terms(self, span: tuple[int, int, int]) -> set[str]:
+        index, start, end = span
+        lines = self._lines[index]
+        return set().union(*(t for n, t in zip(lines.numbers, lines.line_terms, strict=False) if start <= n <= end))
 
     def _with_frame(self, subjects: set[str], span: tuple[int, int, int]) -> list[tuple[int, int, int]]:
         """A span whose subject (self._subjects) only the list item (or heading) framing it names starts at that
