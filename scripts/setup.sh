@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Creates .venv with kb-agent installed and makes sure ripgrep exists.
 #   --dev         also the test tools
-#   --native-llm  also llama.cpp compiled for this CPU (llama-cpp-python from its PyPI source, 10-15 minutes on
-#                 2 cores): the embedded model reads prompts about twice as fast as with the prebuilt AVX2 wheel
+#   --native-llm  also llama.cpp compiled for this CPU (llama-cpp-python from its PyPI source, about 8 minutes
+#                 on 2 cores): the embedded model reads prompts about twice as fast as with the prebuilt AVX2 wheel
 #                 on a CPU with AVX-512 (docs/benchmarks.md, stop 34); KB_AGENT_LOCAL_RUNTIME=auto then uses it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +27,7 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".${extras}"
 if [ "$native" = 1 ]; then
-  echo "building llama.cpp for this CPU (llama-cpp-python from source, 10-15 minutes on 2 cores)..."
+  echo "building llama.cpp for this CPU (llama-cpp-python from source, about 8 minutes on 2 cores)..."
   flags=""
   # this release's AMX weight repacking crashes on the bundled Q4_K_M model: AVX-512 yes, AMX no
   [ "$(uname -m)" = "x86_64" ] && flags="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
