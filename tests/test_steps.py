@@ -341,3 +341,31 @@ def test_a_later_step_never_answers_with_the_bridge_it_was_given():
     # a span that is not the step's own words is still the model's pick
     other = SimpleNamespace(structured=lambda *a, **k: (StepAnswer(span="a family of immigrants"), True))
     assert extract_step_answer(SimpleNamespace(fast=other), query, passages, question)[0] == "a family of immigrants"
+
+
+def test_a_resolved_multi_step_search_is_not_graded_again_by_the_model():
+    """Each step's extraction judged its evidence; a grading call and its refine round had taken a 3-step
+    question to 9 model calls (issue 12: at most 2 + the steps)."""
+    from types import SimpleNamespace
+
+    from kb_agent.agent.grade_evidence import _rule
+    from kb_agent.tools.base import Evidence
+
+    ctx = SimpleNamespace(settings=Settings(_env_file=None))
+    many = ctx.settings.auto_approve_max_items + 3
+    evidence = [
+        Evidence(source=f"p{i}.md", path=f"p{i}.md", start_line=1, end_line=1, text="x", tool="hybrid_search")
+        for i in range(many)
+    ]
+    resolved = [{"step": 1, "query": "a", "answer": "Blue Velvet"}, {"step": 2, "query": "Who directed Blue Velvet?"}]
+    chain = {"steps": ["the film shot in Leland", "Who directed #1?"], "rule": "relative_clause"}
+    assert _rule(ctx, {"steps": resolved, "step_plan": chain}, evidence) == "steps_resolved"
+    unresolved = [{"step": 1, "query": "a", "answer": None}, {"step": 2, "query": "b"}]
+    assert _rule(ctx, {"steps": unresolved, "step_plan": chain}, evidence) is None  # control: no answer, graded
+    skipped = [{"step": 1, "query": "a", "answer": "X"}, {"step": 2, "query": "b #1", "skipped": "no answer"}]
+    assert _rule(ctx, {"steps": skipped, "step_plan": chain}, evidence) is None
+    assert _rule(ctx, {"steps": resolved[:1], "step_plan": chain}, evidence) is None  # one step: no chain
+    parallel = {"steps": ["request body", "errors"]}  # sub-questions that do not build on each other
+    assert _rule(ctx, {"steps": resolved, "step_plan": parallel}, evidence) is None
+    guessed = {"steps": ["the question", "#1 the question"], "rule": "bridge_entity"}
+    assert _rule(ctx, {"steps": resolved, "step_plan": guessed}, evidence) is None

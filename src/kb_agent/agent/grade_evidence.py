@@ -7,6 +7,7 @@ rank, items are ordered by support, and only those low in both are dropped."""
 
 from __future__ import annotations
 
+import re
 import time
 
 from pydantic import BaseModel, Field
@@ -115,6 +116,8 @@ def _rule(ctx: AgentContext, state: AgentState, evidence: list) -> str | None:
         return "read_file"
     if 0 < len(evidence) <= ctx.settings.auto_approve_max_items:
         return "few_context"
+    if evidence and _steps_resolved(state.get("step_plan") or {}, state.get("steps") or []):
+        return "steps_resolved"
     dense = [e.scores.get("dense") for e in evidence]
     if (
         evidence
@@ -123,3 +126,15 @@ def _rule(ctx: AgentContext, state: AgentState, evidence: list) -> str | None:
     ):
         return "high_vector_score"
     return None
+
+
+def _steps_resolved(plan: dict, trace: list[dict]) -> bool:
+    """A chain of steps, each later one built on an earlier one's answer (`#1`), whose every earlier step found
+    its answer and whose last step was searched with it: each step's extraction has judged its evidence, and a
+    grading call (with its refine round) would spend more model calls than the question has steps (issue 12: at
+    most 2 + the steps). Independent sub-questions and a guessed bridge are graded as before."""
+    # a bridge guessed in front of the question ("#1 <question>", rule bridge_entity) is no reading of it
+    chained = plan.get("rule") != "bridge_entity" and any(re.search(r"#\d", s) for s in (plan.get("steps") or [])[1:])
+    if not chained or len(trace) < 2 or trace[-1].get("skipped"):
+        return False
+    return all(step.get("answer") for step in trace[:-1])
