@@ -118,6 +118,16 @@ def test_models_status_json_names_the_configured_bundled_model(cli_env, monkeypa
     assert not payload["local_model_installed"]
 
 
+def test_models_status_says_which_runtime_runs_the_local_model(cli_env, monkeypatch):
+    monkeypatch.setattr("kb_agent.llm.native_backend.available", lambda: False)
+    assert _json(runner.invoke(app, ["models", "status", "--json"]))["local_runtime"] == "xllamacpp"
+    monkeypatch.setattr("kb_agent.llm.native_backend.available", lambda: True)
+    assert _json(runner.invoke(app, ["models", "status", "--json"]))["local_runtime"] == "native"
+    monkeypatch.setenv("KB_AGENT_LOCAL_RUNTIME", "xllamacpp")  # the setting wins over what is installed
+    get_settings.cache_clear()
+    assert _json(runner.invoke(app, ["models", "status", "--json"]))["local_runtime"] == "xllamacpp"
+
+
 def test_models_install_rejects_an_unknown_model_with_the_choices(cli_env):
     result = runner.invoke(app, ["models", "install", "--model", "llama-70b"])
     assert result.exit_code != 0 and "qwen2.5-coder-0.5b-instruct-q4_k_m" in result.output

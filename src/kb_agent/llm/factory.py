@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from kb_agent.config import Settings, free_cores
 from kb_agent.llm.base import LLM, LLMError
-from kb_agent.llm.model_install import is_installed, local_model_file, spec_named
+from kb_agent.llm.model_install import is_installed, local_model_file, local_runtime, spec_named
 
 log = logging.getLogger("kb_agent.llm")
 
@@ -36,9 +36,7 @@ def _local(settings: Settings) -> LLM:
     from kb_agent.llm.local_backend import LocalLlamaChat
 
     path = local_model_file(settings)
-    runtime = settings.local_runtime
-    if runtime == "auto":
-        runtime = "native" if native_backend.available() else "xllamacpp"
+    runtime = local_runtime(settings)
     key = (str(path), settings.llm_threads, settings.llm_context, runtime)
     with _local_lock:  # one copy of the weights per process
         if key not in _local_cache:

@@ -64,6 +64,16 @@ def spec_named(name: str) -> ModelSpec:
         raise ModelInstallError(f"unknown local model {name!r}; choose from {', '.join(MODELS)}") from None
 
 
+def local_runtime(settings: Settings) -> str:
+    """What runs the local model: `native` (llama.cpp compiled for this CPU by `scripts/setup.sh --native-llm`)
+    or `xllamacpp` (the prebuilt wheel); `auto` is native where it is installed."""
+    from kb_agent.llm import native_backend
+
+    if settings.local_runtime != "auto":
+        return settings.local_runtime
+    return "native" if native_backend.available() else "xllamacpp"
+
+
 def local_model_file(settings: Settings) -> Path:
     """The GGUF the local backend runs: KB_AGENT_LOCAL_MODEL_PATH, else the bundled model KB_AGENT_LOCAL_MODEL
     names, in the data folder."""

@@ -53,7 +53,7 @@ def models_install(
 def models_status(as_json: JsonOpt = False) -> None:
     """Which generative backend `ask` will use."""
     from kb_agent.config import get_settings
-    from kb_agent.llm.model_install import MODELS, is_installed, local_model_file, spec_named
+    from kb_agent.llm.model_install import MODELS, is_installed, local_model_file, local_runtime, spec_named
 
     settings = get_settings()
     spec = spec_named(settings.local_model)
@@ -64,6 +64,7 @@ def models_status(as_json: JsonOpt = False) -> None:
         "local_model": str(local_model_file(settings)),
         "local_model_installed": bool(settings.local_model_path) or is_installed(settings.models_folder, spec),
         "bundled_models_installed": [name for name, s in MODELS.items() if is_installed(settings.models_folder, s)],
+        "local_runtime": local_runtime(settings),  # native: llama.cpp compiled here (setup.sh --native-llm)
     }
     if as_json:
         print(json.dumps(info))
