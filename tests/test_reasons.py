@@ -160,3 +160,30 @@ def test_a_quoted_antecedent_is_kept_with_the_line_that_points_to_it_and_only_wi
     shown = unsupported.add(Sentence(before, [1], joins_next=True))
     shown += unsupported.add(Sentence("For that, the library provides a `forever_key()` helper.", [1]))
     assert shown == "" and unsupported.kept == 0
+
+
+PROMPT_PAGES = [
+    _evidence(
+        "# Incorrect credentials\n"
+        "After detecting incorrect credentials, return a 401 error with the `WWW-Authenticate` header to make the"
+        " browser show the login prompt again.",
+        "retry.md",
+    ),
+    _evidence(
+        "# HTTP Basic Auth\nIt returns a header with a value of `Basic`.\n\n"
+        "That makes the browser show its integrated login prompt again, asking for a username and password.",
+        "basic.md",
+    ),
+]
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["dangling_line_left_out", "control_no_antecedent_rule"])
+def test_a_lesser_line_pointing_back_to_a_line_that_is_not_quoted_is_left_out(monkeypatch, rule):
+    """ "That tells the browser to show the integrated login prompt" quoted without what "that" is (bl04) says
+    half of it; the best line answers."""
+    if not rule:
+        monkeypatch.setattr(extractive, "antecedent", lambda unit, units: None)
+    question = "What makes the browser show the login prompt again?"
+    answer = " ".join(s.text for s in extractive_sentences(question, PROMPT_PAGES))
+    assert "`WWW-Authenticate` header" in answer
+    assert ("That makes the browser" in answer) is not rule

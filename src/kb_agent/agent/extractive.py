@@ -390,7 +390,7 @@ def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sent
 
 def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit]) -> list[Unit]:
     """The best line, when it opens by pointing back ("That tells the browser …"), with the line it points to;
-    a lesser one only when that line matches the question too. Within `limit` lines (the best one's pair may
+    a lesser one only when that line matches the question too, else not at all. Within `limit` lines (the best one's pair may
     exceed it), a line and its antecedent come in together or not at all."""
     kept: list[Unit] = []
     passages: dict[int, list[Unit]] = {}  # a passage's units, read once
@@ -399,7 +399,7 @@ def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, r
             passages[unit.source] = units_of(unit.source, sources[unit.source])
         before = antecedent(unit, passages[unit.source])
         if before is not None and at > 0 and not any(_same(before, other) for other in ranked):
-            before = None
+            continue  # "That tells the browser …" without what "that" is says half of it: not quoted
         group = [unit] if before is None or any(_same(before, other) for other in [*kept, *chosen]) else [before, unit]
         if before is not None and len(group) == 2:
             before.pointed_to = True  # quoted for `unit`'s sake: kept only with it

@@ -56,7 +56,7 @@ _REFERS_BACK = re.compile(
 
 # "For example, if you need to store it in a database." illustrates the line before it; a "For that, …" after it
 # refers past the example to the statement it illustrates
-_ILLUSTRATES = re.compile(r"^(?:for example|for instance|e\.g\.|例如|比如|举个例子)", re.I)
+_ILLUSTRATES = re.compile(r"^(?:for example|for instance|e\.g\.|like\b|例如|比如|举个例子)", re.I)  # "Like `x(…)`."
 
 
 def antecedent(unit: Unit, units: list[Unit]) -> Unit | None:
