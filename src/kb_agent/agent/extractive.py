@@ -62,6 +62,7 @@ _NUMBER = re.compile(
     re.I,
 )
 _ENDED = r"(?:remov|drop|deprecat|delet|discontinu)\w*"  # words of a feature's end
+_ENDED_ZH = "(?:移除|删除|弃用|废弃|去掉|不再支持)"
 # what kind of answer a question asks for, and what a quoted line must then contain
 _ANSWER_TYPES = [
     (
@@ -91,7 +92,7 @@ _ANSWER_TYPES = [
         # "Which version removed X?" is not answered by "X is supported since 0.115.0": the line must tell of an end
         re.compile(
             rf"\b(?:which|what) (?:\w+ )?version\b.*\b{_ENDED}|\b{_ENDED}.*\b(?:in|since) (?:which|what) version\b"
-            r"|(?:哪个|什么)版本.*(?:移除|删除|弃用|废弃|去掉|不再支持)|(?:移除|删除|弃用|废弃|去掉|不再支持).*(?:哪个|什么)版本",
+            rf"|(?:哪个|什么)版本.*{_ENDED_ZH}|{_ENDED_ZH}.*(?:哪个|什么)版本",
             re.I,
         ),
         re.compile(rf"\b{_ENDED}|\bno longer\b|移除|删除|弃用|废弃|去掉|不再", re.I),
@@ -205,13 +206,15 @@ def rank(
     asked_words = terms(question) | _QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
     weight = _weights(asked, [u for _, u in all_units], weights)
-    everywhere = _subject_names(question, kind, [u for _, u in all_units], weights)
+    # the names of the kind asked for that each line gives and the question does not, read once
+    named_by = [new_names(u.text, question, kind) if kind is not None else set() for _, u in all_units]
+    everywhere = _subject_names(named_by, weights)
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
     contexts = [_credits(terms(f"{e.title} {e.path} {e.text}"), f"{e.title} {e.text}", asked) for e in sources]
     # the lines of a section share its headings: each heading path is read once
     under = {h: _credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
     found: list[Unit] = []
-    for index, unit in all_units:
+    for (index, unit), names in zip(all_units, named_by, strict=True):
         unit_zh = unit.zh
         comparable = _comparable(asked, zh, unit_zh)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
@@ -249,7 +252,7 @@ def rank(
             unit.score += NAME_BONUS  # "Which proxies renew certificates?": "Traefik: Automatically handles …"
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             # a subject name in code is code: `fastapi` is the module to import from, **FastAPI** the product
-            given = {n for n in new_names(unit.text, question, kind) if n not in everywhere or f"`{n}" in unit.text}
+            given = {n for n in names if n not in everywhere or f"`{n}" in unit.text}
             named = bool(given) or bool(unit.note) or _names_kind_in_question_words(unit.text, question, kind)
             if named:
                 unit.score += NAME_BONUS
@@ -269,13 +272,13 @@ def rank(
     return found
 
 
-def _subject_names(question: str, kind: str | None, units: list[Unit], weights: Weights | None) -> set[str]:
-    """The names of the asked kind these units give that the knowledge base writes nearly everywhere: "Which
-    class runs tasks in the background?" is not answered by a line that names **FastAPI**."""
-    if kind is None or weights is None:
+def _subject_names(named_by: list[set[str]], weights: Weights | None) -> set[str]:
+    """Of the names the lines give (of the asked kind), those the knowledge base writes nearly everywhere:
+    "Which class runs tasks in the background?" is not answered by a line that names **FastAPI**."""
+    if weights is None:
         return set()
     # one word ("FastAPI"), read whole: `fastapi run` is a command, however common its first word is
-    found = {name for unit in units for name in new_names(unit.text, question, kind) if re.fullmatch(r"\w+", name)}
+    found = {name for names in named_by for name in names if re.fullmatch(r"\w+", name)}
     parts = {name: set(tokenize(name)[:1]) for name in found}
     try:
         rarity = weights(set().union(*parts.values())) if parts else {}
@@ -384,14 +387,13 @@ def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sent
             chosen = [top, reason, *chosen[1 : max_sentences - 1]]
     chosen = _with_antecedents(chosen, sources, max_sentences, ranked)
     chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
-    leads = {(u.source, u.position) for u in chosen if u.pointed_to}
-    return [Sentence(u.text, [u.source + 1], joins_next=(u.source, u.position) in leads) for u in chosen]
+    return [Sentence(u.text, [u.source + 1], joins_next=u.pointed_to) for u in chosen]
 
 
 def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit]) -> list[Unit]:
     """The best line, when it opens by pointing back ("That tells the browser …"), with the line it points to;
-    a lesser one only when that line matches the question too, else not at all. Within `limit` lines (the best one's pair may
-    exceed it), a line and its antecedent come in together or not at all."""
+    a lesser one only when that line matches the question too, else not at all. Within `limit` lines (the best
+    one's pair may exceed it), a line and its antecedent come in together or not at all."""
     kept: list[Unit] = []
     passages: dict[int, list[Unit]] = {}  # a passage's units, read once
     for at, unit in enumerate(chosen):
