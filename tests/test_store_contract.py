@@ -180,3 +180,17 @@ def test_which_terms_a_caller_may_see_written_follows_the_acl(corp):
     assert lexical.held_terms([zebracorn, vacation], AccessFilter.for_groups(["eng"])) == {vacation}
     assert lexical.held_terms([zebracorn, vacation], AccessFilter.for_groups(["hr"])) == {zebracorn, vacation}
     assert lexical.held_terms([zebracorn, "neverwritten"], ALL) == {zebracorn}
+
+
+def test_fusion_weights_are_stored_with_the_knowledge_base(corp):
+    from kb_agent.store.base import FusionWeights
+
+    kb = corp.kb()
+    assert kb.fusion_weights() is None
+    with kb.writing():
+        kb.set_fusion_weights(FusionWeights(1.0, 0.5, "30 questions"))
+    assert kb.fusion_weights() == FusionWeights(1.0, 0.5, "30 questions")
+    assert set(_paths(corp, "zebracorn", "hybrid", ["eng"])) & RESTRICTED == set()  # the ACL as before
+    with kb.writing():
+        kb.set_fusion_weights(None)
+    assert kb.fusion_weights() is None

@@ -168,8 +168,10 @@ def evaluate_retrieval(
     on_embed: Callable[[int, int, float], None] | None = None,
     embedder: Embedder | None = None,
     out: Path | None = None,
+    fusion: bool = False,
 ) -> dict:
-    """`out`: one JSON row per query and mode (query id, mode, nDCG@10, R@2/5/10, the first ten documents)."""
+    """`out`: one JSON row per query and mode (query id, mode, nDCG@10, R@2/5/10, the first ten documents);
+    `fusion`: also hybrid at each BM25 / dense weight pair (`evaluation/fusion_tuning.py`), under "fusion"."""
     data = load_beir(dataset_dir, split)
     query_ids = sorted(data.queries)[: limit or None]
     workdir = Path(tempfile.mkdtemp(prefix="kb-agent-eval-"))
@@ -235,6 +237,10 @@ def evaluate_retrieval(
                 if out is not None:
                     _write_row(out, qid, mode, ranked, data.qrels[qid], latency)
             result[mode] = scores.summary()
+        if fusion:
+            if on_stage:
+                on_stage("searching: hybrid at each fusion weight pair")
+            result["fusion"] = _fusion_grid(kb, eval_settings, memo, data, query_ids)
         if memo is not None and memo.times_ms:
             lat = sorted(memo.times_ms)
             result["query_embedding_ms"] = {
@@ -247,3 +253,23 @@ def evaluate_retrieval(
             kb.drop()
         kb.close()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _fusion_grid(kb, settings: Settings, memo: Embedder | None, data: Dataset, query_ids: list[str]) -> dict:
+    from kb_agent.evaluation.fusion_tuning import choose, doc_scorer, measure_grid
+
+    searchers: dict = {}
+
+    def search(query: str, weights) -> list:
+        if weights not in searchers:
+            tuned = settings.model_copy(
+                update={
+                    "rrf_weight_bm25": settings.rrf_weight_bm25 * weights.bm25,
+                    "rrf_weight_dense": settings.rrf_weight_dense * weights.dense,
+                }
+            )
+            searchers[weights] = Searcher([kb], tuned, embedder=memo, kb_weights=False)
+        return searchers[weights].search(query, access=AccessFilter.unrestricted(), mode="hybrid", k=30).hits
+
+    questions = [(data.queries[q], doc_scorer(data.qrels[q])) for q in query_ids]
+    return choose(measure_grid(questions, search)).as_dict()

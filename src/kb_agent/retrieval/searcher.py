@@ -21,7 +21,7 @@ from kb_agent.retrieval.fusion import adaptive_weights, rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
 from kb_agent.retrieval.hops import linked_hits, merge_hops
 from kb_agent.retrieval.types import Mode, SearchHit, SearchResponse
-from kb_agent.store.base import KnowledgeBase
+from kb_agent.store.base import FusionWeights, KnowledgeBase
 from kb_agent.store.catalog import StoredChunk
 from kb_agent.store.live import indexed_lines, read_indexed_bytes
 
@@ -61,6 +61,7 @@ class _DenseJob:
     coverage: float
     embedder: Embedder | None = None
     weight: float = 1.0
+    kb_weight: dict[str, float] = field(default_factory=dict)  # a knowledge base's own multiplier
     notices: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -72,7 +73,11 @@ class _DenseJob:
         self.timings["embed_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         lists = [
-            ("dense", self.weight, [((kb.name, i), s) for i, s in kb.vectors.search(vector, self.pool, self.access)])
+            (
+                "dense",
+                self.weight * self.kb_weight.get(kb.name, 1.0),
+                [((kb.name, i), s) for i, s in kb.vectors.search(vector, self.pool, self.access)],
+            )
             for kb in self.kbs
         ]
         self.timings["dense_ms"] = (time.perf_counter() - t) * 1000
@@ -81,13 +86,21 @@ class _DenseJob:
 
 class Searcher:
     def __init__(
-        self, kbs: list[KnowledgeBase], settings: Settings, embedder: Embedder | Callable[[], Embedder] | None = None
+        self,
+        kbs: list[KnowledgeBase],
+        settings: Settings,
+        embedder: Embedder | Callable[[], Embedder] | None = None,
+        *,
+        kb_weights: bool = True,
     ):
+        """kb_weights=False: the configured fusion weights alone, not each KB's measured ones (what
+        `kb-agent eval fusion` compares against)."""
         if not kbs:
             raise ValueError("no knowledge base to search")
         self.kbs = kbs
         self.settings = settings
         self._embedder = embedder
+        self._use_kb_weights = kb_weights
         self._max_file_bytes = int(settings.max_file_mb * 1024 * 1024)
 
     def _get_embedder(self) -> Embedder | None:
@@ -161,6 +174,7 @@ class Searcher:
         lists: list[tuple[str, float, list[tuple[tuple, float]]]] = []  # (retriever, weight, (key, score)...)
         for kb in self.kbs:
             kb.refresh()
+        kb_weights = self._kb_weights() if mode == "hybrid" else {}
 
         use_bm25 = mode in ("bm25", "hybrid")
         use_dense = mode in ("dense", "hybrid")
@@ -169,6 +183,8 @@ class Searcher:
         grep_hits: dict[tuple, SearchHit] = {}
 
         dense_job = self._dense_job(query, pool, access, mode) if use_dense else None
+        if dense_job:
+            dense_job.kb_weight = {name: w.dense for name, w in kb_weights.items()}
         coverage = dense_job.coverage if dense_job else None
         # the dense side (query embedding + vector search) runs beside the keyword side, not after it
         running = (
@@ -177,7 +193,7 @@ class Searcher:
             else None
         )
         if use_bm25:
-            lists += self._bm25_lists(query, pool, access, timings)
+            lists += self._bm25_lists(query, pool, access, timings, {n: w.bm25 for n, w in kb_weights.items()})
             for kb in self.kbs:  # an interrupted or damaged index is said, never silently empty
                 if problem := kb.lexical_problem():
                     notices.append(
@@ -288,12 +304,25 @@ class Searcher:
                 rare.append(identifier)
         return rare
 
-    def _bm25_lists(self, query: str, pool: int, access: AccessFilter, timings: dict[str, float]) -> list:
+    def _kb_weights(self) -> dict[str, FusionWeights]:
+        """Each knowledge base's measured fusion weights, where `kb-agent eval fusion --save` stored some."""
+        if not self._use_kb_weights:
+            return {}
+        return {kb.name: w for kb in self.kbs if (w := kb.fusion_weights()) is not None}
+
+    def _bm25_lists(
+        self,
+        query: str,
+        pool: int,
+        access: AccessFilter,
+        timings: dict[str, float],
+        kb_weight: dict[str, float] | None = None,
+    ) -> list:
         t = time.perf_counter()
         lists = [
             (
                 "bm25",
-                self.settings.rrf_weight_bm25,
+                self.settings.rrf_weight_bm25 * (kb_weight or {}).get(kb.name, 1.0),
                 [((kb.name, i), s) for i, s in kb.lexical.search(query, pool, access)],
             )
             for kb in self.kbs

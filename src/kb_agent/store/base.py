@@ -8,6 +8,9 @@ see only these protocols; `store/backends.py` picks the implementation from `KB_
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
+import math
 import re
 import time
 from collections.abc import Iterable, Iterator
@@ -27,6 +30,8 @@ from kb_agent.store.graph import KnowledgeGraph
 from kb_agent.store.records import Chunk
 
 _KB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+FUSION_META = "fusion_weights"
+log = logging.getLogger("kb_agent.store")
 
 
 class KBError(ValueError):
@@ -52,6 +57,36 @@ def embedding_text(chunk: Chunk, max_chars: int) -> str:
     head = " > ".join(p for p in [chunk.title, *chunk.heading_path] if p)
     text = f"{head}\n{chunk.text}" if head and head not in chunk.text[: len(head) + 20] else chunk.text
     return text[:max_chars]
+
+
+@dataclass(frozen=True)
+class FusionWeights:
+    """A knowledge base's own multipliers of the configured RRF weights (`kb-agent eval fusion --save`
+    measures them on questions about it); `measured` says on what, for whoever reads them later."""
+
+    bm25: float = 1.0
+    dense: float = 1.0
+    measured: str = ""
+
+    def as_meta(self) -> str:
+        return json.dumps({"bm25": self.bm25, "dense": self.dense, "measured": self.measured})
+
+    @classmethod
+    def from_meta(cls, raw: str | None) -> FusionWeights | None:
+        """None when unset; a damaged value is ignored (the configured weights rank as before) and logged."""
+        if not raw:
+            return None
+        try:
+            data = json.loads(raw)
+            weights = cls(float(data["bm25"]), float(data["dense"]), str(data.get("measured", "")))
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("ignoring the stored fusion weights %r: %s", raw[:200], exc)
+            return None
+        # both above 0: a side left out would leave hybrid search empty whenever the other is unavailable
+        if not all(math.isfinite(v) and v > 0 for v in (weights.bm25, weights.dense)):
+            log.warning("ignoring the stored fusion weights %r: each must be a number above 0", raw[:200])
+            return None
+        return weights
 
 
 @dataclass
@@ -123,6 +158,15 @@ class SharedParts:
     def roots(self) -> dict[str, list[str]]:
         """Indexed root folder -> its --acl groups."""
         return self.catalog.roots()
+
+    def fusion_weights(self) -> FusionWeights | None:
+        """The weights `kb-agent eval fusion --save` measured for this knowledge base (None: the configured)."""
+        return FusionWeights.from_meta(self.catalog.get_meta(FUSION_META))
+
+    def set_fusion_weights(self, weights: FusionWeights | None) -> None:
+        """Store (None: forget) this knowledge base's fusion weights."""
+        self._must_be_writing()
+        self.catalog.set_meta(FUSION_META, weights.as_meta() if weights else "")
 
     def files_within(self, root: str) -> dict[str, FileRecord]:
         """source -> record of every indexed file under `root`."""
@@ -248,6 +292,10 @@ class KnowledgeBase(Protocol):
     def remove_root(self, root: str) -> tuple[list[str], int]: ...
 
     def roots(self) -> dict[str, list[str]]: ...
+
+    def fusion_weights(self) -> FusionWeights | None: ...
+
+    def set_fusion_weights(self, weights: FusionWeights | None) -> None: ...
 
     def files_within(self, root: str) -> dict[str, FileRecord]: ...
 

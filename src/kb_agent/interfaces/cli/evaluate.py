@@ -12,7 +12,20 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kb_agent.interfaces.cli.app import GovernedTyper, JsonOpt, app, err, fail, out, progress_bar, require_extra
+from kb_agent.interfaces.cli.app import (
+    AsOpt,
+    GovernedTyper,
+    JsonOpt,
+    KbOpt,
+    app,
+    caller,
+    err,
+    fail,
+    open_engine,
+    out,
+    progress_bar,
+    require_extra,
+)
 
 eval_app = GovernedTyper(no_args_is_help=True, help="Measure retrieval and answer quality.")
 app.add_typer(eval_app, name="eval")
@@ -30,6 +43,9 @@ def eval_retrieval(
         Path | None, typer.Option("--out", help="Append one JSON row per query and mode to this file.")
     ] = None,
     store: Annotated[str | None, typer.Option("--store", help="embedded | postgres (default: KB_AGENT_STORE).")] = None,
+    tune_fusion: Annotated[
+        bool, typer.Option("--tune-fusion", help="Also hybrid R@5 at each BM25 / dense weight pair (k-fold pick).")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """nDCG@10, Recall@5/10/100, MRR@10 and latency for each retrieval mode."""
@@ -60,6 +76,7 @@ def eval_retrieval(
                 on_stage=lambda s: err.print(f"[dim]{s}[/dim]"),
                 on_embed=on_embed,
                 out=out_rows,
+                fusion=tune_fusion,
             )
     except DatasetError as exc:
         fail(str(exc), 2)
@@ -87,10 +104,69 @@ def eval_retrieval(
             f"{r['p95_ms']:.1f}",
         )
     out.print(table)
+    if "fusion" in result:
+        _print_fusion(result["fusion"], f"{dataset}: hybrid at each weight pair")
     out.print(f"indexing: {result['indexing']}")
     for key in ("embedding", "dense_coverage", "query_embedding_ms"):
         if key in result:
             out.print(f"{key}: {result[key]}")
+
+
+@eval_app.command("fusion")
+def eval_fusion(
+    question_set: Annotated[
+        Path, typer.Option("--set", help="Questions about this KB with gold spans (the `eval answers` JSONL).")
+    ],
+    kb: KbOpt = None,
+    save: Annotated[
+        bool, typer.Option("--save", help="Store the recommended weights in the KB (equal weights: forget them).")
+    ] = False,
+    as_user: AsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """BM25 / dense fusion weights for one knowledge base: recall@5 of its gold spans at each weight pair, the
+    pair chosen k-fold, and with --save the recommended pair stored for every hybrid search over the KB."""
+    from kb_agent.evaluation.answers import load_set
+    from kb_agent.evaluation.fusion_tuning import tune_knowledge_base
+    from kb_agent.evaluation.retrieval import DatasetError
+
+    try:
+        items = load_set(question_set)
+    except DatasetError as exc:
+        fail(str(exc), 2)
+    engine = open_engine()
+    name = kb or engine.settings.default_kb
+    with progress_bar() as progress:
+        task = progress.add_task("weight pairs", total=None, note="")
+        result = tune_knowledge_base(
+            engine,
+            name,
+            items,
+            save=save,
+            user=caller(engine, None, as_user),
+            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    if as_json:
+        print(json.dumps(result, ensure_ascii=False))
+        return
+    _print_fusion(result, f"{name}: {result['questions']} questions with gold")
+    if "stored" in result:
+        stored = result["stored"]
+        out.print(
+            f"stored in {name!r}: bm25 {stored['bm25']:g}, dense {stored['dense']:g}"
+            if stored
+            else f"{name!r} uses the configured weights (nothing stored)",
+            highlight=False,
+        )
+
+
+def _print_fusion(result: dict, title: str) -> None:
+    table = Table("bm25", "dense", "R@5", "MRR@10", title=title)
+    for row in result["grid"]:
+        table.add_row(f"{row['bm25']:g}", f"{row['dense']:g}", f"{row['recall@5']:.4f}", f"{row['mrr@10']:.4f}")
+    out.print(table)
+    pair = result["recommended"]
+    out.print(f"recommended: bm25 {pair['bm25']:g}, dense {pair['dense']:g} ({result['reason']})", highlight=False)
 
 
 @eval_app.command("agent")
