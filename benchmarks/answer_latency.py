@@ -13,8 +13,15 @@ shared and noisy):
   native   as windows, on llama.cpp compiled for this CPU (`scripts/setup.sh --native-llm`); every other
            configuration runs the prebuilt `xllamacpp` wheel, so the two compare in one run;
   native-compact  as compact, on the native build.
+  native-quote    the default (quote), on the native build.
 
     python benchmarks/answer_latency.py [--questions 6] [--threads N] [--configs windows,compact]
+    python benchmarks/answer_latency.py --set benchmarks/answer_sets/fastapi_docs_dev10.jsonl \
+        --docs ../shared/data/fastapi_docs/docs --questions 20 --configs quote,native-quote
+
+With `--set`, the questions are a question set's answerable ones (not chitchat, not unanswerable, not file
+searches) over `--docs` instead of the demo's: the default configuration quotes many of them and writes the
+rest with the model, and the table adds the first token of the answers the model wrote.
 
 Needs the local model (`kb-agent models install`). Each configuration runs in its own process (the
 model's prompt cache would otherwise replay the other configuration's identical synthesis prompts) and
@@ -70,13 +77,28 @@ CONFIGS = {
     "compact": {"route_by_shape": True, "simple_prompt": "ranked", **MODEL},
     "narrow": {"route_by_shape": True, "simple_prompt": "windows", "simple_source_chars": 250, **MODEL},
     "small": {"route_by_shape": True, "local_model": "qwen2.5-coder-0.5b-instruct-q4_k_m", **MODEL},
-    "quote": {"route_by_shape": True, "simple_prompt": "windows", "quote_first": "auto"},  # the default
+    # the default, on the wheel the quick start installs
+    "quote": {"route_by_shape": True, "simple_prompt": "windows", "quote_first": "auto", "local_runtime": "xllamacpp"},
     "native": {"route_by_shape": True, "simple_prompt": "windows", **NATIVE},
     "native-compact": {"route_by_shape": True, "simple_prompt": "ranked", **NATIVE},
+    "native-quote": {
+        "route_by_shape": True,
+        "simple_prompt": "windows",
+        "quote_first": "auto",
+        "local_runtime": "native",
+    },
 }
+ASKED = ("exact", "conceptual", "zh", "cross_lingual")  # the types of a set that ask for an answer
 
 
-def _run_config(name: str, questions: int, threads: int | None) -> dict:
+def _questions(question_set: Path | None, n: int) -> list[str]:
+    if question_set is None:
+        return QUESTIONS[:n]
+    rows = [json.loads(line) for line in question_set.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [r["question"] for r in rows if r.get("type") in ASKED][:n]
+
+
+def _run_config(name: str, questions: list[str], threads: int | None, docs: Path | None) -> dict:
     from kb_agent.config import Settings
     from kb_agent.engine import Engine
     from kb_agent.llm.model_install import is_installed, local_model_file, spec_named
@@ -93,10 +115,10 @@ def _run_config(name: str, questions: int, threads: int | None) -> dict:
         update["llm_threads"] = threads
     try:
         engine = Engine(real.model_copy(update=update), cache_folder=real.cache_folder)
-        engine.index([ROOT / "demo" / "fastapi-docs"], kb="demo")
+        engine.index([docs or ROOT / "demo" / "fastapi-docs"], kb="demo")
         engine.embed("demo")
         _answer(engine, "What is FastAPI?")  # warm-up: model load
-        results = [_answer(engine, q) for q in QUESTIONS[:questions]]
+        results = [_answer(engine, q) for q in questions]
         engine.close()
     finally:
         shutil.rmtree(home, ignore_errors=True)
@@ -108,10 +130,15 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=6)
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: free cores)")
     parser.add_argument("--configs", default="windows,quote", help=f"comma-separated, of: {', '.join(CONFIGS)}")
+    parser.add_argument("--set", type=Path, help="take the questions from this question set (JSONL)")
+    parser.add_argument("--docs", type=Path, help="with --set: the folder its questions are about")
     parser.add_argument("--one", choices=list(CONFIGS), help=argparse.SUPPRESS)  # a child process
     args = parser.parse_args()
+    if args.set and not args.docs:
+        raise SystemExit("--set needs --docs, the folder its questions are about")
     if args.one:
-        print(json.dumps(_run_config(args.one, args.questions, args.threads)))
+        questions = _questions(args.set, args.questions)
+        print(json.dumps(_run_config(args.one, questions, args.threads, args.docs)))
         return
     rows = []
     for one in args.configs.split(","):
@@ -120,19 +147,25 @@ def main() -> None:
         command = [sys.executable, __file__, "--one", one, "--questions", str(args.questions)]
         if args.threads:
             command += ["--threads", str(args.threads)]
+        if args.set:
+            command += ["--set", str(args.set), "--docs", str(args.docs)]
         child = subprocess.run(command, capture_output=True, text=True, check=True)
         results = json.loads(child.stdout.strip().splitlines()[-1])["results"]
         firsts, totals = [r[0] for r in results], [r[1] for r in results]
+        written = [r[0] for r in results if r[2] > 0 and not r[3]]  # answers the model wrote
         rows.append((one, len(results), statistics.median(firsts), statistics.median(totals),
                      max(totals), statistics.fmean(r[2] for r in results), sum(r[3] for r in results),
-                     statistics.median(r[4] for r in results)))  # fmt: skip
+                     statistics.median(r[4] for r in results), len(written),
+                     statistics.median(written) if written else None))  # fmt: skip
     print(
         "| configuration | questions | first token p50 (s) | full answer p50 (s) | max (s) | LLM calls / q | refused"
-        " | prompt tokens p50 |"
+        " | prompt tokens p50 | model-written | their first token p50 (s) |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for label, n, first, total, worst, calls, refused, prompt in rows:
-        print(f"| {label} | {n} | {first:.1f} | {total:.1f} | {worst:.1f} | {calls:.2f} | {refused} | {prompt:.0f} |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, n, first, total, worst, calls, refused, prompt, n_written, first_written in rows:
+        written_p50 = "-" if first_written is None else f"{first_written:.1f}"
+        print(f"| {label} | {n} | {first:.1f} | {total:.1f} | {worst:.1f} | {calls:.2f} | {refused} | {prompt:.0f} "
+              f"| {n_written} | {written_p50} |")  # fmt: skip
     for row in rows[1:]:
         print(f"full answer p50 {row[0]} / {rows[0][0]}: {row[3] / rows[0][3]:.2f}x")
 

@@ -606,3 +606,30 @@ def test_a_sentence_held_by_its_words_alone_needs_most_of_them_on_its_cited_line
     # a sentence its cited lines do state stays
     true = "As the `q` parameter is declared with `= None`, it is optional."
     assert _check([FEATURES], "Is the q parameter optional?", true).supported
+
+
+EMBED_PAGE = _evidence(
+    "By default, **FastAPI** will then expect its body directly.\n"
+    "\n"
+    "But if you want it to expect a JSON with a key `item`, you can use the special `Body` parameter `embed`:\n"
+    "\n"
+    "item: Annotated[Item, Body(embed=True)]",
+    "body-multiple-params.md",
+    124,
+)
+EMBED_RECAP = _evidence(
+    "And you can instruct **FastAPI** to embed the body in a key even when there is only a single parameter declared.",
+    "body-multiple-params.md",
+    169,
+)
+
+
+def test_a_name_the_sentence_writes_as_code_is_cited_where_the_source_writes_it_as_code():
+    """dev10 t1004: the 1.5B cited "… is `embed` [1]" to the recap line where "embed" is a verb; the line that
+    names the parameter `embed` states it. Control: a sentence writing it as prose keeps the nearer match."""
+    question = "Which Body parameter makes FastAPI expect a single body model inside a key named after the parameter?"
+    said = "The Body parameter that makes FastAPI expect a single body model inside a key named after the parameter"
+    claim = _check([EMBED_RECAP, EMBED_PAGE], question, f"{said} is `embed` [1].")
+    assert claim.supported and claim.citations == ["body-multiple-params.md:L126-126"]
+    prose = _check([EMBED_RECAP, EMBED_PAGE], question, "You can instruct FastAPI to embed the body in a key [1].")
+    assert prose.supported and prose.citations == ["body-multiple-params.md:L169-169"]

@@ -90,6 +90,7 @@ class ClaimChecker:
         latin = set(re.findall(r"[A-Za-z_][\w.]{2,}", question)) if has_cjk(question) else set()
         self.question_names = checkable(question) | {normalise(w) for w in latin}
         self._lines = [index_lines(e) for e in sources]
+        self._raw = [e.text.split("\n") for e in sources]
 
     def check(self, sentence: Sentence, verbatim: bool = False) -> Claim:
         """Supported, with the narrow spans that state it - `verbatim`: only a span that holds it word for word
@@ -183,9 +184,12 @@ class ClaimChecker:
                     self._lines[index], remaining, terms, echo, on_lines, subjects, about[index], lead & items
                 )
                 for start, end, held, covered, echoed, statement in found:
-                    # all it can hold, in the fewest lines, a statement rather than the heading above it; on a
-                    # tie, the lines that also say what the sentence repeats from the question ("add … project")
-                    key = (len(held), -(end - start), covered, echoed, statement, -rank)
+                    # all it can hold; where the sentence writes it as code, lines that write it as code (the
+                    # parameter `embed`, not "embed the body"); in the fewest lines, a statement rather than the
+                    # heading above it; on a tie, the lines that also say what the sentence repeats from the
+                    # question ("add … project")
+                    as_code = self._as_code(index, start, end, held & on_lines) if held & on_lines else 0
+                    key = (len(held), as_code, -(end - start), covered, echoed, statement, -rank)
                     if held and (best is None or key > best[0]):
                         best = (key, (index, start, end), held)
             if best is None:
@@ -223,6 +227,18 @@ class ClaimChecker:
             if len(terms & known) / len(terms) < floor:
                 return []
         return chosen
+
+    def _as_code(self, index: int, start: int, end: int, values: AbstractSet[str]) -> int:
+        """How many of `values` the window writes as code: in backticks, or as a code line uses a name
+        (`embed=`, `embed(`, `embed:`)."""
+        lines, raw = self._lines[index], self._raw[index]
+        text = "\n".join(raw[k] for k in lines.positions(start, end) if k < len(raw))
+        spans = " ".join(normalise(m) for m in CODE.findall(text))
+        return sum(
+            1
+            for v in values
+            if v in spans or re.search(rf"(?<![\w.]){re.escape(v)}\s*[=(:]", normalise(text)) is not None
+        )
 
     def _window_terms(self, span: tuple[int, int, int]) -> set[str]:
         index, start, end = span
