@@ -21,6 +21,7 @@ ROLES = {
     "synth": "ONLY the numbered sources",
     "chitchat": "friendly assistant",
     "tools": "using tools:",
+    "extract": "Copy from the passages the shortest span",
 }
 
 
@@ -490,6 +491,9 @@ def test_tiers_route_on_fast_answer_on_main_escalate_to_strong(settings, docs):
         ("How do I add middleware and also configure CORS for several origins in one app?", "unsure"),
         ("如何声明请求体？", "simple"),
         ("北京和上海哪个城市更大？", "multi_step"),
+        ("在后台运行任务要使用哪个类？", "simple"),  # 哪个 alone is "which"
+        ("这两个版本哪个更早发布？", "multi_step"),
+        ("如何更新依赖项？", "simple"),  # 更新 is "update", no comparison
     ],
 )
 def test_question_shape(question, shape):
@@ -638,3 +642,70 @@ def test_asked_for_a_name_a_model_sentence_that_gives_none_gives_way_to_the_evid
     engine, _ = make_engine(settings, root, script)
     answer = engine.answer_query("What error type does a client get for sending a forbidden header?")
     assert ("extra_forbidden" in answer.answer) is rule
+
+
+LONG_LOOKUP = "When an item is missing what do I raise and with which status_code?"  # unsure shape, no steps
+
+
+def test_a_long_one_lookup_question_searches_first_and_skips_the_router(settings, docs):
+    """Issue 12: a long question of no multi-step shape runs its own search first; a passage holding every key
+    term makes it the one lookup it is - no router, planner or grader call (the 1.5B router spent 5-9 s to call
+    such questions simple). Control: routing by shape off, the router decides, and its "complex" brings the
+    planner and the grader."""
+    script = ByRole(
+        route=route(complexity="complex", sub=["What is raised?", "Which status code?"]),
+        plan=json.dumps({"queries": ["missing item error"], "calls": []}),
+        grade=fit_grades(0.9),
+        synth="Raise HTTPException with status_code 404 [1].",
+    )
+    engine, _ = make_engine(settings, docs, script, route_by_shape=True, auto_approve_max_items=0)
+    answer = engine.answer_query(LONG_LOOKUP)
+    assert answer.route == {"query_type": "conceptual", "complexity": "simple", "decided_by": "shape_unsure",
+                            "probe_first": True}  # fmt: skip
+    assert "probe_covered" in {f["rule_name"] for f in answer.fast_paths}
+    assert script.roles == ["synth"] and answer.llm_calls == 1
+    assert "404" in answer.answer and {c.path for c in answer.citations} == {"docs/errors.md"}
+    script.roles.clear()
+    engine.settings.route_by_shape = False
+    control = engine.answer_query(LONG_LOOKUP)
+    assert "probe_first" not in control.route and script.roles == ["route", "plan", "grade", "synth"]
+
+
+@pytest.mark.parametrize("complexity", ["simple", "complex"])
+def test_a_probe_that_falls_short_asks_the_router(settings, docs, complexity):
+    """No passage holds every key term (the body and the error live on two pages): a weak first hop, and the
+    router decides after all - simple: answered from the probe's evidence (no second search); complex: the
+    planner and the grader, as any complex question."""
+    script = ByRole(
+        route=route(complexity=complexity, sub=["request body", "errors"]),
+        plan=json.dumps({"queries": ["request body model"], "calls": []}),
+        grade=fit_grades(0.9),
+        synth="Declare a Pydantic model [1]. Raise HTTPException with status_code 404 [2].",
+    )
+    engine, _ = make_engine(settings, docs, script, route_by_shape=True, auto_approve_max_items=0)
+    answer = engine.answer_query("When an item is missing what do I raise and how do I declare a Pydantic body model?")
+    assert answer.route["decided_by"] == "llm_after_probe" and "probe_first" not in answer.route
+    if complexity == "simple":
+        assert script.roles == ["route", "synth"] and len(answer.tool_calls) == 1
+    else:
+        assert script.roles == ["route", "plan", "grade", "synth"] and "request body model" in answer.planned_queries
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is HTTPException or a custom handler better for request body errors?",  # a comparison
+        "Who raised the error that the status_code 404 reports when an item is missing?",  # a relative clause
+    ],
+)
+def test_a_question_of_multi_step_shape_asks_the_router_as_before(settings, docs, question):
+    script = ByRole(
+        route=route(complexity="complex", sub=["a", "b"]),
+        extract="HTTPException",
+        plan=json.dumps({"queries": ["request body model"], "calls": []}),
+        grade=fit_grades(0.9),
+        synth="Raise HTTPException with status_code 404 [1].",
+    )
+    engine, _ = make_engine(settings, docs, script, route_by_shape=True, auto_approve_max_items=0)
+    answer = engine.answer_query(question)
+    assert "probe_first" not in answer.route and script.roles[:2] == ["route", "plan"]

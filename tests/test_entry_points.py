@@ -81,6 +81,13 @@ def test_the_rule_catches_a_bypass(tmp_path):
 
 
 # -- the registry -----------------------------------------------------------------------------------
+def _fusion_set(root: Path) -> str:
+    path = root.parent / "fusion-set.jsonl"
+    row = {"question": "When does the office open?", "gold": [{"path": "a.md", "start_line": 2, "end_line": 2}]}
+    path.write_text(json.dumps(row) + "\n")
+    return str(path)
+
+
 CLI_GOVERNED = {  # command path -> (arguments, the action of the request it opens)
     "index": (lambda root: ["index", str(root), "--no-embed"], "index"),
     "remove": (lambda root: ["remove", str(root)], "index"),
@@ -92,6 +99,7 @@ CLI_GOVERNED = {  # command path -> (arguments, the action of the request it ope
     "tools run": (lambda root: ["tools", "run", "read_file", "--args", '{"path": "docs/a.md"}'], "tool:read_file"),
     "acl explain": (lambda root: ["acl", "explain", "docs/a.md"], "acl_explain"),
     "migrate": (lambda root: ["migrate", "--to", "postgres", "--replace"], "index"),  # into the tests' PostgreSQL
+    "eval fusion": (lambda root: ["eval", "fusion", "--set", _fusion_set(root)], "index"),  # an admin action
 }
 CLI_LOCAL = {  # operator commands on this machine's own files or processes: no caller to govern
     "embed": "computes vectors of already indexed text",

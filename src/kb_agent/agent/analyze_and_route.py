@@ -9,6 +9,7 @@ from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.rules import route_by_rules
 from kb_agent.agent.shape import question_shape
 from kb_agent.agent.state import AgentState, QueryType, Route, RouteState, recent_history
+from kb_agent.agent.step_rules import decompose, is_comparison
 
 PROMPT = """You route questions for a company knowledge-base assistant. Classify the user's question.
 
@@ -44,6 +45,17 @@ def _plainly_simple(ctx: AgentContext, state: AgentState, query: str) -> bool:
     return ctx.settings.route_by_shape and not recent_history(state, 4) and question_shape(query) == "simple"
 
 
+def _probe_first(ctx: AgentContext, state: AgentState, query: str) -> bool:
+    """A long first question of no multi-step shape and no comparison, whose steps no rule finds (at most a
+    bridge guessed in front of it): its own search runs first, without the router, and the planner and the
+    grader only when no passage holds all its key terms (a weak first hop, issue 12). The 1.5B router took 5-9 s
+    on a CPU to call ten of eleven such questions simple."""
+    if not (ctx.settings.route_by_shape and not recent_history(state, 4) and question_shape(query) == "unsure"):
+        return False
+    steps = decompose(query)
+    return (steps is None or steps.rule == "bridge_entity") and not is_comparison(query)
+
+
 def analyze_and_route(state: AgentState, config) -> AgentState:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
@@ -74,6 +86,9 @@ def analyze_and_route(state: AgentState, config) -> AgentState:
         # one lookup by its shape: no router call (on a CPU that is the larger part of the wait)
         route, decided_by = Route(query_type="conceptual", complexity="simple"), "shape_simple"
         update["fast_paths"] = [ctx.fast_path("rule_route", "shape_simple", query)]
+    elif ctx.fast is not None and not state.get("probed") and _probe_first(ctx, state, query):
+        route, decided_by = Route(query_type="conceptual", complexity="complex"), "shape_unsure"
+        update["fast_paths"] = [ctx.fast_path("rule_route", "shape_unsure", query)]
     elif ctx.fast is not None:
         ctx.emit({"type": "step", "label": "🧭 Understanding the question"})
         messages = [
@@ -90,5 +105,9 @@ def analyze_and_route(state: AgentState, config) -> AgentState:
     else:  # no generative model: one search, extractive answer
         route, decided_by = Route(query_type="conceptual", complexity="simple"), "no_llm_default"
     update["route"] = cast(RouteState, {**route.model_dump(), "decided_by": decided_by})
+    if decided_by == "shape_unsure":
+        update["route"]["probe_first"] = True
+    elif state.get("probed"):
+        update["route"]["decided_by"] = f"{decided_by}_after_probe"
     update["timings"] = timed("analyze_and_route", started)
     return update

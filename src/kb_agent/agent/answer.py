@@ -39,7 +39,9 @@ class Answer(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     claims: list[ClaimCheck] = Field(default_factory=list, description="the claim check of every sentence")
     refused: bool = False
-    route: dict = Field(default_factory=dict, description="query_type, complexity, decided_by")
+    route: dict = Field(
+        default_factory=dict, description="query_type, complexity, decided_by (and probe_first: searched first)"
+    )
     iterations: int = 0
     llm_calls: int = 0
     tokens: dict[str, int] = Field(default_factory=lambda: {"prompt": 0, "completion": 0})
@@ -114,7 +116,10 @@ def to_answer(final: dict, trace_id: str, llms: list, notice: str | None) -> Ans
         citations=final.get("citations", []),
         claims=final.get("claims", []),
         refused=final.get("refused", False),
-        route={k: route.get(k) for k in ("query_type", "complexity", "decided_by")},
+        route={
+            **{k: route.get(k) for k in ("query_type", "complexity", "decided_by")},
+            **({"probe_first": True} if route.get("probe_first") else {}),
+        },
         iterations=final.get("iteration", 0),
         llm_calls=sum(u["calls"] for u in usage),
         tokens={

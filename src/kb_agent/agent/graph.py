@@ -2,6 +2,7 @@
 
 START → analyze_and_route ─chitchat→ synthesize
                           └→ plan → tool_exec ─simple→ synthesize
+                                              ├weak probe→ analyze_and_route (the router decides now)
                                               └→ grade_evidence ─GENERATE→ synthesize
                                                                 ├REFINE→ plan (keeps high-score evidence)
                                                                 └RE_RETRIEVE→ analyze_and_route (new strategy)
@@ -25,11 +26,19 @@ from kb_agent.agent.tool_exec import tool_exec
 
 
 def route_after_analyze(state: AgentState) -> str:
-    return "synthesize" if state["route"].get("complexity") == "chitchat" else "plan"
+    complexity = state["route"].get("complexity")
+    if complexity == "chitchat" or (complexity == "simple" and state.get("probed") and state.get("evidence")):
+        return "synthesize"  # (routed after a probe: its evidence is the simple route's search)
+    return "plan"
 
 
 def route_after_tool_exec(state: AgentState) -> str:
-    return "synthesize" if state["route"].get("complexity") == "simple" else "grade_evidence"
+    route = state["route"]
+    if route.get("complexity") == "simple":
+        return "synthesize"
+    if route.get("probe_first") and state.get("probed"):
+        return "analyze_and_route"  # the probe's first hop was weak: the router decides
+    return "grade_evidence"
 
 
 def route_after_grade(state: AgentState) -> str:
@@ -68,7 +77,9 @@ def build_graph():
     graph.add_edge(START, "analyze_and_route")
     graph.add_conditional_edges("analyze_and_route", route_after_analyze, ["plan", "synthesize"])
     graph.add_edge("plan", "tool_exec")
-    graph.add_conditional_edges("tool_exec", route_after_tool_exec, ["synthesize", "grade_evidence"])
+    graph.add_conditional_edges(
+        "tool_exec", route_after_tool_exec, ["synthesize", "grade_evidence", "analyze_and_route"]
+    )
     graph.add_conditional_edges("grade_evidence", route_after_grade, ["synthesize", "plan", "analyze_and_route"])
     graph.add_edge("synthesize", "masking")
     graph.add_edge("masking", END)

@@ -61,7 +61,9 @@ def plan(state: AgentState, config) -> AgentState:
     fallback_reason = None
     decision = None
 
-    if ctx.fast is not None and route.get("complexity") == "complex":
+    if route.get("probe_first") and not state.get("probed"):
+        fallback_reason = "a long question of no multi-step shape: its own search first, the planner if it falls short"
+    elif ctx.fast is not None and route.get("complexity") == "complex":
         ctx.emit({"type": "step", "label": "🧠 Planning"})
         messages = _messages(ctx, state, refining, tried, max_queries)
         decision, from_model = ctx.fast.structured(
@@ -75,6 +77,8 @@ def plan(state: AgentState, config) -> AgentState:
         fallback_reason = "no generative model: routing table"
 
     queries = _clean_queries((decision.queries if decision else []), max_queries)
+    if route.get("probe_first") and not state.get("probed"):
+        queries = [query]  # the planner's queries wait until the probe falls short
     if not queries:
         sub_questions = route.get("sub_questions") or []
         if refining:

@@ -24,7 +24,10 @@ _MULTI_STEP_EN = [
     re.compile(r"\w'?s\b[^?]*\b\w+'s\b"),  # possessive chain: "X's Y's"
     re.compile(r"\bof the \w+(?:\s+\w+)? (?:of|that|which|who)\b", re.I),
 ]
-_MULTI_STEP_ZH = re.compile(r"(哪个|哪一个|分别|同一|相同|不同|比较|相比|还是|更早|更晚|的.{1,12}的.{1,12}的)")
+# 哪个 alone is "which" (在后台运行任务要使用哪个类？ is one lookup); 更 + an adjective compares
+_MULTI_STEP_ZH = re.compile(
+    r"(分别|同一|相同|不同|比较|相比|还是|更(?:早|晚|大|小|多|少|高|低|长|短|老|好|快|慢)|的.{1,12}的.{1,12}的)"
+)
 _JOINED_EN = re.compile(r"\b(and|or|but|while|whereas)\b|[,;]", re.I)
 _JOINED_ZH = re.compile(r"[，,；;和与及]")
 

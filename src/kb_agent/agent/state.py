@@ -33,6 +33,7 @@ class RouteState(TypedDict, total=False):
     suggested_tools: list[str]
     grep_keywords: list[str]
     decided_by: str  # a rule's name | "llm" | "fallback" | "no_llm_default" | "re_retrieve_strategy_N"
+    probe_first: bool  # a long question of no multi-step shape: its own search before any router call
 
 
 class Grade(TypedDict):
@@ -60,6 +61,7 @@ class AgentState(TypedDict, total=False):
     history: list[dict]
     route: RouteState
     strategy: int  # bumped by RE_RETRIEVE: which retrieval strategy to try next
+    probed: bool  # a probe_first question's own search ran (tool_exec judged its first hop)
     planned_queries: list[str]
     planner_fallback: str | None
     pending_calls: list[dict]

@@ -104,6 +104,11 @@ def decompose(question: str) -> StepPlan | None:
     return _nested(plan) if plan and plan.rule != "bridge_entity" else plan
 
 
+def is_comparison(question: str) -> bool:
+    """ "Is A or B better?", "both", "earlier": two lookups compared, not a chain (no steps by rule)."""
+    return bool(_COMPARISON.search(question))
+
+
 def _two_steps(text: str) -> StepPlan | None:
     chain = _OF_CHAIN.search(text)
     if chain:

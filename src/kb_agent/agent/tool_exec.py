@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from kb_agent.agent.context import AgentContext, timed
+from kb_agent.agent.extractive import strong_first_hop
 from kb_agent.agent.state import AgentState
 from kb_agent.agent.step_rules import StepPlan
 from kb_agent.agent.steps import run_steps
@@ -82,7 +83,15 @@ def tool_exec(state: AgentState, config) -> AgentState:
         )
     if notices:
         update["notices"] = notices
-    if state["route"].get("complexity") == "simple":
+    route = state["route"]
+    if route.get("probe_first") and not state.get("probed"):
+        update["probed"] = True
+        if strong_first_hop(state["query"], intake.evidence, ctx.term_weights):
+            # a strong first hop: the one lookup it turned out to be - no router, planner or grader call
+            update["route"] = {**route, "complexity": "simple"}
+            update["fast_paths"] = [ctx.fast_path("rule_route", "probe_covered", state["query"])]
+        return update  # a weak one: the router decides now (route_after_tool_exec)
+    if route.get("complexity") == "simple":
         update["fast_paths"] = [ctx.fast_path("simple_skip_grading", "simple_route", state["query"])]
     return update
 
