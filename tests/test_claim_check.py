@@ -633,3 +633,33 @@ def test_a_name_the_sentence_writes_as_code_is_cited_where_the_source_writes_it_
     assert claim.supported and claim.citations == ["body-multiple-params.md:L126-126"]
     prose = _check([EMBED_RECAP, EMBED_PAGE], question, "You can instruct FastAPI to embed the body in a key [1].")
     assert prose.supported and prose.citations == ["body-multiple-params.md:L169-169"]
+
+
+RELEASE_070 = _evidence(
+    "## 0.70.0\n"
+    "### Internal\n"
+    "* Finally to FastAPI `0.70.0`, just upgrading Starlette to the latest version `0.16.0` with additional bug fixes.",
+    "release-notes.md",
+    5732,
+)
+
+
+def test_a_model_sentence_pointing_back_to_a_removed_one_goes_with_it():
+    """fq42 (a feature the docs never mention): the 1.5B's "… added native Kafka consumer support is 0.70.0"
+    was removed, and "This can be found in the release notes for that version, which states: '<a true line>'"
+    stayed - vouching for the removed claim. Control: after a kept sentence the same pointing sentence stays."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    question = "Which version of FastAPI added native Kafka consumer support?"
+    quote = (
+        'This can be found in the release notes for that version, which states: "Finally to FastAPI `0.70.0`, '
+        'just upgrading Starlette to the latest version `0.16.0` with additional bug fixes." [1]'
+    )
+    checked = CheckedAnswer([RELEASE_070], question)
+    shown = checked.add_text(
+        f"The version of FastAPI that added native Kafka consumer support is 0.70.0 [1]. {quote}", written=True
+    )
+    assert shown == "" and [c.supported for c in checked.claims] == [False, False]
+    kept = CheckedAnswer([RELEASE_070], "Which Starlette version did FastAPI 0.70.0 upgrade to?")
+    shown = kept.add_text(f"FastAPI 0.70.0 upgraded Starlette to `0.16.0` [1]. {quote}", written=True)
+    assert [c.supported for c in kept.claims] == [True, True]

@@ -31,6 +31,10 @@ _NAMED = re.compile(
 )
 
 
+# a sentence that opens by pointing at the one before it ("This …", "That version …", "It …", "这 …")
+_POINTS_BACK = re.compile(r"\s*(?:this|that|these|those|such|it|they|which)\b|\s*(?:这|那|此|它|其)", re.I)
+
+
 class CheckedAnswer:
     """Builds an answer sentence by sentence. `add` returns the text to show for a sentence ("" when the
     sentence was removed), so the checked answer can be streamed as it is written."""
@@ -57,6 +61,7 @@ class CheckedAnswer:
         self._parts: list[str] = []
         self._fenced = False  # inside a code block the answer opened
         self._waiting: Sentence | None = None  # an antecedent held until the line pointing back to it is judged
+        self._written_before: bool | None = None  # whether the model's previous sentence was kept
 
     @property
     def kept(self) -> int:
@@ -84,6 +89,12 @@ class CheckedAnswer:
             self._on_question(claim) and (not written or (self._on_subject(claim) and self._names_one(claim)))
         ):
             claim.supported, claim.off_question = False, True
+        if written:
+            # "This can be found in the release notes for that version, which states: …" after the removed
+            # "The version that added Kafka support is 0.70.0": true of its lines, but it vouches for the claim
+            if claim.supported and self._written_before is False and _POINTS_BACK.match(without_markers(sentence.text)):
+                claim.supported, claim.off_question = False, True
+            self._written_before = claim.supported
         shown = ""
         if waiting is not None:  # on the question through the line that points back to it, or not at all
             before = self.checker.check(waiting, verbatim=self._fenced)
