@@ -663,3 +663,26 @@ def test_a_model_sentence_pointing_back_to_a_removed_one_goes_with_it():
     kept = CheckedAnswer([RELEASE_070], "Which Starlette version did FastAPI 0.70.0 upgrade to?")
     shown = kept.add_text(f"FastAPI 0.70.0 upgraded Starlette to `0.16.0` [1]. {quote}", written=True)
     assert [c.supported for c in kept.claims] == [True, True]
+
+
+QUERY_MODELS = _evidence(
+    "# Query Parameter Models\n"
+    "If you have a group of query parameters that are related, you can create a Pydantic model to declare them.\n"
+    "This is supported since FastAPI version `0.115.0`.",
+    "query-param-models.md",
+    7,
+)
+
+
+def test_a_sentence_that_tells_of_an_end_needs_lines_that_tell_of_one():
+    """dev10 u1002 (a false premise): "The version that removed support for query parameter models is 0.115.0"
+    was cited to "This is supported since FastAPI version 0.115.0". Control: the added-in sentence is held."""
+    question = "Which FastAPI version removed support for query parameter models?"
+    removed = _check([QUERY_MODELS], question, "Support for query parameter models was removed in 0.115.0 [1].")
+    assert not removed.supported
+    added = _check([QUERY_MODELS], question, "Query parameter models are supported since 0.115.0 [1].")
+    assert added.supported
+    dropped = _evidence("FastAPI 0.128.0 dropped support for `pydantic.v1`.", "migrate.md", 11)
+    assert _check(
+        [dropped], "Which version dropped pydantic.v1?", "Version 0.128.0 removed `pydantic.v1` [1]."
+    ).supported

@@ -11,6 +11,9 @@ from kb_agent.text.tokenize import EN_STOPWORDS, FUNCTION_WORDS, QUESTION_WORDS,
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*")
 CODE = re.compile(r"`([^`\n]{1,80})`")
+ENDED = r"(?:remov|drop|deprecat|delet|discontinu)\w*"  # words of a feature's end
+ENDED_ZH = "(?:移除|删除|弃用|废弃|去掉|不再支持)"
+TELLS_AN_END = re.compile(rf"\b{ENDED}|\bno longer\b|移除|删除|弃用|废弃|去掉|不再", re.I)
 _QUOTED = re.compile(r"[\"“「『]([^\"”」』\n]{2,60})[\"”」』]")
 IDENT = re.compile(
     r"\b(?:[A-Za-z_][A-Za-z0-9_]*(?:[._:/-][A-Za-z0-9_]+)+|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"

@@ -24,6 +24,7 @@ from kb_agent.agent.claim_terms import (
     CODE,
     COMMON_CAPS,
     IDENT,
+    TELLS_AN_END,
     checkable,
     code_items,
     content_terms,
@@ -122,6 +123,8 @@ class ClaimChecker:
             spans = []
         if spans and self._changes_a_unit(sentence.text, spans):
             spans = []
+        if spans and TELLS_AN_END.search(sentence.text) and not self._tells_an_end(spans):
+            spans = []  # "… removed support … is 0.115.0" cited to "supported since 0.115.0"
         if spans and not self._code_case_held(sentence.text, spans):
             spans = []
         if not spans:
@@ -239,6 +242,16 @@ class ClaimChecker:
             for v in values
             if v in spans or re.search(rf"(?<![\w.]){re.escape(v)}\s*[=(:]", normalise(text)) is not None
         )
+
+    def _tells_an_end(self, spans: list[tuple[int, int, int]]) -> bool:
+        """A cited line (or one WINDOW_LINES around it) tells of something's end: removed, dropped, no longer."""
+        for index, start, end in spans:
+            lines = self._lines[index]
+            here = lines.positions(start, end)
+            near = range(max(0, here[0] - WINDOW_LINES), min(len(lines.texts), here[-1] + WINDOW_LINES + 1))
+            if any(TELLS_AN_END.search(lines.texts[k]) for k in near):
+                return True
+        return False
 
     def _window_terms(self, span: tuple[int, int, int]) -> set[str]:
         index, start, end = span

@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Callable
 
+from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END
 from kb_agent.agent.evidence_units import LINK_TARGET, Unit, terms, units_of
 from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
 from kb_agent.agent.reasons import antecedent, asks_why, reason_beside
@@ -61,8 +62,6 @@ _NUMBER = re.compile(
     r"dozen|half)\b|[一二两三四五六七八九十百千万]",
     re.I,
 )
-_ENDED = r"(?:remov|drop|deprecat|delet|discontinu)\w*"  # words of a feature's end
-_ENDED_ZH = "(?:移除|删除|弃用|废弃|去掉|不再支持)"
 # what kind of answer a question asks for, and what a quoted line must then contain
 _ANSWER_TYPES = [
     (
@@ -91,11 +90,11 @@ _ANSWER_TYPES = [
     (
         # "Which version removed X?" is not answered by "X is supported since 0.115.0": the line must tell of an end
         re.compile(
-            rf"\b(?:which|what) (?:\w+ )?version\b.*\b{_ENDED}|\b{_ENDED}.*\b(?:in|since) (?:which|what) version\b"
-            rf"|(?:哪个|什么)版本.*{_ENDED_ZH}|{_ENDED_ZH}.*(?:哪个|什么)版本",
+            rf"\b(?:which|what) (?:\w+ )?version\b.*\b{ENDED}|\b{ENDED}.*\b(?:in|since) (?:which|what) version\b"
+            rf"|(?:哪个|什么)版本.*{ENDED_ZH}|{ENDED_ZH}.*(?:哪个|什么)版本",
             re.I,
         ),
-        re.compile(rf"\b{_ENDED}|\bno longer\b|移除|删除|弃用|废弃|去掉|不再", re.I),
+        TELLS_AN_END,
     ),
 ]
 # "How can I run code after the response has been sent?" asks for a way; "You can define background tasks to be
