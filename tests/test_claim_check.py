@@ -686,3 +686,27 @@ def test_a_sentence_that_tells_of_an_end_needs_lines_that_tell_of_one():
     assert _check(
         [dropped], "Which version dropped pydantic.v1?", "Version 0.128.0 removed `pydantic.v1` [1]."
     ).supported
+
+
+FRONTEND_FALLBACK = _evidence(
+    "## Disable Fallback\n\n"
+    "If you don't want to serve a fallback file for missing frontend paths, use `fallback=None`:",
+    "frontend.md",
+    99,
+)
+
+
+@pytest.mark.parametrize(("anchor", "kept"), [("app.frontend()", True), ("app.use()", False), ("app.state", False)])
+def test_a_method_asked_about_is_named_by_its_own_name(anchor, kept):
+    """dev11 t1110: asked which fallback value stops `app.frontend()` from serving a fallback file, the line
+    that says `fallback=None` "for missing frontend paths" is on the question - a method is named by its own
+    name, whatever object the example calls it on. Controls: a name under four letters (`use`, which the line
+    says as a verb), a name the line lacks."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    question = f"Which fallback value stops {anchor} from serving a fallback file for missing paths?"
+    checked = CheckedAnswer([FRONTEND_FALLBACK], question, anchors=[anchor])
+    (sentence,) = split_sentences(
+        "If you don't want to serve a fallback file for missing frontend paths, use `fallback=None` [1]."
+    )
+    assert bool(checked.add(sentence)) is kept and checked.claims[0].off_question is not kept

@@ -365,3 +365,26 @@ def test_asked_how_the_framework_behaves_a_line_offering_the_user_a_way_gets_no_
     old = re.compile(r"^\s*how (?:can|could|do|does|should|would|to)\b", re.I)
     monkeypatch.setattr(extractive, "_ASKS_MEANS", old)
     assert "embed the body" in _answer(question, sources)  # control: the old reading of "how does"
+
+
+PR = "PR [#{n}](https://github.com/fastapi/fastapi/pull/{n}) by [@tiangolo](https://github.com/tiangolo)."
+FRONTEND_NOTES = f"""## Latest Changes
+
+* ✨ Add `app.frontend()` to serve frontend apps. {PR.format(n=15800)}
+* 📝 Add `app.frontend()` instructions to Agent Library Skill. {PR.format(n=15805)}
+"""
+
+
+def test_a_pull_request_number_is_no_size_a_line_states(monkeypatch):
+    """dev11 u1103 (app.frontend() 支持的最大文件大小是多少？, never said): release-note lines about app.frontend()
+    were quoted as the answer to "how big" - their only numbers were PR numbers. Control: with PR numbers
+    read as values the lines are quoted again."""
+    from kb_agent.agent import extractive
+
+    question = "app.frontend() 支持的最大文件大小是多少？"
+    notes = [_evidence(FRONTEND_NOTES, "release-notes.md", ["Release Notes"], 320)]
+    assert extractive_sentences(question, notes) == []
+    monkeypatch.setattr(extractive, "_REFERENCES", re.compile(r"(?!x)x"))
+    assert extractive_sentences(question, notes)
+    sized = [_evidence("The largest file `app.frontend()` serves is 10 MB.", "frontend.md", ["Frontend"])]
+    assert extractive_sentences(question, sized)  # a line that states a size is an answer

@@ -35,6 +35,13 @@ _NAMED = re.compile(
 _POINTS_BACK = re.compile(r"\s*(?:this|that|these|those|such|it|they|which)\b|\s*(?:这|那|此|它|其)", re.I)
 
 
+def _method_named(said: str, anchor: str) -> bool:
+    """`app.frontend()` asked about, "missing frontend paths" said: a method on an object is named by its own
+    name (four letters or more; `app.` is whichever object the example calls it on)."""
+    name = anchor.rstrip("()").rsplit(".", 1)[-1] if "." in anchor else ""
+    return len(name) >= 4 and name.isalpha() and re.search(rf"\b{re.escape(name)}\b", said) is not None
+
+
 class CheckedAnswer:
     """Builds an answer sentence by sentence. `add` returns the text to show for a sentence ("" when the
     sentence was removed), so the checked answer can be streamed as it is written."""
@@ -121,7 +128,7 @@ class CheckedAnswer:
         if not self.anchors:
             return True
         said = normalise(self._around(claim))
-        return any(holds(said, anchor) for anchor in self.anchors)
+        return any(holds(said, anchor) or _method_named(said, anchor) for anchor in self.anchors)
 
     def _on_subject(self, claim: Claim) -> bool:
         """A model sentence with nothing checkable (no number, name or code) is held by word overlap alone: it

@@ -62,6 +62,8 @@ _NUMBER = re.compile(
     r"dozen|half)\b|[一二两三四五六七八九十百千万]",
     re.I,
 )
+# a pull request's or issue's number and its author are no value a line states ("PR [#15800] by [@tiangolo]")
+_REFERENCES = re.compile(r"\[?#\d+\]?|\[?@[\w-]+\]?")
 # what kind of answer a question asks for, and what a quoted line must then contain
 _ANSWER_TYPES = [
     (
@@ -218,7 +220,7 @@ def rank(
         comparable = _comparable(asked, zh, unit_zh)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
-        if any(not shape.search(LINK_TARGET.sub("", unit.text)) for shape in must_hold):
+        if any(not shape.search(_REFERENCES.sub("", LINK_TARGET.sub("", unit.text))) for shape in must_hold):
             continue  # asked for a version / a number / an address, and this line has none
         said = _credits(unit.terms, unit.text, asked)
         held = dict(said)
