@@ -4,7 +4,6 @@ import json
 
 import pytest
 
-from conftest import write
 from kb_agent.evaluation.fusion_tuning import EQUAL, GRID, MIN_QUESTIONS, GridRow, choose, span_scorer
 from kb_agent.governance.access import AccessFilter
 from kb_agent.governance.errors import AccessDenied
@@ -17,12 +16,9 @@ ALL = AccessFilter.unrestricted()
 
 
 @pytest.fixture
-def docs(engine, tmp_path):
-    root = tmp_path / "docs"
-    write(root / "retry.md", "# Retries\nSet KB_AGENT_MAX_ITERATIONS to bound the retry loop.\n")
-    write(root / "cache.md", "# Caching\nThe embedding cache is keyed by content hash.\n")
-    write(root / "walrus.md", "# Walrus\nThe walrus sleeps on the ice.\n")
-    engine.index([root])
+def indexed(engine, docs):
+    """The shared documentation folder (conftest), indexed and embedded."""
+    engine.index([docs])
     engine.embed()
     return engine
 
@@ -41,11 +37,11 @@ def test_a_stored_pair_round_trips():
     assert FusionWeights.from_meta(weights.as_meta()) == weights
 
 
-def _disagreeing(docs, monkeypatch):
+def _disagreeing(indexed, monkeypatch):
     """BM25 and the dense side each put a different chunk first, equally sure of it; with equal weights BM25's
     wins (the dense side ranks it second, BM25 ranks the dense side's last)."""
-    kb = docs.kb()
-    ids = sorted(i for i, _ in kb.lexical.search("retry loop embedding cache walrus", 10, ALL))
+    kb = indexed.kb()
+    ids = sorted(i for i, _ in kb.lexical.search("request body errors background tasks retry loop", 10, ALL))
     keyword_first, dense_first, other = ids[0], ids[1], ids[2]
     bm25 = [(keyword_first, 3.0), (other, 2.0), (dense_first, 1.0)]
     dense = [(dense_first, 0.9), (keyword_first, 0.8), (other, 0.7)]
@@ -55,28 +51,28 @@ def _disagreeing(docs, monkeypatch):
     return kb, chunks[keyword_first].chunk.path, chunks[dense_first].chunk.path
 
 
-def _top(docs, **kw) -> str:
-    searcher = Searcher([docs.kb()], docs.settings, embedder=docs.embedder(), **kw)
+def _top(indexed, **kw) -> str:
+    searcher = Searcher([indexed.kb()], indexed.settings, embedder=indexed.embedder(), **kw)
     return searcher.search("anything", access=ALL, mode="hybrid", k=3).hits[0].path
 
 
-def test_hybrid_search_follows_the_knowledge_bases_stored_weights(docs, monkeypatch):
-    kb, keyword_path, dense_path = _disagreeing(docs, monkeypatch)
-    assert _top(docs) == keyword_path  # nothing stored: the configured (equal) weights
+def test_hybrid_search_follows_the_knowledge_bases_stored_weights(indexed, monkeypatch):
+    kb, keyword_path, dense_path = _disagreeing(indexed, monkeypatch)
+    assert _top(indexed) == keyword_path  # nothing stored: the configured (equal) weights
     with kb.writing():
         kb.set_fusion_weights(FusionWeights(0.1, 1.0, "measured"))
-    assert _top(docs) == dense_path
-    assert _top(docs, kb_weights=False) == keyword_path  # control: the stored pair left out
+    assert _top(indexed) == dense_path
+    assert _top(indexed, kb_weights=False) == keyword_path  # control: the stored pair left out
     with kb.writing():
         kb.set_fusion_weights(None)
-    assert kb.fusion_weights() is None and _top(docs) == keyword_path
+    assert kb.fusion_weights() is None and _top(indexed) == keyword_path
 
 
-def test_a_damaged_stored_pair_leaves_the_configured_weights(docs, monkeypatch):
-    kb, keyword_path, _ = _disagreeing(docs, monkeypatch)
+def test_a_damaged_stored_pair_leaves_the_configured_weights(indexed, monkeypatch):
+    kb, keyword_path, _ = _disagreeing(indexed, monkeypatch)
     with kb.writing():
         kb.catalog.set_meta("fusion_weights", '{"bm25": 0, "dense": 1}')
-    assert _top(docs) == keyword_path
+    assert _top(indexed) == keyword_path
 
 
 def test_storing_weights_is_a_write():
@@ -141,7 +137,7 @@ def _set(tmp_path, n: int):
     rows = [
         {"id": f"q{i}", "question": q, "gold": [{"path": p, "start_line": 2, "end_line": 2}]}
         for i in range(n)
-        for q, p in [("bound the retry loop", "retry.md"), ("embedding cache key", "cache.md")][i % 2 : i % 2 + 1]
+        for q, p in [("bound the retry loop", "config.md"), ("read a JSON request body", "body.md")][i % 2 : i % 2 + 1]
     ]
     rows.append({"id": "chat", "question": "hello", "type": "chitchat", "gold": []})
     path = tmp_path / "set.jsonl"
@@ -149,27 +145,27 @@ def _set(tmp_path, n: int):
     return path
 
 
-def test_eval_fusion_measures_stores_and_audits(docs, tmp_path):
+def test_eval_fusion_measures_stores_and_audits(indexed, tmp_path):
     from kb_agent.evaluation.answers import load_set
     from kb_agent.evaluation.fusion_tuning import tune_knowledge_base
 
     items = load_set(_set(tmp_path, 24))
-    result = tune_knowledge_base(docs, docs.settings.default_kb, items, save=True)
+    result = tune_knowledge_base(indexed, indexed.settings.default_kb, items, save=True)
     assert result["questions"] == 24 and len(result["grid"]) == len(GRID)  # the chitchat line has no gold
     assert all(row["recall@5"] == 1.0 for row in result["grid"])  # every pair finds these: nothing to gain
     assert result["recommended"] == {"bm25": 1.0, "dense": 1.0} and result["stored"] is None
-    assert docs.kb().fusion_weights() is None
-    (record,) = docs.audit.records("fusion")
+    assert indexed.kb().fusion_weights() is None
+    (record,) = indexed.audit.records("fusion")
     assert record["recommended"] == {"bm25": 1.0, "dense": 1.0} and "grid" not in record
 
 
-def test_eval_fusion_is_an_admin_action(docs, tmp_path):
+def test_eval_fusion_is_an_admin_action(indexed, tmp_path):
     from kb_agent.evaluation.answers import load_set
     from kb_agent.evaluation.fusion_tuning import tune_knowledge_base
 
     items = load_set(_set(tmp_path, 4))
     reader = UserContext(user_id="bob", groups=["staff"], admin=False)
     with pytest.raises(AccessDenied):
-        tune_knowledge_base(docs, docs.settings.default_kb, items, save=True, user=reader)
+        tune_knowledge_base(indexed, indexed.settings.default_kb, items, save=True, user=reader)
     # control: the local operator may
-    assert tune_knowledge_base(docs, docs.settings.default_kb, items)["questions"] == 4
+    assert tune_knowledge_base(indexed, indexed.settings.default_kb, items)["questions"] == 4

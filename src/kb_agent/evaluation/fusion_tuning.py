@@ -23,7 +23,10 @@ from kb_agent.retrieval.types import SearchHit
 from kb_agent.store.base import FusionWeights
 
 if TYPE_CHECKING:
+    from kb_agent.config import Settings
     from kb_agent.engine import Engine
+    from kb_agent.retrieval.searcher import Searcher
+    from kb_agent.store.base import KnowledgeBase
 
 EQUAL = FusionWeights(1.0, 1.0)
 # from keyword-led to dense-led; neither side at 0 (hybrid would be empty whenever the other is unavailable)
@@ -207,6 +210,19 @@ class _QueryVectors:
         return self.inner.embed_passages(texts)
 
 
+def weighted_searcher(
+    kbs: list[KnowledgeBase], settings: Settings, embedder: Embedder | None, weights: FusionWeights
+) -> Searcher:
+    """A searcher whose configured fusion weights are multiplied by `weights`, and no KB's stored pair."""
+    from kb_agent.retrieval.searcher import Searcher
+
+    update = {
+        "rrf_weight_bm25": settings.rrf_weight_bm25 * weights.bm25,
+        "rrf_weight_dense": settings.rrf_weight_dense * weights.dense,
+    }
+    return Searcher(kbs, settings.model_copy(update=update), embedder=embedder, kb_weights=False)
+
+
 def set_questions(items: list[dict]) -> list[tuple[str, Callable[[list[SearchHit]], tuple[float, float]]]]:
     """The questions of an answer set that have gold spans (chitchat and unanswerable ones have none)."""
     return [
@@ -228,8 +244,6 @@ def tune_knowledge_base(
     """Measure the grid on one knowledge base with an answer set's questions (searched as `user`, by default the
     local operator; an admin action like indexing, audited); `save` stores the recommended pair in the
     knowledge base, where every hybrid search over it then uses it (equal weights: the stored pair is forgotten)."""
-    from kb_agent.retrieval.searcher import Searcher
-
     questions = set_questions(items)
     with engine.gate.request(user or UserContext.local_owner(), [kb], action="index", admin=True) as req:
         knowledge_base = engine.kb(kb)
@@ -238,13 +252,7 @@ def tune_knowledge_base(
 
         def search(query: str, weights: FusionWeights) -> list[SearchHit]:
             if weights not in searchers:
-                settings = engine.settings.model_copy(
-                    update={
-                        "rrf_weight_bm25": engine.settings.rrf_weight_bm25 * weights.bm25,
-                        "rrf_weight_dense": engine.settings.rrf_weight_dense * weights.dense,
-                    }
-                )
-                searchers[weights] = Searcher([knowledge_base], settings, embedder=vectors, kb_weights=False)
+                searchers[weights] = weighted_searcher([knowledge_base], engine.settings, vectors, weights)
             return searchers[weights].search(query, access=req.access, mode="hybrid", k=10).hits
 
         choice = choose(measure_grid(questions, search, on_progress=on_progress))

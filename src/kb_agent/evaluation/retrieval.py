@@ -256,19 +256,13 @@ def evaluate_retrieval(
 
 
 def _fusion_grid(kb, settings: Settings, memo: Embedder | None, data: Dataset, query_ids: list[str]) -> dict:
-    from kb_agent.evaluation.fusion_tuning import choose, doc_scorer, measure_grid
+    from kb_agent.evaluation.fusion_tuning import choose, doc_scorer, measure_grid, weighted_searcher
 
     searchers: dict = {}
 
     def search(query: str, weights) -> list:
         if weights not in searchers:
-            tuned = settings.model_copy(
-                update={
-                    "rrf_weight_bm25": settings.rrf_weight_bm25 * weights.bm25,
-                    "rrf_weight_dense": settings.rrf_weight_dense * weights.dense,
-                }
-            )
-            searchers[weights] = Searcher([kb], tuned, embedder=memo, kb_weights=False)
+            searchers[weights] = weighted_searcher([kb], settings, memo, weights)
         return searchers[weights].search(query, access=AccessFilter.unrestricted(), mode="hybrid", k=30).hits
 
     questions = [(data.queries[q], doc_scorer(data.qrels[q])) for q in query_ids]
