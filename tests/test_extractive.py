@@ -384,7 +384,36 @@ def test_a_pull_request_number_is_no_size_a_line_states(monkeypatch):
     question = "app.frontend() 支持的最大文件大小是多少？"
     notes = [_evidence(FRONTEND_NOTES, "release-notes.md", ["Release Notes"], 320)]
     assert extractive_sentences(question, notes) == []
+    monkeypatch.setattr(extractive, "_CHANGELOG_ENTRY", re.compile(r"(?!x)x"))  # this guard alone
+    assert extractive_sentences(question, notes) == []
     monkeypatch.setattr(extractive, "_REFERENCES", re.compile(r"(?!x)x"))
     assert extractive_sentences(question, notes)
     sized = [_evidence("The largest file `app.frontend()` serves is 10 MB.", "frontend.md", ["Frontend"])]
     assert extractive_sentences(question, sized)  # a line that states a size is an answer
+
+
+RATE_NOTES = f"""## 0.96.1
+
+* 👷 Add custom token to Smokeshow and Preview Docs, to prevent API rate limits. {PR.format(n=9646)}
+* 👷 Add custom tokens for GitHub Actions to avoid rate limits. {PR.format(n=9647)}
+"""
+
+
+def _rate_rarity(asked: set[str]) -> dict[str, float]:
+    """As in the FastAPI docs: "rate" and "limit" are rare, "configure" and "FastAPI" everywhere."""
+    return {t: 5.0 if t.startswith(("rate", "limit")) else 0.5 for t in asked}
+
+
+def test_a_change_log_entry_answers_only_a_question_about_changes(monkeypatch):
+    """u901 (How do I configure FastAPI's built-in rate limiter?, never said) was answered with release-note
+    entries about GitHub rate limits once the fusion weights moved. An entry (a line ending by naming its PR)
+    answers when / which version / what was added or changed; control: the same entries for a question about
+    what was added, and with the rule off."""
+    from kb_agent.agent import extractive
+
+    notes = [_evidence(RATE_NOTES, "release-notes.md", ["Release Notes", "0.96.1"], 4428)]
+    how = "How do I configure FastAPI's built-in rate limiter?"
+    assert extractive_sentences(how, notes, weights=_rate_rarity) == []
+    assert extractive_sentences("What was added to avoid GitHub Actions rate limits?", notes, weights=_rate_rarity)
+    monkeypatch.setattr(extractive, "_CHANGELOG_ENTRY", re.compile(r"(?!x)x"))
+    assert extractive_sentences(how, notes, weights=_rate_rarity)

@@ -62,6 +62,14 @@ _NUMBER = re.compile(
     r"dozen|half)\b|[一二两三四五六七八九十百千万]",
     re.I,
 )
+# a change-log entry: a line that ends by naming its pull request ("… PR [#9647](…) by [@tiangolo](…).")
+_CHANGELOG_ENTRY = re.compile(r"\bPR \[#\d+\]\([^)]*\)(?: by \[@[\w-]+\]\([^)]*\))?\.?\s*$")
+# what a change-log entry can answer: when, in which version or release, something was added, changed or ended
+_ASKS_HISTORY = re.compile(
+    r"\bversions?\b|\brelease|\bwhen\b|\bsince\b|\bchangelog\b|\b(?:add|remov|drop|deprecat|chang|fix|introduc)\w*"
+    r"|版本|发布|何时|什么时候|新增|添加|移除|弃用|更新日志",
+    re.I,
+)
 # a pull request's or issue's number and its author are no value a line states ("PR [#15800] by [@tiangolo]")
 _REFERENCES = re.compile(r"\[?#\d+\]?|\[?@[\w-]+\]?")
 # what kind of answer a question asks for, and what a quoted line must then contain
@@ -202,6 +210,7 @@ def rank(
     kind = asked_kind(question)
     must_hold = [shape for asks, shape in _ANSWER_TYPES if asks.search(question)]
     means = bool(_ASKS_MEANS.search(question))
+    asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, what_is, why = bool(_YES_NO.search(question)), bool(_ASKS_WHAT_IS.search(question)), asks_why(question)
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     asked_words = terms(question) | _QUESTION_TERMS | _DISCOURSE
@@ -222,6 +231,8 @@ def rank(
             continue
         if any(not shape.search(_REFERENCES.sub("", LINK_TARGET.sub("", unit.text))) for shape in must_hold):
             continue  # asked for a version / a number / an address, and this line has none
+        if not asks_history and _CHANGELOG_ENTRY.search(_line_of(sources[index], unit)):
+            continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
         said = _credits(unit.terms, unit.text, asked)
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
@@ -387,6 +398,12 @@ def confident_quotes(
     if not ranked or ranked[0].own < QUOTE_OWN or ranked[0].zh != has_cjk(question):
         return []
     return _chosen(question, ranked, sources, 3)
+
+
+def _line_of(evidence: Evidence, unit: Unit) -> str:
+    """The whole source line a unit was cut from (a sentence of it, or all of it)."""
+    lines = evidence.text.split("\n")
+    return lines[unit.line] if 0 <= unit.line < len(lines) else unit.text
 
 
 def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sentences: int) -> list[Sentence]:
