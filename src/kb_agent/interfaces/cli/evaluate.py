@@ -167,6 +167,11 @@ def _print_fusion(result: dict, title: str) -> None:
     out.print(table)
     pair = result["recommended"]
     out.print(f"recommended: bm25 {pair['bm25']:g}, dense {pair['dense']:g} ({result['reason']})", highlight=False)
+    if pair != {"bm25": 1.0, "dense": 1.0}:
+        err.print(
+            "[dim]recall only: check the answers first (`kb-agent eval answers` with KB_AGENT_RRF_WEIGHT_BM25="
+            f"{pair['bm25']:g} KB_AGENT_RRF_WEIGHT_DENSE={pair['dense']:g})[/dim]"
+        )
 
 
 @eval_app.command("agent")
