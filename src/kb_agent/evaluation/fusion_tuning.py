@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from kb_agent.evaluation.retrieval import mrr_at, recall_at
+from kb_agent.evaluation.retrieval import QueryMemo, mrr_at, recall_at
+from kb_agent.governance.access import AccessFilter
 from kb_agent.governance.identity import UserContext
 from kb_agent.llm.embeddings import Embedder
 from kb_agent.retrieval.types import SearchHit
@@ -25,7 +24,6 @@ from kb_agent.store.base import FusionWeights
 if TYPE_CHECKING:
     from kb_agent.config import Settings
     from kb_agent.engine import Engine
-    from kb_agent.retrieval.searcher import Searcher
     from kb_agent.store.base import KnowledgeBase
 
 EQUAL = FusionWeights(1.0, 1.0)
@@ -193,34 +191,25 @@ def doc_scorer(rels: dict[str, int]) -> Callable[[list[SearchHit]], tuple[float,
     return score
 
 
-class _QueryVectors:
-    """Embeds each question once for all weight pairs."""
-
-    def __init__(self, inner: Embedder):
-        self.inner = inner
-        self.model_id = inner.model_id
-        self._vectors: dict[str, np.ndarray] = {}
-
-    def embed_query(self, text: str) -> np.ndarray:
-        if text not in self._vectors:
-            self._vectors[text] = self.inner.embed_query(text)
-        return self._vectors[text]
-
-    def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return self.inner.embed_passages(texts)
-
-
-def weighted_searcher(
-    kbs: list[KnowledgeBase], settings: Settings, embedder: Embedder | None, weights: FusionWeights
-) -> Searcher:
-    """A searcher whose configured fusion weights are multiplied by `weights`, and no KB's stored pair."""
+def grid_search(
+    kbs: list[KnowledgeBase], settings: Settings, embedder: Embedder | None, access: AccessFilter, k: int
+) -> Callable[[str, FusionWeights], list[SearchHit]]:
+    """search(query, weights): hybrid search with the configured fusion weights multiplied by `weights` and no
+    KB's stored pair, one searcher per pair (pass a `QueryMemo` to embed each question once for all pairs)."""
     from kb_agent.retrieval.searcher import Searcher
 
-    update = {
-        "rrf_weight_bm25": settings.rrf_weight_bm25 * weights.bm25,
-        "rrf_weight_dense": settings.rrf_weight_dense * weights.dense,
-    }
-    return Searcher(kbs, settings.model_copy(update=update), embedder=embedder, kb_weights=False)
+    searchers: dict[FusionWeights, Searcher] = {}
+
+    def search(query: str, weights: FusionWeights) -> list[SearchHit]:
+        if weights not in searchers:
+            update = {
+                "rrf_weight_bm25": settings.rrf_weight_bm25 * weights.bm25,
+                "rrf_weight_dense": settings.rrf_weight_dense * weights.dense,
+            }
+            searchers[weights] = Searcher(kbs, settings.model_copy(update=update), embedder=embedder, kb_weights=False)
+        return searchers[weights].search(query, access=access, mode="hybrid", k=k).hits
+
+    return search
 
 
 def set_questions(items: list[dict]) -> list[tuple[str, Callable[[list[SearchHit]], tuple[float, float]]]]:
@@ -247,14 +236,7 @@ def tune_knowledge_base(
     questions = set_questions(items)
     with engine.gate.request(user or UserContext.local_owner(), [kb], action="index", admin=True) as req:
         knowledge_base = engine.kb(kb)
-        vectors = _QueryVectors(engine.embedder())
-        searchers: dict[FusionWeights, Searcher] = {}
-
-        def search(query: str, weights: FusionWeights) -> list[SearchHit]:
-            if weights not in searchers:
-                searchers[weights] = weighted_searcher([knowledge_base], engine.settings, vectors, weights)
-            return searchers[weights].search(query, access=req.access, mode="hybrid", k=10).hits
-
+        search = grid_search([knowledge_base], engine.settings, QueryMemo(engine.embedder()), req.access, k=10)
         choice = choose(measure_grid(questions, search, on_progress=on_progress))
         result = {"kb": kb, **choice.as_dict(), "stored_before": _weights_dict(knowledge_base.fusion_weights())}
         if save:
@@ -270,4 +252,4 @@ def tune_knowledge_base(
 
 
 def _weights_dict(weights: FusionWeights | None) -> dict | None:
-    return None if weights is None else {"bm25": weights.bm25, "dense": weights.dense, "measured": weights.measured}
+    return None if weights is None else asdict(weights)

@@ -119,7 +119,7 @@ class ModeScores:
         }
 
 
-class _QueryMemo:
+class QueryMemo:
     """Embeds each query once across modes and records how long query embedding takes."""
 
     def __init__(self, inner: Embedder):
@@ -200,7 +200,7 @@ def evaluate_retrieval(
         }
         memo = None
         if any(m in modes for m in ("dense", "hybrid", "hybrid2")):
-            memo = _QueryMemo(embedder or get_embedder(settings))
+            memo = QueryMemo(embedder or get_embedder(settings))
             if embed:
                 if settings.store == "postgres":  # vectors this host already computed are not computed again
                     from kb_agent.store.migrate import import_cached_vectors
@@ -256,14 +256,8 @@ def evaluate_retrieval(
 
 
 def _fusion_grid(kb, settings: Settings, memo: Embedder | None, data: Dataset, query_ids: list[str]) -> dict:
-    from kb_agent.evaluation.fusion_tuning import choose, doc_scorer, measure_grid, weighted_searcher
+    from kb_agent.evaluation.fusion_tuning import choose, doc_scorer, grid_search, measure_grid
 
-    searchers: dict = {}
-
-    def search(query: str, weights) -> list:
-        if weights not in searchers:
-            searchers[weights] = weighted_searcher([kb], settings, memo, weights)
-        return searchers[weights].search(query, access=AccessFilter.unrestricted(), mode="hybrid", k=30).hits
-
+    search = grid_search([kb], settings, memo, AccessFilter.unrestricted(), k=30)
     questions = [(data.queries[q], doc_scorer(data.qrels[q])) for q in query_ids]
     return choose(measure_grid(questions, search)).as_dict()

@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -69,7 +69,7 @@ class FusionWeights:
     measured: str = ""
 
     def as_meta(self) -> str:
-        return json.dumps({"bm25": self.bm25, "dense": self.dense, "measured": self.measured})
+        return json.dumps(asdict(self))
 
     @classmethod
     def from_meta(cls, raw: str | None) -> FusionWeights | None:
