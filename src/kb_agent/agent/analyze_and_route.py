@@ -47,9 +47,9 @@ def _plainly_simple(ctx: AgentContext, state: AgentState, query: str) -> bool:
 
 def _probe_first(ctx: AgentContext, state: AgentState, query: str) -> bool:
     """A long first question of no multi-step shape and no comparison, whose steps no rule finds (at most a
-    bridge guessed in front of it): its own search runs first, without the router, and the planner and the
-    grader only when no passage holds all its key terms (a weak first hop, issue 12). The 1.5B router took 5-9 s
-    on a CPU to call ten of eleven such questions simple."""
+    bridge guessed in front of it): its own search runs first, without the router; the router is asked only
+    when no passage holds most of its key terms (a weak first hop, issue 12; tool_exec judges it). The 1.5B
+    router took 5-9 s on a CPU to call ten of eleven such questions simple."""
     if not (ctx.settings.route_by_shape and not recent_history(state, 4) and question_shape(query) == "unsure"):
         return False
     steps = decompose(query)

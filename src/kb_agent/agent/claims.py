@@ -147,8 +147,7 @@ class ClaimChecker:
         widened = []
         for index, start, end in spans:
             lines = self._lines[index]
-            here = lines.positions(start, end)
-            for k in range(max(0, here[0] - WINDOW_LINES), min(len(lines.texts), here[-1] + WINDOW_LINES + 1)):
+            for k in self._near(index, start, end):
                 found = {v for v in missing if holds(lines.texts[k], v)}
                 number = lines.numbers[k]
                 if found and max(end, number) - min(start, number) < WINDOW_LINES:
@@ -236,22 +235,22 @@ class ClaimChecker:
         (`embed=`, `embed(`, `embed:`)."""
         lines, raw = self._lines[index], self._raw[index]
         text = "\n".join(raw[k] for k in lines.positions(start, end) if k < len(raw))
-        spans = " ".join(normalise(m) for m in CODE.findall(text))
-        return sum(
-            1
-            for v in values
-            if v in spans or re.search(rf"(?<![\w.]){re.escape(v)}\s*[=(:]", normalise(text)) is not None
-        )
+        spans, said = " ".join(normalise(m) for m in CODE.findall(text)), normalise(text)
+        return sum(1 for v in values if v in spans or re.search(rf"(?<![\w.]){re.escape(v)}\s*[=(:]", said))
+
+    def _near(self, index: int, start: int, end: int) -> range:
+        """Positions of the lines start..end of source `index` and WINDOW_LINES either side."""
+        lines = self._lines[index]
+        here = lines.positions(start, end)
+        return range(max(0, here[0] - WINDOW_LINES), min(len(lines.texts), here[-1] + WINDOW_LINES + 1))
 
     def _tells_an_end(self, spans: list[tuple[int, int, int]]) -> bool:
         """A cited line (or one WINDOW_LINES around it) tells of something's end: removed, dropped, no longer."""
-        for index, start, end in spans:
-            lines = self._lines[index]
-            here = lines.positions(start, end)
-            near = range(max(0, here[0] - WINDOW_LINES), min(len(lines.texts), here[-1] + WINDOW_LINES + 1))
-            if any(TELLS_AN_END.search(lines.texts[k]) for k in near):
-                return True
-        return False
+        return any(
+            TELLS_AN_END.search(self._lines[index].texts[k])
+            for index, start, end in spans
+            for k in self._near(index, start, end)
+        )
 
     def _window_terms(self, span: tuple[int, int, int]) -> set[str]:
         index, start, end = span

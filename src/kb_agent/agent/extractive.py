@@ -215,6 +215,7 @@ def rank(
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     asked_words = terms(question) | _QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
+    source_lines = [e.text.split("\n") for e in sources]  # the whole line each unit was cut from
     weight = _weights(asked, [u for _, u in all_units], weights)
     # the names of the kind asked for that each line gives and the question does not, read once
     named_by = [new_names(u.text, question, kind) if kind is not None else set() for _, u in all_units]
@@ -231,7 +232,7 @@ def rank(
             continue
         if any(not shape.search(_REFERENCES.sub("", LINK_TARGET.sub("", unit.text))) for shape in must_hold):
             continue  # asked for a version / a number / an address, and this line has none
-        if not asks_history and _CHANGELOG_ENTRY.search(_line_of(sources[index], unit)):
+        if not asks_history and _CHANGELOG_ENTRY.search(_line_of(source_lines[index], unit)):
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
         said = _credits(unit.terms, unit.text, asked)
         held = dict(said)
@@ -400,9 +401,8 @@ def confident_quotes(
     return _chosen(question, ranked, sources, 3)
 
 
-def _line_of(evidence: Evidence, unit: Unit) -> str:
+def _line_of(lines: list[str], unit: Unit) -> str:
     """The whole source line a unit was cut from (a sentence of it, or all of it)."""
-    lines = evidence.text.split("\n")
     return lines[unit.line] if 0 <= unit.line < len(lines) else unit.text
 
 

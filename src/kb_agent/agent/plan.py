@@ -60,8 +60,9 @@ def plan(state: AgentState, config) -> AgentState:
     tried = [c["args"].get("query") for c in state.get("tool_history", []) if c.get("args", {}).get("query")]
     fallback_reason = None
     decision = None
+    probing = bool(route.get("probe_first")) and not state.get("probed")  # the question's own search, first
 
-    if route.get("probe_first") and not state.get("probed"):
+    if probing:
         fallback_reason = "a long question of no multi-step shape: its own search first, the planner if it falls short"
     elif ctx.fast is not None and route.get("complexity") == "complex":
         ctx.emit({"type": "step", "label": "🧠 Planning"})
@@ -77,7 +78,7 @@ def plan(state: AgentState, config) -> AgentState:
         fallback_reason = "no generative model: routing table"
 
     queries = _clean_queries((decision.queries if decision else []), max_queries)
-    if route.get("probe_first") and not state.get("probed"):
+    if probing:
         queries = [query]  # the planner's queries wait until the probe falls short
     if not queries:
         sub_questions = route.get("sub_questions") or []

@@ -143,7 +143,7 @@ def _two_steps(text: str) -> StepPlan | None:
         return StepPlan(
             [relation.group("inner"), text[: relation.start()] + "#1" + text[relation.end() :]], "of_relation"
         )
-    if question_shape(text) != "simple" and not _COMPARISON.search(text):
+    if question_shape(text) != "simple" and not is_comparison(text):
         # not plainly one lookup, no shape found: the question's own passages may name its bridge
         return StepPlan([text, f"#1 {text}"], "bridge_entity")
     return None
@@ -155,7 +155,7 @@ def _of_relation_is_a_bridge(text: str, relation: re.Match) -> bool:
     after = text[relation.end() :]
     if re.search(r"\bas\s*$", text[: relation.start()]):  # "resigned as the president of Israel": a role held
         return False
-    if _COMPARISON.search(text) or relation.group("head") in _PLACES_AND_FRAMES or re.match(r",\s*(?:\d|[A-Z])", after):
+    if is_comparison(text) or relation.group("head") in _PLACES_AND_FRAMES or re.match(r",\s*(?:\d|[A-Z])", after):
         return False
     return _asks_more(text[: relation.start()] + "#1" + after)
 
