@@ -169,3 +169,14 @@ def test_eval_fusion_is_an_admin_action(indexed, tmp_path):
         tune_knowledge_base(indexed, indexed.settings.default_kb, items, save=True, user=reader)
     # control: the local operator may
     assert tune_knowledge_base(indexed, indexed.settings.default_kb, items)["questions"] == 4
+
+
+@pytest.mark.parametrize("gold", ["a.md", [{"start_line": 1}], [{"path": "a.md", "start_line": "one"}], [3]])
+def test_a_malformed_gold_entry_is_a_clear_error(gold):
+    from kb_agent.evaluation.fusion_tuning import set_questions
+    from kb_agent.evaluation.retrieval import DatasetError
+
+    with pytest.raises(DatasetError, match="q7: `gold` must be"):
+        set_questions([{"id": "q7", "question": "Where?", "gold": gold}])
+    # control: a well-formed entry (lines optional) is a question with gold
+    assert len(set_questions([{"id": "q7", "question": "Where?", "gold": [{"path": "a.md"}]}])) == 1
