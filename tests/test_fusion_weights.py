@@ -172,11 +172,15 @@ def test_eval_fusion_is_an_admin_action(indexed, tmp_path):
 
 
 @pytest.mark.parametrize("gold", ["a.md", [{"start_line": 1}], [{"path": "a.md", "start_line": "one"}], [3]])
-def test_a_malformed_gold_entry_is_a_clear_error(gold):
-    from kb_agent.evaluation.fusion_tuning import set_questions
+def test_a_malformed_gold_entry_is_a_clear_error(tmp_path, gold):
+    """For `eval fusion` and `eval answers` alike (both read sets with load_set)."""
+    from kb_agent.evaluation.answers import load_set
     from kb_agent.evaluation.retrieval import DatasetError
 
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps({"id": "q7", "question": "Where?", "gold": gold}) + "\n")
     with pytest.raises(DatasetError, match="q7: `gold` must be"):
-        set_questions([{"id": "q7", "question": "Where?", "gold": gold}])
+        load_set(path)
     # control: a well-formed entry (lines optional) is a question with gold
-    assert len(set_questions([{"id": "q7", "question": "Where?", "gold": [{"path": "a.md"}]}])) == 1
+    path.write_text(json.dumps({"id": "q7", "question": "Where?", "gold": [{"path": "a.md"}]}) + "\n")
+    assert load_set(path)[0]["gold"] == [{"path": "a.md"}]

@@ -48,9 +48,22 @@ def load_set(path: Path, split: str | None = None, limit: int | None = None) -> 
         rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
     except (OSError, ValueError) as exc:
         raise DatasetError(f"cannot read question set {path}: {exc}") from exc
+    for n, row in enumerate(rows, start=1):
+        gold = row.get("gold", []) if isinstance(row, dict) else None
+        if not isinstance(row, dict) or not isinstance(row.get("question"), str):
+            raise DatasetError(f"{path}, line {n}: each line is an object with a `question`")
+        if not isinstance(gold, list) or not all(_is_span(g) for g in gold):
+            raise DatasetError(f"{path}, question {row.get('id', f'on line {n}')}: `gold` must be a list of "
+                               "{path, start_line, end_line}")  # fmt: skip
     if split:
         rows = [r for r in rows if r.get("split") == split]
     return rows[: limit or None]
+
+
+def _is_span(gold: object) -> bool:
+    if not isinstance(gold, dict) or not isinstance(gold.get("path"), str):
+        return False
+    return all(isinstance(gold.get(k, 1), int) for k in ("start_line", "end_line"))
 
 
 _CITATION = re.compile(r"^(?P<path>.+?)(?:#page=\d+)?:L(?P<start>\d+)-(?P<end>\d+)$")

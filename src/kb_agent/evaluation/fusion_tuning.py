@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from kb_agent.evaluation.retrieval import DatasetError, QueryMemo, mrr_at, recall_at
+from kb_agent.evaluation.retrieval import QueryMemo, mrr_at, recall_at
 from kb_agent.governance.access import AccessFilter
 from kb_agent.governance.identity import UserContext
 from kb_agent.llm.embeddings import Embedder
@@ -213,24 +213,13 @@ def grid_search(
 
 
 def set_questions(items: list[dict]) -> list[tuple[str, Callable[[list[SearchHit]], tuple[float, float]]]]:
-    """The questions of an answer set that have gold spans (chitchat and unanswerable ones have none); a gold
-    entry without a path or with line numbers that are not numbers is a DatasetError naming its question."""
-    questions = []
-    for n, item in enumerate(items, start=1):
-        gold = item.get("gold")
-        if not gold or not item.get("question"):
-            continue
-        if not isinstance(gold, list) or not all(_is_span(g) for g in gold):
-            name = item.get("id", f"line {n}")
-            raise DatasetError(f"question {name}: `gold` must be a list of {{path, start_line, end_line}}")
-        questions.append((item["question"], span_scorer(gold, file_only=item.get("type") == "file_discovery")))
-    return questions
-
-
-def _is_span(gold: object) -> bool:
-    if not isinstance(gold, dict) or not isinstance(gold.get("path"), str):
-        return False
-    return all(isinstance(gold.get(k, 1), int) for k in ("start_line", "end_line"))
+    """The questions of an answer set (`answers.load_set`, which checks the gold) that have gold spans
+    (chitchat and unanswerable ones have none)."""
+    return [
+        (item["question"], span_scorer(item["gold"], file_only=item.get("type") == "file_discovery"))
+        for item in items
+        if item.get("gold") and item.get("question")
+    ]
 
 
 def tune_knowledge_base(

@@ -136,19 +136,16 @@ def eval_fusion(
         fail(str(exc), 2)
     engine = open_engine()
     name = kb or engine.settings.default_kb
-    try:
-        with progress_bar() as progress:
-            task = progress.add_task("weight pairs", total=None, note="")
-            result = tune_knowledge_base(
-                engine,
-                name,
-                items,
-                save=save,
-                user=caller(engine, None, as_user),
-                on_progress=lambda done, total: progress.update(task, completed=done, total=total),
-            )
-    except DatasetError as exc:
-        fail(str(exc), 2)
+    with progress_bar() as progress:
+        task = progress.add_task("weight pairs", total=None, note="")
+        result = tune_knowledge_base(
+            engine,
+            name,
+            items,
+            save=save,
+            user=caller(engine, None, as_user),
+            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
     if as_json:
         print(json.dumps(result, ensure_ascii=False))
         return
