@@ -417,3 +417,59 @@ def test_a_change_log_entry_answers_only_a_question_about_changes(monkeypatch):
     assert extractive_sentences("What was added to avoid GitHub Actions rate limits?", notes, weights=_rate_rarity)
     monkeypatch.setattr(extractive, "_CHANGELOG_ENTRY", re.compile(r"(?!x)x"))
     assert extractive_sentences(how, notes, weights=_rate_rarity)
+
+
+EVENT_LOOP = """FastAPI will make sure it's run correctly so that it doesn't block the event loop.
+
+To avoid blocking the event loop, declare the *path operation function* with regular `def` instead of `async def`.
+"""
+
+
+def _loop_rarity(asked: set[str]) -> dict[str, float]:
+    """As in the FastAPI docs: "gevent" on one page, "event" and "loop" on dozens, "FastAPI" everywhere."""
+    return {t: {"gevent": 4.0, "event": 2.5, "loop": 2.5, "app": 1.0}.get(t, 0.5) for t in asked}
+
+
+def test_a_rare_name_the_question_asks_about_must_be_in_the_evidence(monkeypatch):
+    """dev12 u1204 (How do I make Gevent the event loop of a FastAPI app?, never said) was answered with three
+    lines about not blocking the event loop: they held most of its words by weight, not Gevent. The rarest key
+    term, when the question names it, must be held by a passage found. Controls: the rule off; a passage that
+    names it; a name the knowledge base never writes (a misspelling) is no reason to refuse; the rarest term a
+    plain word (a paraphrase may not use it) is none either."""
+    from kb_agent.agent import extractive
+
+    question = "How do I make Gevent the event loop of a FastAPI app?"
+    found = [_evidence(EVENT_LOOP, "stream-data.md", ["Stream Data"], 90)]
+    assert extractive.missing_name(question, found, _loop_rarity) == "Gevent"
+    assert not extractive.covers(question, found, _loop_rarity)
+    monkeypatch.setattr(extractive, "missing_name", lambda *args: None)
+    assert extractive.covers(question, found, _loop_rarity)  # the control: the event-loop lines cover the rest
+    monkeypatch.undo()
+    named = [*found, _evidence("You could have used threads or Gevent.", "async.md", ["Async"], 384)]
+    assert extractive.missing_name(question, named, _loop_rarity) is None
+    assert extractive.missing_name(question, found, _loop_rarity, held=lambda names: set()) is None
+    assert extractive.missing_name(question, found, _loop_rarity, held=lambda names: set(names)) == "Gevent"
+    plain = "How do I make the event loop reentrant in a FastAPI app?"  # "reentrant": the rarest, no name
+    assert (
+        extractive.missing_name(plain, found, lambda asked: {t: 6.0 if t == "reentrant" else 1.0 for t in asked})
+        is None
+    )
+    assert extractive.missing_name("How do I set up a keep-alive ping?", found) is None  # hyphenated: prose
+
+
+def test_a_digit_inside_a_name_is_no_number_a_line_states(monkeypatch):
+    """dev12 u1203 (FastAPI 的作者花了多少钱研究 OpenAPI 规范？ - how much money, never said) was answered with
+    "I spent several months studying OpenAPI, JSON Schema, OAuth2 …": the 2 of OAuth2 passed for the number
+    asked for. Controls: any digit counting as a number again; a line with a number of its own."""
+    from kb_agent.agent import extractive
+
+    question = "FastAPI 的作者花了多少钱研究 OpenAPI 规范？"
+    studied = "因此，甚至在开发 **FastAPI** 前，我就花了几个月的时间研究 OpenAPI、JSON Schema、OAuth2 等规范。"
+    assert extractive_sentences(question, [_evidence(studied, "history.md", ["历史"], 39)]) == []
+    asks_number, number = extractive._ANSWER_TYPES[1]
+    any_digit = re.compile(number.pattern.replace("(?<![A-Za-z_])", ""), re.I)
+    monkeypatch.setattr(extractive, "_ANSWER_TYPES", [(asks_number, any_digit)])
+    assert extractive_sentences(question, [_evidence(studied, "history.md", ["历史"], 39)])
+    monkeypatch.undo()
+    paid = "FastAPI 的作者花了 500 美元研究 OpenAPI 规范。"
+    assert extractive_sentences(question, [_evidence(paid, "history.md", ["历史"], 39)])

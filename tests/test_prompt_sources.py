@@ -80,3 +80,20 @@ def test_a_plainly_simple_question_reads_the_ranked_lines_once(settings, tmp_pat
         prompt = engine.llms().main.prompts[-1][-1]["content"]
     assert not answer.refused and answer.citations
     assert (prompt.count("Defaults to `600`"), prompt.count("<source id=")) == ((1, 1) if mode == "ranked" else (5, 5))
+
+
+def test_the_windows_leave_out_blank_lines_and_the_tag_its_line_range():
+    """On a CPU each prompt token is time before the first word: a blank line ("121| ") says nothing, and every
+    line carries its own number, so the tag's range repeats it. The numbers keep the gap visible; "…" marks
+    only a skipped line with text. The budget then holds lines with text: here the answer's two neighbours."""
+    text = "The middleware is configured per application.\n\n* `max_age` - cache time. Defaults to `600`.\n\nTail."
+    rendered = render_sources([_evidence(text, "cors.md", 130)], 450, "What is the default max_age?")
+    assert "lines=" not in rendered
+    assert "130| The middleware is configured per application.\n132| * `max_age`" in rendered
+    assert "131|" not in rendered and "133|" not in rendered and "…" not in rendered
+    long_page = "\n".join(
+        ["Intro on other things."] * 3 + ["", "* `max_age` - cache time. Defaults to `600`.", ""] + ["Other."] * 30
+    )
+    focused = render_sources([_evidence(long_page, "cors.md", 1)], 120, "What is the default max_age?")
+    assert "5| * `max_age`" in focused and "4|" not in focused and "6|" not in focused
+    assert "3| Intro on other things." in focused and "7| Other." in focused  # the budget went to text

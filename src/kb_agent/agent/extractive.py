@@ -7,6 +7,7 @@ and by what the question's shape asks for (a way, a definition, a name, a versio
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Callable
@@ -56,8 +57,9 @@ _FRAME = (
     "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔"  # 每隔多少秒: "how often"
 )
 _QUESTION_TERMS = frozenset(tokenize(" ".join([*QUESTION_WORDS, *FUNCTION_WORDS]) + " " + _FRAME))
+# a digit inside a name ("OAuth2", "tutorial003") is no number a line states
 _NUMBER = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"(?<![A-Za-z_])\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
     r"dozen|half)\b|[一二两三四五六七八九十百千万]",
     re.I,
@@ -181,6 +183,7 @@ def _comparable(asked: set[str], question_zh: bool, text_zh: bool) -> set[str]:
 
 
 Weights = Callable[[set[str]], dict[str, float]]  # term -> weight (rarity in the knowledge base)
+Held = Callable[[set[str]], set[str]]  # terms -> those some passage the caller may read holds
 
 
 def _weights(asked: set[str], units: list[Unit], weights: Weights | None) -> dict[str, float]:
@@ -334,12 +337,48 @@ def _defines(text: str, asked: set[str]) -> bool:
     return False
 
 
-def covers(question: str, sources: list[Evidence], weights: Weights | None = None) -> bool:
+def covers(question: str, sources: list[Evidence], weights: Weights | None = None, held: Held | None = None) -> bool:
     """Does the evidence hold the question's key terms (weighted by rarity) - half of them together, a third
-    in one source? If not, the question is refused without a model call. Evidence in the other language is
-    judged on the terms it could share with the question."""
+    in one source - and the rarest of them when it is a name the knowledge base writes? If not, the question is
+    refused without a model call. Evidence in the other language is judged on the terms it could share with
+    the question."""
     together, best = _coverage(question, sources, weights)
-    return together >= COVERAGE and best >= 1 / 3
+    return together >= COVERAGE and best >= 1 / 3 and missing_name(question, sources, weights, held) is None
+
+
+# a word the question names: code, an identifier, or a capitalised word not opening the question ("Gevent",
+# "Redis"); not a hyphenated word ("keep-alive", "self-host": the docs may write it "keep alive")
+_NAMED = re.compile(
+    r"`[^`]+`|\b[A-Za-z_]\w*(?:[_.]\w+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b"
+    r"|(?<=[^\s.?!。？！] )(?<!-)[A-Z][A-Za-z0-9]+\b(?!-)"
+)
+
+
+def missing_name(
+    question: str, sources: list[Evidence], weights: Weights | None = None, held: Held | None = None
+) -> str | None:
+    """The question's rarest key term when it is a name some passage of the knowledge base writes (`held`: the
+    terms it holds; without it, any) but no source found holds: "How do I make Gevent the event loop of a
+    FastAPI app?" over passages about the event loop that never say Gevent is not answered by them, however
+    much of the rest they cover. None when every such name is held, when the rarest term is a plain word (a
+    paraphrase may not use it), or when the knowledge base never writes the name (a misspelt "Brittish" says
+    nothing of the passages found; a word no page writes is `vocabulary`'s to judge)."""
+    asked = key_terms(question)
+    names = {t for m in _NAMED.finditer(question) for t in tokenize(m.group().strip("`"))} & asked
+    if names and held is not None:
+        with contextlib.suppress(Exception):  # the vocabulary is a refinement: without it every name counts
+            names &= held(names)
+    if not names or not sources:
+        return None
+    weight = _weights(asked, [Unit(e.text, 0, 0, terms(e.text)) for e in sources], weights)
+    rarest = max(weight.values())
+    for name in sorted(names):
+        if weight.get(name, 0.0) < rarest:
+            continue
+        held = any(name in terms(f"{e.title} {e.path} {e.text}") for e in sources)
+        if not held:
+            return next((m.group().strip("`") for m in _NAMED.finditer(question) if name in tokenize(m.group())), name)
+    return None
 
 
 STRONG_FIRST_HOP = 0.75  # of the question's key terms (by rarity) one source holds

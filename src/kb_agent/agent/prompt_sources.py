@@ -20,11 +20,14 @@ def render_sources(sources: list[Evidence], max_chars: int, question: str = "") 
     terms = content_terms(question)
     blocks = []
     for n, e in enumerate(sources, start=1):
-        blocks.append(
-            f'<source id="{n}" path="{e.path}" lines="{e.start_line}-{e.end_line}"{_section(e)}>\n'
-            f"{_focused(e, max_chars, terms)}\n</source>"
-        )
+        blocks.append(f"{_opening(n, e)}\n{_focused(e, max_chars, terms)}\n</source>")
     return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
+
+
+def _opening(n: int, e: Evidence) -> str:
+    """A source's tag: its number (what the model cites), path and section. Its line range is left out: every
+    line carries its own number, and on a CPU each token of the prompt is time before the first word."""
+    return f'<source id="{n}" path="{e.path}"{_section(e)}>'
 
 
 def _section(e: Evidence) -> str:
@@ -42,9 +45,11 @@ def _section(e: Evidence) -> str:
 def _focused(e: Evidence, max_chars: int, terms: set[str]) -> str:
     lines = e.text.split("\n")
     exact = not e.is_record
+    # a blank line says nothing and costs tokens; the numbers keep the gap visible
     numbered = [f"{e.start_line + i}| {line}" if exact else line for i, line in enumerate(lines)]
+    numbered = [text if line.strip() else "" for text, line in zip(numbered, lines, strict=True)]
     if len(e.text) <= max_chars or not terms:
-        text = "\n".join(numbered)
+        text = _joined(numbered, range(len(numbered)))
         return text if len(text) <= max_chars else text[:max_chars] + " …"
     scores = [len(terms & content_terms(line)) for line in lines]
     order = sorted((i for i, s in enumerate(scores) if s), key=lambda i: (-scores[i], i))
@@ -57,10 +62,18 @@ def _focused(e: Evidence, max_chars: int, terms: set[str]) -> str:
             break
         keep |= window
     if not keep:
-        return "\n".join(numbered)[:max_chars] + " …"
-    out, previous = [], None
-    for j in sorted(keep):
-        if previous is not None and j != previous + 1:
+        return _joined(numbered, range(len(numbered)))[:max_chars] + " …"
+    return _joined(numbered, sorted(keep))
+
+
+def _joined(numbered: list[str], kept) -> str:
+    """The kept lines in order, blank ones left out, "…" where a line with text was skipped."""
+    out: list[str] = []
+    previous = None
+    for j in kept:
+        if not numbered[j]:
+            continue
+        if previous is not None and any(numbered[k] for k in range(previous + 1, j)):
             out.append("…")
         out.append(numbered[j])
         previous = j
@@ -128,11 +141,7 @@ def ranked_sources(sources: list[Evidence], ranked: list[Unit], max_chars: int) 
                 out.append("…")
             out.append(f"{e.start_line + j}| {shown[index][j]}" if exact else shown[index][j])
             previous = j
-        blocks.append(
-            f'<source id="{index + 1}" path="{e.path}" lines="{e.start_line}-{e.end_line}"{_section(e)}>\n'
-            + "\n".join(out)
-            + "\n</source>"
-        )
+        blocks.append(_opening(index + 1, e) + "\n" + "\n".join(out) + "\n</source>")
     return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
 
 

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from kb_agent.agent.anchors import question_anchors
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.extractive import confident_quotes, covers, extractive_sentences, key_terms, rank
+from kb_agent.agent.extractive import (
+    confident_quotes,
+    covers,
+    extractive_sentences,
+    key_terms,
+    missing_name,
+    rank,
+)
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
 from kb_agent.agent.rules import FILE_QUESTION_WORDS, asks_identity, small_talk_reply
@@ -110,11 +117,14 @@ def synthesize(state: AgentState, config) -> AgentState:
         not sources
         or unheard
         or not (
-            covers(query, sources, ctx.term_weights) or (ruled and covers(ruled.query, about_bridge, ctx.term_weights))
+            covers(query, sources, ctx.term_weights, ctx.held_terms)
+            or (ruled and covers(ruled.query, about_bridge, ctx.term_weights, ctx.held_terms))
         )
     ):
         if unheard:
             notices.append(f"no passage mentions {', '.join(sorted(unheard))}: refused without asking the model")
+        elif sources and (name := missing_name(query, sources, ctx.term_weights, ctx.held_terms)):
+            notices.append(f"no passage found names {name}: refused without asking the model")
         elif sources:
             notices.append("no passage holds the question's key terms: refused without asking the model")
         return _refused(ctx, [], zh, sources, notices, started)
