@@ -87,6 +87,14 @@ CONFIGS = {
         "quote_first": "auto",
         "local_runtime": "native",
     },
+    # the default before stop 36: four sources in a simple question's prompt
+    "native-quote4": {
+        "route_by_shape": True,
+        "simple_prompt": "windows",
+        "simple_max_sources": 4,
+        "quote_first": "auto",
+        "local_runtime": "native",
+    },
 }
 ASKED = ("exact", "conceptual", "zh", "cross_lingual")  # the types of a set that ask for an answer
 

@@ -770,3 +770,37 @@ def test_a_guessed_bridge_copied_from_the_evidence_does_not_cover_a_false_premis
         answer = engine.answer_query("How do I rotate TLS certificates with FastAPI's built-in certificate manager?")
     assert len(answer.steps) == 2 and "Certificate Authority" in (answer.steps[0].get("answer") or "")
     assert answer.refused is guard
+
+
+HISTORY = """# History
+
+## Investigation
+
+Before even starting to code FastAPI, the author spent several months studying the OpenAPI, JSON Schema and
+OAuth2 specifications.
+"""
+
+
+def test_a_question_asking_for_a_number_no_line_states_is_refused_before_the_model(settings, tmp_path, monkeypatch):
+    """dev12 u1203 (how much money did the author spend studying the OpenAPI spec, never said): the lines hold
+    the question's words and no amount, and the 1.5B answered "the author never studied the spec". A question
+    asking for a number, a version or an end that no covering line states is refused without a synthesis call.
+    Controls: with a line stating an amount, and with the rule off, the model is asked."""
+    import kb_agent.agent.synthesize as synthesize
+
+    write(tmp_path / "docs" / "history.md", HISTORY)
+    question = "How much did the author spend studying the OpenAPI specifications?"
+    script = ByRole(route=route(), synth="The author spent several months studying the OpenAPI specifications [1].")
+    with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
+        answer = engine.answer_query(question)
+        assert answer.refused and "synth" not in script.roles
+        assert any("states a number" in n for n in answer.notices), answer.notices
+        monkeypatch.setattr(synthesize, "value_missing", lambda *args: None)  # control: the model is asked
+        engine.answer_query(question)
+        assert "synth" in script.roles
+    paid = HISTORY + "\nThe author spent 500 dollars studying the OpenAPI specifications.\n"
+    write(tmp_path / "docs" / "history.md", paid)
+    monkeypatch.undo()
+    script = ByRole(route=route(), synth="The author spent 500 dollars on it [1].")
+    with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
+        assert not engine.answer_query(question).refused and "synth" in script.roles

@@ -710,3 +710,27 @@ def test_a_method_asked_about_is_named_by_its_own_name(anchor, kept):
         "If you don't want to serve a fallback file for missing frontend paths, use `fallback=None` [1]."
     )
     assert bool(checked.add(sentence)) is kept and checked.claims[0].off_question is not kept
+
+
+SPEC_STUDY = _evidence(
+    "## Investigation\n"
+    "Before even starting to code **FastAPI**, the author spent several months studying the specs for OpenAPI,"
+    " JSON Schema and OAuth2.",
+    "history-design-future.md",
+    37,
+)
+
+
+def test_a_sentence_that_denies_something_needs_lines_that_deny_something(monkeypatch):
+    """A sentence that negates ("did not spend several months studying the specs") holds every word of a line
+    that affirms it; the line's words are there, its polarity is not. Controls: the affirming sentence is held;
+    a denial cited to a line that denies is held; with the rule off the false denial is held too."""
+    question = "How long did the author of FastAPI study the OpenAPI specs?"
+    denial = "The author did not spend several months studying the specs for OpenAPI [1]."
+    assert not _check([SPEC_STUDY], question, denial).supported
+    affirmed = "The author spent several months studying the specs for OpenAPI [1]."
+    assert _check([SPEC_STUDY], question, affirmed).supported
+    denied = _evidence("The author did not spend a single month on the specs for OpenAPI.", "history.md", 9)
+    assert _check([denied], question, "The author did not spend a month on the specs for OpenAPI [1].").supported
+    monkeypatch.setattr(claims, "NEGATES", re.compile(r"(?!x)x"))
+    assert _check([SPEC_STUDY], question, denial).supported

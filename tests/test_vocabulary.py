@@ -64,6 +64,9 @@ def test_a_question_about_what_no_page_writes_is_refused_without_a_model_call(se
         assert answer.refused and "synth" not in script.roles and answer.citations == []
         assert any("megabyt" in n for n in answer.notices)
         monkeypatch.setattr(synthesize, "unknown_terms", lambda *args: set())  # control: the rule off
+        # the question also asks for a size no line states: that rule refuses it next, for its own reason
+        assert not any("megabyt" in n for n in engine.answer_query(QUESTION).notices)
+        monkeypatch.setattr(synthesize, "value_missing", lambda *args: None)
         engine.answer_query(QUESTION)
         assert "synth" in script.roles  # the page's other words "cover" the question: the model was asked
 

@@ -14,6 +14,18 @@ CODE = re.compile(r"`([^`\n]{1,80})`")
 ENDED = r"(?:remov|drop|deprecat|delet|discontinu)\w*"  # words of a feature's end
 ENDED_ZH = "(?:移除|删除|弃用|废弃|去掉|不再支持)"
 TELLS_AN_END = re.compile(rf"\b{ENDED}|\bno longer\b|移除|删除|弃用|废弃|去掉|不再", re.I)
+# a sentence that denies something ("the author never studied the spec", "没有研究过") needs cited lines that
+# deny something too: the words of a line it negates are all there, its polarity is not
+NEGATES = re.compile(
+    r"\b(?:not|never|cannot|neither|nor|none|nothing|nobody|nowhere)\b|n't\b"
+    r"|没有|没|不是|不能|不会|不可|不需要|不用|不必|不支持|不允许|从未|从不|未曾|无法|并非|别",
+    re.I,
+)
+DENIES = re.compile(  # what a cited line may deny with: the sentence's words and any other of these
+    NEGATES.pattern + r"|\b(?:no|without|instead|unless|only|except|avoid|prevent|disable[ds]?|forbid\w*)\b"
+    r"|不|无|未|非|勿|禁|仅|只",
+    re.I,
+)
 _QUOTED = re.compile(r"[\"“「『]([^\"”」』\n]{2,60})[\"”」』]")
 IDENT = re.compile(
     r"\b(?:[A-Za-z_][A-Za-z0-9_]*(?:[._:/-][A-Za-z0-9_]+)+|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"

@@ -23,7 +23,9 @@ from kb_agent.agent.claim_defaults import contradicts_a_default
 from kb_agent.agent.claim_terms import (
     CODE,
     COMMON_CAPS,
+    DENIES,
     IDENT,
+    NEGATES,
     TELLS_AN_END,
     checkable,
     code_items,
@@ -123,8 +125,10 @@ class ClaimChecker:
             spans = []
         if spans and self._changes_a_unit(sentence.text, spans):
             spans = []
-        if spans and TELLS_AN_END.search(sentence.text) and not self._tells_an_end(spans):
+        if spans and TELLS_AN_END.search(sentence.text) and not self._near_line(spans, TELLS_AN_END):
             spans = []  # "… removed support … is 0.115.0" cited to "supported since 0.115.0"
+        if spans and NEGATES.search(sentence.text) and not self._near_line(spans, DENIES):
+            spans = []  # "FastAPI 的作者没有研究过 OpenAPI 规范" cited to lines that deny nothing
         if spans and not self._code_case_held(sentence.text, spans):
             spans = []
         if not spans:
@@ -244,10 +248,11 @@ class ClaimChecker:
         here = lines.positions(start, end)
         return range(max(0, here[0] - WINDOW_LINES), min(len(lines.texts), here[-1] + WINDOW_LINES + 1))
 
-    def _tells_an_end(self, spans: list[tuple[int, int, int]]) -> bool:
-        """A cited line (or one WINDOW_LINES around it) tells of something's end: removed, dropped, no longer."""
+    def _near_line(self, spans: list[tuple[int, int, int]], says: re.Pattern) -> bool:
+        """A cited line (or one WINDOW_LINES around it) says `says`: tells of an end (removed, dropped, no
+        longer), or denies something."""
         return any(
-            TELLS_AN_END.search(self._lines[index].texts[k])
+            says.search(self._lines[index].texts[k])
             for index, start, end in spans
             for k in self._near(index, start, end)
         )

@@ -109,6 +109,9 @@ _ANSWER_TYPES = [
         TELLS_AN_END,
     ),
 ]
+# what each of _ANSWER_TYPES asks for; an address is left out of `value_missing`: "At which address does the
+# constable live?" asks for a street, which the URL shape cannot see (a line's own answer still needs one)
+_VALUE_KINDS = ("a version", "a number", None, "an end")
 # "How can I run code after the response has been sent?" asks for a way; "You can define background tasks to be
 # run after returning a response" offers one, "Before 0.118.0 … it would run the exit code after …" recounts one
 # "How does FastAPI name the keys …?" asks how the thing behaves, not for a way to do something
@@ -352,6 +355,17 @@ _NAMED = re.compile(
     r"`[^`]+`|\b[A-Za-z_]\w*(?:[_.]\w+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b"
     r"|(?<=[^\s.?!。？！] )(?<!-)[A-Z][A-Za-z0-9]+\b(?!-)"
 )
+
+
+def value_missing(question: str, sources: list[Evidence], weights: Weights | None = None) -> str | None:
+    """What the question asks for (a version, a number, an end) when no line of the sources that
+    covers the question states one: then no answer can copy it from them, and a model asked anyway answers
+    something else ("FastAPI 的作者花了多少钱…" - how much money - was answered "the author never studied
+    the spec"). None when the question asks for none of these or some line states one."""
+    asked = [k for (asks, _), k in zip(_ANSWER_TYPES, _VALUE_KINDS, strict=True) if k and asks.search(question)]
+    if not asked or not sources or rank(question, sources, None, weights):
+        return None
+    return asked[0]
 
 
 def missing_name(

@@ -23,6 +23,7 @@ from kb_agent.agent.extractive import (
     key_terms,
     missing_name,
     rank,
+    value_missing,
 )
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
@@ -136,6 +137,11 @@ def synthesize(state: AgentState, config) -> AgentState:
     # the answer's lines are looked for in a few more passages than the prompt shows (reading costs nothing
     # without a model); whether the question is answerable at all was decided on the first ones above
     read = _select(state.get("evidence", []), max(ctx.settings.synth_max_sources, READ_SOURCES))
+    # one lookup: the line that answers holds the question's words and the value; a later step's evidence
+    # about a bridge may state the value in words a line of its own does not share with the question
+    if final is None and (kind := value_missing(query, read, ctx.term_weights)):
+        notices.append(f"no passage found states {kind} the question asks for: refused without asking the model")
+        return _refused(ctx, [], zh, sources, notices, started)
     checked = CheckedAnswer(read, query, anchors, subjects)
     said: str | None = None
     if ctx.main is not None and _quote_first(ctx, state, final):
