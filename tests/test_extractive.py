@@ -473,3 +473,39 @@ def test_a_digit_inside_a_name_is_no_number_a_line_states(monkeypatch):
     monkeypatch.undo()
     paid = "FastAPI 的作者花了 500 美元研究 OpenAPI 规范。"
     assert extractive_sentences(question, [_evidence(paid, "history.md", ["历史"], 39)])
+
+
+PYDANTIC_NOTE = "* ✨ Add support for Pydantic's 2.7 query parameter models, remove the old models' URL from errors."
+
+
+def test_asked_for_one_products_version_another_products_version_is_no_answer(monkeypatch):
+    """With eight passages read, dev10 u1002 (Which FastAPI version removed support for query parameter models?,
+    never said) was answered with a release note giving Pydantic's 2.7. Controls: asked for Pydantic's version
+    the same line answers; a line giving FastAPI's own version answers."""
+    notes = [_evidence(PYDANTIC_NOTE, "release-notes.md", ["Release Notes", "Latest Changes"], 3270)]
+    assert extractive_sentences("Which FastAPI version removed support for query parameter models?", notes) == []
+    asked_pydantic = "Which Pydantic version added support for query parameter models?"
+    assert extractive_sentences(asked_pydantic, notes)
+    own = [_evidence("Support for query parameter models was removed in FastAPI 0.200.0.", "notes.md", ["Notes"], 9)]
+    assert extractive_sentences("Which FastAPI version removed support for query parameter models?", own)
+    from kb_agent.agent import extractive
+
+    monkeypatch.setattr(extractive, "_foreign_versions", lambda text, question: text)  # control: the rule off
+    assert extractive_sentences("Which FastAPI version removed support for query parameter models?", notes)
+
+
+def test_a_chinese_question_asking_which_port_needs_a_line_with_a_number(monkeypatch):
+    """dev5 dv18 (FastAPI 自带的 GraphQL 订阅服务器默认监听哪个端口？, never said) was answered with a line about
+    GraphQL and ASGI once more passages were read: "which port" needed a number in English only. Control: a
+    line that states a port answers."""
+    graphql = "FastAPI 自带的 GraphQL 订阅服务器默认监听 ASGI 连接。"
+    question = "FastAPI 自带的 GraphQL 订阅服务器默认监听哪个端口？"
+    assert extractive_sentences(question, [_evidence(graphql, "graphql.md", ["GraphQL"], 3)]) == []
+    port = "FastAPI 自带的 GraphQL 订阅服务器默认监听 8000 端口。"
+    assert extractive_sentences(question, [_evidence(port, "graphql.md", ["GraphQL"], 3)])
+    from kb_agent.agent import extractive
+
+    asks, shape = extractive._ANSWER_TYPES[1]
+    english_only = re.compile(asks.pattern.replace("|(?:哪个|什么)端口", ""), re.I)
+    monkeypatch.setattr(extractive, "_ANSWER_TYPES", [english_only and (english_only, shape)])  # control
+    assert extractive_sentences(question, [_evidence(graphql, "graphql.md", ["GraphQL"], 3)])

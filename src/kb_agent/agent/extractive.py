@@ -74,6 +74,20 @@ _ASKS_HISTORY = re.compile(
 )
 # a pull request's or issue's number and its author are no value a line states ("PR [#15800] by [@tiangolo]")
 _REFERENCES = re.compile(r"\[?#\d+\]?|\[?@[\w-]+\]?")
+# asked for one product's version ("Which FastAPI version …"), a line's version of another product ("Add support
+# for Pydantic's 2.7 …", "Python 3.8") is not the one asked for
+_OWNED_VERSION = re.compile(r"\b([A-Z][\w.-]*)(?:'s)?\s+(?:v(?:ersion)?\s*)?\d+\.\d+(?:\.\d+)*\b")
+_ASKED_OWNER = re.compile(r"\b(?i:which|what)\s+([A-Z][\w.-]*)\s+version\b|\bversion of\s+([A-Z][\w.-]*)")
+
+
+def _foreign_versions(text: str, question: str) -> str:
+    owner = _ASKED_OWNER.search(question)
+    if owner is None:
+        return text
+    asked = question.lower()
+    return _OWNED_VERSION.sub(lambda m: m.group() if m.group(1).lower() in asked else " ", text)
+
+
 # what kind of answer a question asks for, and what a quoted line must then contain
 _ANSWER_TYPES = [
     (
@@ -84,7 +98,7 @@ _ANSWER_TYPES = [
         re.compile(
             r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ )?(?:number|size|length|value|limit)\b"
             r"|\bdefault (?:\w+ )?(?:number|size|length|limit)\b"  # a default value may be False or None
-            r"|\bwhich port\b|多少|几个|几秒",
+            r"|\bwhich port\b|多少|几个|几秒|(?:哪个|什么)端口",
             re.I,
         ),
         _NUMBER,
@@ -236,7 +250,8 @@ def rank(
         comparable = _comparable(asked, zh, unit_zh)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
-        if any(not shape.search(_REFERENCES.sub("", LINK_TARGET.sub("", unit.text))) for shape in must_hold):
+        stated = _REFERENCES.sub("", _foreign_versions(LINK_TARGET.sub("", unit.text), question))
+        if any(not shape.search(stated) for shape in must_hold):
             continue  # asked for a version / a number / an address, and this line has none
         if not asks_history and _CHANGELOG_ENTRY.search(_line_of(source_lines[index], unit)):
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
