@@ -273,6 +273,7 @@ def test_a_two_character_word_jieba_only_guessed_is_no_key_term(monkeypatch):
 def test_the_pronoun_one_is_no_key_term(monkeypatch):
     """ "a different one" says nothing the answer must hold; as a key term absent from the passage it weighed as
     much as a rare word and the question was refused with the answer in its evidence."""
+    import kb_agent.agent.coverage as coverage
     import kb_agent.agent.extractive as extractive
 
     question = "How do I replace a dependency with a different one in my tests?"
@@ -284,10 +285,10 @@ def test_the_pronoun_one_is_no_key_term(monkeypatch):
         )
     ]
     assert "one" not in extractive.key_terms(question)
-    assert extractive.covers(question, sources)
+    assert coverage.covers(question, sources)
     monkeypatch.setattr(extractive, "_QUESTION_TERMS", extractive._QUESTION_TERMS - {"one"})  # control
     assert "one" in extractive.key_terms(question)
-    assert not extractive.covers(question, sources)
+    assert not coverage.covers(question, sources)
 
 
 def test_a_how_long_question_is_answered_by_a_number_in_words():
@@ -360,7 +361,8 @@ def test_true_claims_in_their_own_words_are_kept():
 
 
 def test_chinese_key_terms_count_a_word_once_and_unanswerable_zh_questions_are_refused():
-    from kb_agent.agent.extractive import covers, key_terms
+    from kb_agent.agent.coverage import covers
+    from kb_agent.agent.extractive import key_terms
 
     assert "分布" not in key_terms("FastAPI 内置的分布式任务调度器怎么配置？")
     k8s = _evidence("像 Kubernetes 这样的分布式容器管理系统通常都有某种内置方式来处理容器复制。", "docker.md")
@@ -371,13 +373,14 @@ def test_a_particle_covers_nothing_and_a_size_asked_for_needs_a_number(monkeypat
     """ "How do I set up blue-green deployments …?" was answered from a line about setting up a proxy: "up", a
     rare word in docs, carried a quarter of the question's weight. "What is the maximum upload size …?" was
     answered "A file stored in memory up to a maximum size limit" - a size asked for, and no number."""
+    import kb_agent.agent.coverage as coverage
     import kb_agent.agent.extractive as extractive
 
     weights = {"set": 2.5, "up": 3.5, "deploy": 2.5, "fastapi": 0.8, "blue-green": 7.6}
     proxy = _evidence("Set up a termination proxy when you deploy FastAPI.", "deploy.md")
     question = "How do I set up blue-green deployments with fastapi deploy?"
     assert "up" not in extractive.key_terms(question)
-    assert not extractive.covers(question, [proxy], lambda asked: {t: weights.get(t, 2.0) for t in asked})
+    assert not coverage.covers(question, [proxy], lambda asked: {t: weights.get(t, 2.0) for t in asked})
     limit = _evidence("An upload is stored in memory up to a maximum size, then on disk.", "files.md")
     assert not extractive_sentences("What is the maximum upload size?", [limit])
     assert extractive_sentences("What is the default value of allow_credentials?", [_evidence(
@@ -386,7 +389,7 @@ def test_a_particle_covers_nothing_and_a_size_asked_for_needs_a_number(monkeypat
     monkeypatch.setattr(extractive, "_ANSWER_TYPES", extractive._ANSWER_TYPES[::2])  # controls: no number shape,
     assert extractive_sentences("What is the maximum upload size?", [limit])
     monkeypatch.setattr(extractive, "_QUESTION_TERMS", extractive._QUESTION_TERMS - {"up"})  # "up" a key term
-    assert extractive.covers(question, [proxy], lambda asked: {t: weights.get(t, 2.0) for t in asked})
+    assert coverage.covers(question, [proxy], lambda asked: {t: weights.get(t, 2.0) for t in asked})
 
 
 def test_checkable_content_is_numbers_identifiers_quotes_and_names():

@@ -436,25 +436,24 @@ def test_a_rare_name_the_question_asks_about_must_be_in_the_evidence(monkeypatch
     term, when the question names it, must be held by a passage found. Controls: the rule off; a passage that
     names it; a name the knowledge base never writes (a misspelling) is no reason to refuse; the rarest term a
     plain word (a paraphrase may not use it) is none either."""
-    from kb_agent.agent import extractive
+    from kb_agent.agent import coverage
 
     question = "How do I make Gevent the event loop of a FastAPI app?"
     found = [_evidence(EVENT_LOOP, "stream-data.md", ["Stream Data"], 90)]
-    assert extractive.missing_name(question, found, _loop_rarity) == "Gevent"
-    assert not extractive.covers(question, found, _loop_rarity)
-    monkeypatch.setattr(extractive, "missing_name", lambda *args: None)
-    assert extractive.covers(question, found, _loop_rarity)  # the control: the event-loop lines cover the rest
+    assert coverage.missing_name(question, found, _loop_rarity) == "Gevent"
+    assert not coverage.covers(question, found, _loop_rarity)
+    monkeypatch.setattr(coverage, "missing_name", lambda *args: None)
+    assert coverage.covers(question, found, _loop_rarity)  # the control: the event-loop lines cover the rest
     monkeypatch.undo()
     named = [*found, _evidence("You could have used threads or Gevent.", "async.md", ["Async"], 384)]
-    assert extractive.missing_name(question, named, _loop_rarity) is None
-    assert extractive.missing_name(question, found, _loop_rarity, held=lambda names: set()) is None
-    assert extractive.missing_name(question, found, _loop_rarity, held=lambda names: set(names)) == "Gevent"
+    assert coverage.missing_name(question, named, _loop_rarity) is None
+    assert coverage.missing_name(question, found, _loop_rarity, held=lambda names: set()) is None
+    assert coverage.missing_name(question, found, _loop_rarity, held=lambda names: set(names)) == "Gevent"
     plain = "How do I make the event loop reentrant in a FastAPI app?"  # "reentrant": the rarest, no name
     assert (
-        extractive.missing_name(plain, found, lambda asked: {t: 6.0 if t == "reentrant" else 1.0 for t in asked})
-        is None
+        coverage.missing_name(plain, found, lambda asked: {t: 6.0 if t == "reentrant" else 1.0 for t in asked}) is None
     )
-    assert extractive.missing_name("How do I set up a keep-alive ping?", found) is None  # hyphenated: prose
+    assert coverage.missing_name("How do I set up a keep-alive ping?", found) is None  # hyphenated: prose
 
 
 def test_a_digit_inside_a_name_is_no_number_a_line_states(monkeypatch):

@@ -7,7 +7,6 @@ and by what the question's shape asks for (a way, a definition, a name, a versio
 
 from __future__ import annotations
 
-import contextlib
 import math
 import re
 from collections.abc import Callable
@@ -123,9 +122,14 @@ _ANSWER_TYPES = [
         TELLS_AN_END,
     ),
 ]
-# what each of _ANSWER_TYPES asks for; an address is left out of `value_missing`: "At which address does the
-# constable live?" asks for a street, which the URL shape cannot see (a line's own answer still needs one)
-_VALUE_KINDS = ("a version", "a number", None, "an end")
+
+
+def asked_types(question: str) -> list[int]:
+    """Which of the answer types (a version, a number, an address, an end - in that order) the question asks
+    for: a line that answers it must state each."""
+    return [i for i, (asks, _) in enumerate(_ANSWER_TYPES) if asks.search(question)]
+
+
 # "How can I run code after the response has been sent?" asks for a way; "You can define background tasks to be
 # run after returning a response" offers one, "Before 0.118.0 … it would run the exit code after …" recounts one
 # "How does FastAPI name the keys …?" asks how the thing behaves, not for a way to do something
@@ -181,7 +185,7 @@ def key_terms(question: str) -> set[str]:
     return kept or asked
 
 
-def _credits(found: set[str], text: str, asked: set[str]) -> dict[str, float]:
+def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float]:
     """How fully `text` holds each asked term: a Chinese word however jieba split it here counts whole, only a
     piece of it (默认 for 默认值) half."""
     credit: dict[str, float] = {}
@@ -193,17 +197,16 @@ def _credits(found: set[str], text: str, asked: set[str]) -> dict[str, float]:
     return credit
 
 
-def _comparable(asked: set[str], question_zh: bool, text_zh: bool) -> set[str]:
+def comparable_terms(asked: set[str], question_zh: bool, text_zh: bool) -> set[str]:
     """The asked terms a text could hold: all of them in the question's language, else only those written in
     the text's script (identifiers and numbers, for a Chinese question over English lines)."""
     return asked if text_zh == question_zh else {t for t in asked if has_cjk(t) == text_zh}
 
 
 Weights = Callable[[set[str]], dict[str, float]]  # term -> weight (rarity in the knowledge base)
-Held = Callable[[set[str]], set[str]]  # terms -> those some passage the caller may read holds
 
 
-def _weights(asked: set[str], units: list[Unit], weights: Weights | None) -> dict[str, float]:
+def rarity(asked: set[str], units: list[Unit], weights: Weights | None) -> dict[str, float]:
     """How much each key term counts: its rarity in the knowledge base (BM25's document frequencies), else
     among the evidence units. "fastapi" in the FastAPI docs counts little, "worker" a lot."""
     if weights is not None:
@@ -236,18 +239,18 @@ def rank(
     asked_words = terms(question) | _QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
     source_lines = [e.text.split("\n") for e in sources]  # the whole line each unit was cut from
-    weight = _weights(asked, [u for _, u in all_units], weights)
+    weight = rarity(asked, [u for _, u in all_units], weights)
     # the names of the kind asked for that each line gives and the question does not, read once
     named_by = [new_names(u.text, question, kind) if kind is not None else set() for _, u in all_units]
     everywhere = _subject_names(named_by, weights)
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
-    contexts = [_credits(terms(f"{e.title} {e.path} {e.text}"), f"{e.title} {e.text}", asked) for e in sources]
+    contexts = [term_credits(terms(f"{e.title} {e.path} {e.text}"), f"{e.title} {e.text}", asked) for e in sources]
     # the lines of a section share its headings: each heading path is read once
-    under = {h: _credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
+    under = {h: term_credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
     found: list[Unit] = []
     for (index, unit), names in zip(all_units, named_by, strict=True):
         unit_zh = unit.zh
-        comparable = _comparable(asked, zh, unit_zh)
+        comparable = comparable_terms(asked, zh, unit_zh)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
         stated = _REFERENCES.sub("", _foreign_versions(LINK_TARGET.sub("", unit.text), question))
@@ -255,7 +258,7 @@ def rank(
             continue  # asked for a version / a number / an address, and this line has none
         if not asks_history and _CHANGELOG_ENTRY.search(_line_of(source_lines[index], unit)):
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
-        said = _credits(unit.terms, unit.text, asked)
+        said = term_credits(unit.terms, unit.text, asked)
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
             held[t] = max(held.get(t, 0.0), HEADING * c)
@@ -353,96 +356,6 @@ def _defines(text: str, asked: set[str]) -> bool:
         if set(tokenize(word)) & asked:
             return True
     return False
-
-
-def covers(question: str, sources: list[Evidence], weights: Weights | None = None, held: Held | None = None) -> bool:
-    """Does the evidence hold the question's key terms (weighted by rarity) - half of them together, a third
-    in one source - and the rarest of them when it is a name the knowledge base writes? If not, the question is
-    refused without a model call. Evidence in the other language is judged on the terms it could share with
-    the question."""
-    together, best = _coverage(question, sources, weights)
-    return together >= COVERAGE and best >= 1 / 3 and missing_name(question, sources, weights, held) is None
-
-
-# a word the question names: code, an identifier, or a capitalised word not opening the question ("Gevent",
-# "Redis"); not a hyphenated word ("keep-alive", "self-host": the docs may write it "keep alive")
-_NAMED = re.compile(
-    r"`[^`]+`|\b[A-Za-z_]\w*(?:[_.]\w+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b"
-    r"|(?<=[^\s.?!。？！] )(?<!-)[A-Z][A-Za-z0-9]+\b(?!-)"
-)
-
-
-def value_missing(question: str, sources: list[Evidence], weights: Weights | None = None) -> str | None:
-    """What the question asks for (a version, a number, an end) when no line of the sources that
-    covers the question states one: then no answer can copy it from them, and a model asked anyway answers
-    something else ("FastAPI 的作者花了多少钱…" - how much money - was answered "the author never studied
-    the spec"). None when the question asks for none of these or some line states one."""
-    asked = [k for (asks, _), k in zip(_ANSWER_TYPES, _VALUE_KINDS, strict=True) if k and asks.search(question)]
-    if not asked or not sources or rank(question, sources, None, weights):
-        return None
-    return asked[0]
-
-
-def missing_name(
-    question: str, sources: list[Evidence], weights: Weights | None = None, held: Held | None = None
-) -> str | None:
-    """The question's rarest key term when it is a name some passage of the knowledge base writes (`held`: the
-    terms it holds; without it, any) but no source found holds: "How do I make Gevent the event loop of a
-    FastAPI app?" over passages about the event loop that never say Gevent is not answered by them, however
-    much of the rest they cover. None when every such name is held, when the rarest term is a plain word (a
-    paraphrase may not use it), or when the knowledge base never writes the name (a misspelt "Brittish" says
-    nothing of the passages found; a word no page writes is `vocabulary`'s to judge)."""
-    asked = key_terms(question)
-    names = {t for m in _NAMED.finditer(question) for t in tokenize(m.group().strip("`"))} & asked
-    if names and held is not None:
-        with contextlib.suppress(Exception):  # the vocabulary is a refinement: without it every name counts
-            names &= held(names)
-    if not names or not sources:
-        return None
-    weight = _weights(asked, [Unit(e.text, 0, 0, terms(e.text)) for e in sources], weights)
-    rarest = max(weight.values())
-    for name in sorted(names):
-        if weight.get(name, 0.0) < rarest:
-            continue
-        held = any(name in terms(f"{e.title} {e.path} {e.text}") for e in sources)
-        if not held:
-            return next((m.group().strip("`") for m in _NAMED.finditer(question) if name in tokenize(m.group())), name)
-    return None
-
-
-STRONG_FIRST_HOP = 0.75  # of the question's key terms (by rarity) one source holds
-
-
-def strong_first_hop(question: str, sources: list[Evidence], weights: Weights | None = None) -> bool:
-    """Does one source hold most of the question's key terms? Measured on the sets: long FastAPI questions
-    of one lookup mostly 0.85-1.0 (all terms: 1.0 is too strict for a 15-word question); the three multi-hop
-    questions of no rule shape 0.46-0.57 (their first hop names one entity of two)."""
-    return _coverage(question, sources, weights)[1] >= STRONG_FIRST_HOP
-
-
-def _coverage(question: str, sources: list[Evidence], weights: Weights | None) -> tuple[float, float]:
-    """(share of the question's key terms the sources hold together, the most one source holds), by rarity."""
-    asked = key_terms(question)
-    if not asked:
-        return (1.0, 1.0) if sources else (0.0, 0.0)
-    zh = has_cjk(question)
-    weight = _weights(asked, [Unit(e.text, 0, 0, terms(e.text)) for e in sources], weights)
-    total = sum(weight.values()) or 1.0
-    union: dict[str, float] = {}
-    best = 0.0
-    for e in sources:
-        e_zh = has_cjk(e.text)
-        comparable = _comparable(asked, zh, e_zh)
-        if not comparable:
-            continue
-        credit = _credits(terms(e.text) | terms(f"{e.title} {e.path}"), f"{e.title} {e.path} {e.text}", comparable)
-        for t, c in credit.items():
-            union[t] = max(union.get(t, 0.0), c)
-        share = sum(weight[t] * c for t, c in credit.items()) / (sum(weight[t] for t in comparable) or 1.0)
-        best = max(best, share)
-        if e_zh != zh and all(credit.get(t) == 1.0 for t in comparable):
-            union.update(dict.fromkeys(asked, 1.0))  # cross-lingual: its comparable terms stand for the question
-    return sum(weight[t] * c for t, c in union.items()) / total, best
 
 
 def extractive_sentences(

@@ -16,15 +16,8 @@ from dataclasses import dataclass
 from kb_agent.agent.anchors import question_anchors
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.extractive import (
-    confident_quotes,
-    covers,
-    extractive_sentences,
-    key_terms,
-    missing_name,
-    rank,
-    value_missing,
-)
+from kb_agent.agent.coverage import covers, missing_name, value_missing
+from kb_agent.agent.extractive import confident_quotes, extractive_sentences, key_terms, rank
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
 from kb_agent.agent.rules import FILE_QUESTION_WORDS, asks_identity, small_talk_reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.extractive import strong_first_hop
+from kb_agent.agent.coverage import strong_first_hop
 from kb_agent.agent.state import AgentState
 from kb_agent.agent.step_rules import StepPlan
 from kb_agent.agent.steps import run_steps
