@@ -87,7 +87,7 @@ CONFIGS = {
         "quote_first": "auto",
         "local_runtime": "native",
     },
-    # the default before stop 36: four sources in a simple question's prompt
+    # four sources in a simple question's prompt (the default; `native-quote` takes KB_AGENT_SIMPLE_MAX_SOURCES)
     "native-quote4": {
         "route_by_shape": True,
         "simple_prompt": "windows",

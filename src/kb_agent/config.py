@@ -167,11 +167,11 @@ class Settings(BaseSettings):
     synth_max_sources: int = Field(default=5, ge=1, le=30, description="Sources given to the answer model.")
     source_max_chars: int = Field(default=900, ge=200, description="Characters of each source in the prompt.")
     simple_max_sources: int = Field(
-        default=3,
+        default=4,
         ge=1,
         le=30,
-        description="Sources in the answer prompt of a plainly simple question (3: the prompt's tokens are the "
-        "first word's wait on a CPU; docs/benchmarks.md, stop 36).",
+        description="Sources in the answer prompt of a plainly simple question (3 starts a model-written answer "
+        "~1.4 s sooner on a CPU but lost multi-hop answers; docs/benchmarks.md, stop 36).",
     )
     simple_source_chars: int = Field(
         default=450, ge=100, description="Characters of each source in a plainly simple question's prompt."
