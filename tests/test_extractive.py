@@ -442,7 +442,7 @@ def test_a_rare_name_the_question_asks_about_must_be_in_the_evidence(monkeypatch
     found = [_evidence(EVENT_LOOP, "stream-data.md", ["Stream Data"], 90)]
     assert coverage.missing_name(question, found, _loop_rarity) == "Gevent"
     assert not coverage.covers(question, found, _loop_rarity)
-    monkeypatch.setattr(coverage, "missing_name", lambda *args: None)
+    monkeypatch.setattr(coverage, "_missing_name", lambda *args: None)
     assert coverage.covers(question, found, _loop_rarity)  # the control: the event-loop lines cover the rest
     monkeypatch.undo()
     named = [*found, _evidence("You could have used threads or Gevent.", "async.md", ["Async"], 384)]

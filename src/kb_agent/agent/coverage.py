@@ -35,8 +35,14 @@ def covers(question: str, sources: list[Evidence], weights: Weights | None = Non
     in one source - and the rarest of them when it is a name the knowledge base writes? If not, the question is
     refused without a model call. Evidence in the other language is judged on the terms it could share with
     the question."""
-    together, best = _coverage(question, sources, weights)
-    return together >= COVERAGE and best >= 1 / 3 and missing_name(question, sources, weights, held) is None
+    asked = key_terms(question)
+    weight = _rarity(asked, sources, weights)  # read once: the weights are the store's document frequencies
+    together, best = _coverage(question, asked, weight, sources)
+    return together >= COVERAGE and best >= 1 / 3 and _missing_name(question, asked, weight, sources, held) is None
+
+
+def _rarity(asked: set[str], sources: list[Evidence], weights: Weights | None) -> dict[str, float]:
+    return rarity(asked, [Unit(e.text, 0, 0, terms(e.text)) for e in sources], weights) if asked else {}
 
 
 # a word the question names: code, an identifier, or a capitalised word not opening the question ("Gevent",
@@ -68,13 +74,19 @@ def missing_name(
     paraphrase may not use it), or when the knowledge base never writes the name (a misspelt "Brittish" says
     nothing of the passages found; a word no page writes is `vocabulary`'s to judge)."""
     asked = key_terms(question)
+    return _missing_name(question, asked, _rarity(asked, sources, weights), sources, held)
+
+
+def _missing_name(
+    question: str, asked: set[str], weight: dict[str, float], sources: list[Evidence], held: Held | None
+) -> str | None:
+    """`missing_name` with the question's key terms and their weights already read."""
     names = {t for m in _NAMED.finditer(question) for t in tokenize(m.group().strip("`"))} & asked
     if names and held is not None:
         with contextlib.suppress(Exception):  # the vocabulary is a refinement: without it every name counts
             names &= held(names)
     if not names or not sources:
         return None
-    weight = rarity(asked, [Unit(e.text, 0, 0, terms(e.text)) for e in sources], weights)
     rarest = max(weight.values())
     for name in sorted(names):
         if weight.get(name, 0.0) < rarest:
@@ -91,16 +103,15 @@ def strong_first_hop(question: str, sources: list[Evidence], weights: Weights | 
     """Does one source hold most of the question's key terms? Measured on the sets: long FastAPI questions
     of one lookup mostly 0.85-1.0 (all terms: 1.0 is too strict for a 15-word question); the three multi-hop
     questions of no rule shape 0.46-0.57 (their first hop names one entity of two)."""
-    return _coverage(question, sources, weights)[1] >= STRONG_FIRST_HOP
-
-
-def _coverage(question: str, sources: list[Evidence], weights: Weights | None) -> tuple[float, float]:
-    """(share of the question's key terms the sources hold together, the most one source holds), by rarity."""
     asked = key_terms(question)
+    return _coverage(question, asked, _rarity(asked, sources, weights), sources)[1] >= STRONG_FIRST_HOP
+
+
+def _coverage(question: str, asked: set[str], weight: dict[str, float], sources: list[Evidence]) -> tuple[float, float]:
+    """(share of the question's key terms the sources hold together, the most one source holds), by rarity."""
     if not asked:
         return (1.0, 1.0) if sources else (0.0, 0.0)
     zh = has_cjk(question)
-    weight = rarity(asked, [Unit(e.text, 0, 0, terms(e.text)) for e in sources], weights)
     total = sum(weight.values()) or 1.0
     union: dict[str, float] = {}
     best = 0.0

@@ -231,7 +231,7 @@ def rank(
     anchors = {key.upper() for key in [*TICKET_RE.findall(question), *versioned_names(question)]}
     zh = has_cjk(question)
     kind = asked_kind(question)
-    must_hold = [shape for asks, shape in _ANSWER_TYPES if asks.search(question)]
+    must_hold = [_ANSWER_TYPES[i][1] for i in asked_types(question)]
     means = bool(_ASKS_MEANS.search(question))
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, what_is, why = bool(_YES_NO.search(question)), bool(_ASKS_WHAT_IS.search(question)), asks_why(question)

@@ -45,9 +45,10 @@ def _section(e: Evidence) -> str:
 def _focused(e: Evidence, max_chars: int, terms: set[str]) -> str:
     lines = e.text.split("\n")
     exact = not e.is_record
-    # a blank line says nothing and costs tokens; the numbers keep the gap visible
-    numbered = [f"{e.start_line + i}| {line}" if exact else line for i, line in enumerate(lines)]
-    numbered = [text if line.strip() else "" for text, line in zip(numbered, lines, strict=True)]
+    # a blank line says nothing and costs tokens ("" here, left out by _joined); the numbers keep the gap visible
+    numbered = [
+        "" if not line.strip() else f"{e.start_line + i}| {line}" if exact else line for i, line in enumerate(lines)
+    ]
     if len(e.text) <= max_chars or not terms:
         text = _joined(numbered, range(len(numbered)))
         return text if len(text) <= max_chars else text[:max_chars] + " …"
