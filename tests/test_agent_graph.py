@@ -113,6 +113,7 @@ def test_chitchat_is_one_call_and_skips_retrieval(settings, docs):
         ("太好了，谢谢！", "不客气！"),
         ("就这些，再见", "再见！"),
         ("how are you doing?", "I'm doing well"),
+        ("你好呀，今天过得怎么样？", "我很好"),
         ("hello there", "Hello! I'm kb-agent"),
         ("thanks! who are you?", "Hello! I'm kb-agent"),  # who kb-agent is: always the fixed reply
     ],
@@ -592,11 +593,46 @@ def test_a_model_sentence_with_nothing_checkable_must_be_about_the_questions_rar
     if not rule:
         original = synthesize.question_anchors
         monkeypatch.setattr(synthesize, "question_anchors", lambda ctx, query: (original(ctx, query)[0], set()))
+        # MongoDB is also a name the cited passage must write (`question_names`): that guard off too
+        monkeypatch.setattr(synthesize, "question_names", lambda ctx, query: set())
     script = ByRole(route=route(), synth="The callback function processes the change data as needed [1].")
     engine, _ = make_engine(settings, root, script)
     answer = engine.answer_query("How do I listen to MongoDB change streams?")
     written = next(c for c in answer.claims if c.sentence.startswith("The callback function processes"))
     assert written.off_question is rule and written.supported is not rule
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["names_all", "control_no_name_rule"])
+@pytest.mark.parametrize("model", [True, False], ids=["model", "no_model"])
+def test_a_one_lookup_answer_cites_a_passage_that_names_what_the_question_names(
+    settings, tmp_path, monkeypatch, rule, model
+):
+    """dev13 u1303: "Which Kubernetes operator does FastAPI Cloud use for autoscaling?" was answered
+    "Replication, with autoscaling based on requests" from the FastAPI Cloud page, which never says Kubernetes
+    (another page found does). A sentence answers a one-lookup question only from a passage writing every rare
+    name the question writes. Control: without the rule the unrelated line is the answer."""
+    import kb_agent.agent.synthesize as synthesize
+
+    root = tmp_path / "docs"
+    write(root / "cloud.md", "# Cloud\nThe Cloud handles HTTPS.\n\nReplication, with autoscaling based on requests.\n")
+    write(root / "k8s.md", "# Clusters\nKubernetes runs containers in a cluster you manage.\n")
+    write(root / "nodes.md", "# Nodes\nKubernetes nodes are machines.\n")  # rarer than Kubernetes: autoscaling
+    for n in range(60):  # "operator" and "use" are common words here; Kubernetes and autoscaling are rare
+        write(root / f"p{n}.md", f"# Page {n}\nUse the operator of route number {n} as you need.\n")
+    if not rule:
+        monkeypatch.setattr(synthesize, "question_names", lambda ctx, query: set())
+    if model:
+        script = ByRole(route=route(), synth="Replication, with autoscaling based on requests [1].")
+        engine, _ = make_engine(settings, root, script, quote_first="never")
+    else:
+        engine = Engine(settings.model_copy(update={"llm_provider": "none"}), embedder=HashEmbedder())
+        engine.index([root])
+    answer = engine.answer_query("Which Kubernetes operator does the Cloud use for autoscaling?")
+    engine.close()
+    assert answer.refused is rule
+    assert ("autoscaling based on requests" in answer.answer) is not rule
+    if rule:
+        assert any("names Kubernetes" in n for n in answer.notices)
 
 
 @pytest.mark.parametrize("anchored", [True, False], ids=["on_question", "control_no_anchor_rule"])

@@ -34,6 +34,19 @@ def test_a_term_no_chunk_holds_is_unknown_but_a_compound_of_held_pieces_is_not()
     assert unknown_terms({"max_connections"}, held, "What is max_connections?") == {"max_connections"}
 
 
+@pytest.mark.parametrize("substring", [True, False], ids=["written", "control_tokens_only"])
+def test_a_chinese_word_the_evidence_writes_inside_another_cut_is_not_unknown(monkeypatch, substring):
+    """dev13 z1305 "…调用函数可以不传它吗？" was refused ("no passage mentions 不传") over the line "你不能不传这个
+    参数就调用函数", which jieba cuts differently: the characters are written, in another word."""
+    import kb_agent.agent.vocabulary as vocab
+
+    if not substring:
+        monkeypatch.setattr(vocab, "has_cjk", lambda text: False)  # the substring test is for Chinese words only
+    pages = ["参数 `name` 并不是可选的，你不能不传这个参数就调用函数。"]
+    held = _held("参数", "调用", "函数")
+    assert (unknown_terms({"不传", "参数", "调用", "函数"}, held, evidence=pages) == set()) is substring
+
+
 def test_chinese_words_over_english_pages_are_the_other_language_not_unknown():
     english, chinese = ["UploadFile keeps a file in memory."], ["UploadFile 会保存在内存中。"]
     assert unknown_terms({"上传", "文件", "uploadfile"}, _held("uploadfile"), evidence=english) == set()

@@ -6,7 +6,9 @@ from __future__ import annotations
 import math
 
 from kb_agent.agent.context import AgentContext
+from kb_agent.agent.coverage import NAMED
 from kb_agent.agent.extractive import key_terms
+from kb_agent.agent.shape import question_shape
 from kb_agent.retrieval.exact import RARE, code_identifiers
 from kb_agent.text.tokenize import tokenize
 
@@ -33,3 +35,31 @@ def question_anchors(ctx: AgentContext, query: str) -> tuple[list[str], set[str]
     rarest = max((weights.get(t, 0.0) for t in plain), default=0.0)
     # the rarest of them and those nearly as rare (within e-fold of its chunk count): "MongoDB", not "stream"
     return names, {t for t in plain if weights.get(t, 0.0) >= max(rare, rarest - SUBJECT_SPREAD)}
+
+
+def question_names(ctx: AgentContext, query: str) -> set[str]:
+    """The names (analysed) a one-lookup question writes as prose - "Which Kubernetes operator does FastAPI
+    Cloud use?" - that few chunks hold (RARE, as for code names) and some chunk the caller may read holds. A
+    sentence answers it only from a passage that writes every one of them: "Replication, with autoscaling based
+    on requests", from the FastAPI Cloud page, does not say which Kubernetes operator. A name no page writes is
+    `vocabulary`'s to judge; without statistics no name is required. Only of a question plainly one lookup
+    (`shape`): "Which magazine started first, Guitar World or Science News?" is answered by a sentence on each."""
+    if ctx.term_weights is None or ctx.kb_chunks is None or question_shape(query) != "simple":
+        return set()
+    code = {t for name in code_identifiers(query) for t in tokenize(name)}  # already required as anchors
+    found = {t for m in NAMED.finditer(query) for t in tokenize(m.group().strip("`"))} & key_terms(query) - code
+    if not found:
+        return set()
+    try:
+        weights = ctx.term_weights(found)
+        chunks = ctx.kb_chunks()
+        held = ctx.held_terms(found) if ctx.held_terms is not None else found
+    except Exception:  # statistics are a refinement: without them no name is required
+        return set()
+    rare = math.log(1 + (chunks + 1) / (1 + max(1.0, RARE * chunks))) - 1e-9
+    return {t for t in found & held if weights.get(t, 0.0) >= rare}
+
+
+def as_written(query: str, term: str) -> str:
+    """The question's own word for an analysed name ("kubernet" -> "Kubernetes"), for a notice."""
+    return next((m.group().strip("`") for m in NAMED.finditer(query) if term in tokenize(m.group())), term)

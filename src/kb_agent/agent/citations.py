@@ -52,6 +52,7 @@ class CheckedAnswer:
         question: str,
         anchors: list[str] | None = None,
         subjects: set[str] | None = None,
+        names: set[str] | None = None,
     ):
         self.sources = sources
         self.checker = ClaimChecker(sources, question)
@@ -60,6 +61,10 @@ class CheckedAnswer:
         self.anchors = [normalise(a) for a in anchors or []]
         # the question's rare words (analysed): what a model sentence with nothing checkable must be about
         self.subjects = set(subjects or ())
+        # the rare names the question writes as prose (analysed): the passage a sentence cites must write them
+        self.names = set(names or ())
+        self._passage_terms: dict[int, set[str]] = {}
+        self.unnamed: set[str] = set()  # the names a removed sentence's passages did not write
         self.question = question
         self._kind = asked_kind(question)  # the kind of name asked for, if any
         self.claims: list[Claim] = []
@@ -93,7 +98,9 @@ class CheckedAnswer:
         waiting, self._waiting = self._waiting, None
         claim = self.checker.check(sentence, verbatim=self._fenced)
         if claim.supported and not (
-            self._on_question(claim) and (not written or (self._on_subject(claim) and self._names_one(claim)))
+            self._on_question(claim)
+            and self._names_all(claim)
+            and (not written or (self._on_subject(claim) and self._names_one(claim)))
         ):
             claim.supported, claim.off_question = False, True
         if written:
@@ -129,6 +136,20 @@ class CheckedAnswer:
             return True
         said = normalise(self._around(claim))
         return any(holds(said, anchor) or _method_named(said, anchor) for anchor in self.anchors)
+
+    def _names_all(self, claim: Claim) -> bool:
+        """The sentence or the passages it cites (with their page's title and path) write every rare name the
+        question does (`anchors.question_names`)."""
+        if not self.names:
+            return True
+        held = set(tokenize(claim.sentence))
+        for index in {i for i, _, _ in claim.spans}:
+            if index not in self._passage_terms:
+                e = self.sources[index]
+                self._passage_terms[index] = set(tokenize(f"{e.title} {e.path}\n{e.text}"))
+            held |= self._passage_terms[index]
+        self.unnamed |= self.names - held
+        return self.names <= held
 
     def _on_subject(self, claim: Claim) -> bool:
         """A model sentence with nothing checkable (no number, name or code) is held by word overlap alone: it

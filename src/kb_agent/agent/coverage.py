@@ -47,7 +47,7 @@ def _rarity(asked: set[str], sources: list[Evidence], weights: Weights | None) -
 
 # a word the question names: code, an identifier, or a capitalised word not opening the question ("Gevent",
 # "Redis"); not a hyphenated word ("keep-alive", "self-host": the docs may write it "keep alive")
-_NAMED = re.compile(
+NAMED = re.compile(
     r"`[^`]+`|\b[A-Za-z_]\w*(?:[_.]\w+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b"
     r"|(?<=[^\s.?!。？！] )(?<!-)[A-Z][A-Za-z0-9]+\b(?!-)"
 )
@@ -81,7 +81,7 @@ def _missing_name(
     question: str, asked: set[str], weight: dict[str, float], sources: list[Evidence], held: Held | None
 ) -> str | None:
     """`missing_name` with the question's key terms and their weights already read."""
-    names = {t for m in _NAMED.finditer(question) for t in tokenize(m.group().strip("`"))} & asked
+    names = {t for m in NAMED.finditer(question) for t in tokenize(m.group().strip("`"))} & asked
     if names and held is not None:
         with contextlib.suppress(Exception):  # the vocabulary is a refinement: without it every name counts
             names &= held(names)
@@ -92,7 +92,7 @@ def _missing_name(
         if weight.get(name, 0.0) < rarest:
             continue
         if not any(name in terms(f"{e.title} {e.path} {e.text}") for e in sources):
-            return next((m.group().strip("`") for m in _NAMED.finditer(question) if name in tokenize(m.group())), name)
+            return next((m.group().strip("`") for m in NAMED.finditer(question) if name in tokenize(m.group())), name)
     return None
 
 

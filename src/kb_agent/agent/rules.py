@@ -45,11 +45,13 @@ _EN_PHRASE = (
     r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|me|for me|for us))*"
 )
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
+# "今天过得怎么样", "最近还好吗": how are you
+_ZH_HOW_ARE_YOU = r"(?:你|您)?(?:今天|最近|这几天|这些天)(?:过得|过的)?(?:怎么样|如何|还好吗?|好吗|好不好)"
 _ZH_PHRASE = (
-    r"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|"
+    rf"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|"
     rf"{_ZH_FAREWELL}|没有(?:别的|其他)?问题了?|没问题了|"
     rf"你好吗|好的|收到|明白了|辛苦了|辛苦|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY}|"
-    r"(?:你|您)?(?:真是)?帮了(?:我)?(?:一个|很)?大忙了?|(?:你|您)?帮了我很多|太感谢了?)"
+    rf"(?:你|您)?(?:真是)?帮了(?:我)?(?:一个|很)?大忙了?|(?:你|您)?帮了我很多|太感谢了?|{_ZH_HOW_ARE_YOU})"
     r"(?:你|您)?(?:的帮助)?(?:啦|呀|啊|呢|吧)?"
 )
 _CHITCHAT_ZH = re.compile(rf"(?:{_ZH_PHRASE})+")
@@ -91,7 +93,7 @@ _REPLIES = [
         "不客气！还有关于文档的问题可以继续问我。",
     ),
     (
-        re.compile(r"how are you|how(?:'s| is) (?:it going|everything)|what'?s up|你好吗", re.I),
+        re.compile(rf"how are you|how(?:'s| is) (?:it going|everything)|what'?s up|你好吗|{_ZH_HOW_ARE_YOU}", re.I),
         "I'm doing well, thanks! What would you like to know about the indexed documents?",
         "我很好，谢谢！想了解文档里的什么内容？",
     ),

@@ -13,7 +13,7 @@ import re
 import time
 from dataclasses import dataclass
 
-from kb_agent.agent.anchors import question_anchors
+from kb_agent.agent.anchors import as_written, question_anchors, question_names
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.coverage import covers, missing_name, value_missing
@@ -124,6 +124,8 @@ def synthesize(state: AgentState, config) -> AgentState:
         return _refused(ctx, [], zh, sources, notices, started)
 
     anchors, subjects = question_anchors(ctx, query)
+    # one lookup: its answer's passages name what it names; a later step's passage names the bridge instead
+    names = question_names(ctx, query) if final is None else set()
     if final is not None:  # a later step's answer is about the bridge the earlier step found
         anchors = anchors + final.bridges if anchors else []
         subjects |= {t for bridge in final.bridges for t in tokenize(bridge)} if subjects else set()
@@ -135,7 +137,7 @@ def synthesize(state: AgentState, config) -> AgentState:
     if final is None and (kind := value_missing(query, read, ctx.term_weights)):
         notices.append(f"no passage found states {kind} the question asks for: refused without asking the model")
         return _refused(ctx, [], zh, sources, notices, started)
-    checked = CheckedAnswer(read, query, anchors, subjects)
+    checked = CheckedAnswer(read, query, anchors, subjects, names)
     said: str | None = None
     if ctx.main is not None and _quote_first(ctx, state, final):
         quoted = confident_quotes(query, read, ctx.embed, ctx.term_weights)
@@ -149,7 +151,7 @@ def synthesize(state: AgentState, config) -> AgentState:
                     "answered by quoting the evidence, which states it (no model call; KB_AGENT_QUOTE_FIRST)"
                 )
                 return _answered(checked, notices, started)
-            checked = CheckedAnswer(read, query, anchors, subjects)
+            checked = CheckedAnswer(read, query, anchors, subjects, names)
     if ctx.main is not None:
         ctx.emit({"type": "step", "label": "✨ Writing the answer"})
         messages = [
@@ -167,7 +169,7 @@ def synthesize(state: AgentState, config) -> AgentState:
                 f"escalated the answer to {ctx.strong.model}: no sentence of the first answer was stated by the sources"
             )
             ctx.emit({"type": "escalate", "model": ctx.strong.model})
-            checked = CheckedAnswer(read, query, anchors, subjects)
+            checked = CheckedAnswer(read, query, anchors, subjects, names)
             said = _generate(ctx, ctx.strong, messages, checked, notices)
         removed = len(checked.claims) - checked.kept
         if checked.kept and removed:
@@ -185,12 +187,15 @@ def synthesize(state: AgentState, config) -> AgentState:
     if not checked.kept:  # no model, or nothing the model wrote is stated by the sources
         ctx.emit({"type": "step", "label": "📋 Quoting the evidence"})
         model_claims = checked.claims
-        checked = CheckedAnswer(read, query, anchors, subjects)
+        checked = CheckedAnswer(read, query, anchors, subjects, names)
         checked.claims = list(model_claims)
         for sentence in _quotes(ctx, query, final, read):
             if text := checked.add(sentence):
                 ctx.emit({"type": "token", "text": text, "boundary": True})  # a whole checked sentence
     if not checked.kept:
+        if checked.unnamed:
+            unnamed = ", ".join(sorted(as_written(query, t) for t in checked.unnamed))
+            notices.append(f"no passage an answer would cite names {unnamed}: refused")
         return _refused(ctx, checked.public_claims(), zh, sources, notices, started)
     return _answered(checked, notices, started)
 

@@ -10,7 +10,7 @@ import time
 
 from pydantic import BaseModel, Field
 
-from kb_agent.agent.anchors import question_anchors
+from kb_agent.agent.anchors import question_anchors, question_names
 from kb_agent.agent.citations import CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.masking import masking
@@ -138,7 +138,7 @@ def run_tool_mode(state: dict, ctx: AgentContext) -> dict:
     text = _REF.sub(lambda m: f"[{position[int(m.group(1))]}]" if int(m.group(1)) in position else "", answer_text)
     # the same claim check as graph mode: the model's sentences must be stated by their lines and be about the
     # names and subject words the question asks about
-    checked = CheckedAnswer(sources, query, *question_anchors(ctx, query))
+    checked = CheckedAnswer(sources, query, *question_anchors(ctx, query), question_names(ctx, query))
     body = checked.add_text(text, written=True) if text else ""
     refused = not checked.kept
     if refused:

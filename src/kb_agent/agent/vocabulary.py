@@ -58,6 +58,8 @@ def unknown_terms(
     pieces = {t: [] if t in code_names else [p for p in tokenize(t) if p != t and len(p) > 1] for t in asked}
     probe = set(asked) | {p for parts in pieces.values() for p in parts}
     in_evidence = probe & {t for text in texts for t in tokenize(text)}  # a page's path and title count too
+    # a Chinese word is cut by its context: "不传" is a word of "可以不传它吗" but not of "你不能不传这个参数"
+    in_evidence |= {t for t in probe - in_evidence if has_cjk(t) and any(t in text for text in texts)}
     seen = in_evidence | held(probe - in_evidence)
 
     def known(term: str) -> bool:
