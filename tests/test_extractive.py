@@ -508,3 +508,45 @@ def test_a_chinese_question_asking_which_port_needs_a_line_with_a_number(monkeyp
     english_only = re.compile(asks.pattern.replace("|(?:哪个|什么)端口", ""), re.I)
     monkeypatch.setattr(extractive, "_ANSWER_TYPES", [english_only and (english_only, shape)])  # control
     assert extractive_sentences(question, [_evidence(graphql, "graphql.md", ["GraphQL"], 3)])
+
+
+UVICORN_ZH = """“服务器”一词通常用于指远程计算机以及在该计算机上运行的程序（例如 Uvicorn）。
+这些都是指某种类型的远程计算机。
+Uvicorn 是一个基于 uvloop 与 httptools 构建的极速 ASGI 服务器。"""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["kind_frames", "control_kind_is_a_term"])
+def test_asked_what_kind_of_thing_something_is_the_line_defining_it_answers(monkeypatch, rule):
+    """dev13 x1302 (Uvicorn 是什么类型的服务器？) was answered with lines about the word 服务器 and "某种类型的"
+    computers: they held 类型, the definition "Uvicorn 是一个…ASGI 服务器" did not. The kind frames the question
+    (what kind of ...?), and a line saying what the thing is (X 是一个 …, X is a …) defines it."""
+    from kb_agent.agent import extractive
+
+    if not rule:
+        monkeypatch.setattr(extractive, "_KIND_OF", re.compile(r"(?!)"))
+    sources = [_evidence(UVICORN_ZH, "alternatives.md", ["Alternatives"], 463)]
+    assert ("ASGI" in _answer("Uvicorn 是什么类型的服务器？", sources)) is rule
+    if rule:
+        english = [
+            _evidence("A server is a remote machine of some type.\nUvicorn is a fast ASGI server.", "a.md", ["A"])
+        ]
+        assert "ASGI" in _answer("What type of server is Uvicorn?", english)
+
+
+BODY_NOTE = """When you need to send data from a client to your API, you send it as a request body.
+To send data, you should use one of: `POST` (the most common), `PUT`, `DELETE` or `PATCH`.
+If you want to read more about the encodings, head to the MDN web docs for `POST`."""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["several_named", "control_one_name_is_enough"])
+def test_asked_which_things_of_a_kind_the_line_naming_several_answers(monkeypatch, rule):
+    """dev13 t1301 (Which HTTP methods should you use to send data in a request body?) was answered with a line
+    pointing to MDN's docs for `POST`. An HTTP method is a name in capitals, and asked for methods (plural), the
+    line listing several outranks one naming one."""
+    from kb_agent.agent import extractive
+
+    if not rule:
+        monkeypatch.setattr(extractive, "asked_kind", lambda question: None)
+    sources = [_evidence(BODY_NOTE, "body.md", ["Request Body"], 3)]
+    answer = _answer("Which HTTP methods should you use to send data in a request body?", sources)
+    assert ("`PATCH`" in answer) is rule

@@ -4,6 +4,7 @@ about, and its subject words. A sentence about neither answers another question,
 from __future__ import annotations
 
 import math
+import re
 
 from kb_agent.agent.context import AgentContext
 from kb_agent.agent.coverage import NAMED
@@ -12,7 +13,10 @@ from kb_agent.agent.shape import question_shape
 from kb_agent.retrieval.exact import RARE, code_identifiers
 from kb_agent.text.tokenize import tokenize
 
-SUBJECT_SPREAD = 1.0  # a question's subject words: term weights this close to its rarest word's
+SUBJECT_SPREAD = 1.0
+_WORD_NAME = re.compile(
+    r"[A-Z][a-z0-9]+"
+)  # Kubernetes, Gevent, Redis: not CORSMiddleware, OAuth2, max_age  # a question's subject words: term weights this close to its rarest word's
 
 
 def question_anchors(ctx: AgentContext, query: str) -> tuple[list[str], set[str]]:
@@ -46,8 +50,10 @@ def question_names(ctx: AgentContext, query: str) -> set[str]:
     (`shape`): "Which magazine started first, Guitar World or Science News?" is answered by a sentence on each."""
     if ctx.term_weights is None or ctx.kb_chunks is None or question_shape(query) != "simple":
         return set()
-    code = {t for name in code_identifiers(query) for t in tokenize(name)}  # already required as anchors
-    found = {t for m in NAMED.finditer(query) for t in tokenize(m.group().strip("`"))} & key_terms(query) - code
+    # a word, not code: code names are the anchors' to require, and a class (`CORSMiddleware`) is written on its
+    # page's first chunk, not on the chunk listing its parameters ("`max_age` … Defaults to `600`")
+    found = {t for m in NAMED.finditer(query) if _WORD_NAME.fullmatch(m.group()) for t in tokenize(m.group())}
+    found &= key_terms(query)
     if not found:
         return set()
     try:

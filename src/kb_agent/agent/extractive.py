@@ -160,7 +160,8 @@ _ASKS_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|
 _DEFINES = re.compile(
     r"\b(?:is|are)\s+(?:named|called|known as|referred to as)\s+(?:an?\s+|the\s+)?[\"“*_`']*([\w-]+)"
     r"|^(?:an?\s+|the\s+)?[\"“*_`']*([\w-]+)[\"”*_`']*\s+(?:is|are|means|refers to)\s+(?:an?|the|when|what)\b"
-    r"|(?:称为|叫做|被称作|称作)\s*[“\"*`]*([\w-]+)",
+    r"|(?:称为|叫做|被称作|称作)\s*[“\"*`]*([\w-]+)"
+    r"|^[\"“*_`']*([A-Za-z][\w-]*)[\"”*_`']*\s*是(?:一个|一种|一款|一套)",
     re.I,
 )
 # "For that, **FastAPI** provides a `jsonable_encoder()` function." says what the function is for, with the line
@@ -170,10 +171,20 @@ _CODE_SPAN = re.compile(r"`([^`]+)`")
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
 
 
+# "What kind of server is Uvicorn?", "Uvicorn 是什么类型的服务器？": the kind frames the question; "Uvicorn is a
+# lightning-fast ASGI server" answers it without the word
+_KIND_OF = re.compile(
+    r"\b(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\b|(?:什么|哪种|哪一种|哪类|哪一类)(?:类型|种类)", re.I
+)
+_KIND_WORDS = frozenset(tokenize("kind kinds type types sort sorts 类型 种类"))
+
+
 def key_terms(question: str) -> set[str]:
     """The question's content words (what it asks about), without the words that only make it a question.
     An identifier counts once: `max_age`, not also `max` and `age`."""
     asked = terms(question) - _QUESTION_TERMS
+    if _KIND_OF.search(question):
+        asked -= _KIND_WORDS
     parts: set[str] = set()
     for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
         analysed = tokenize(word)
@@ -231,10 +242,12 @@ def rank(
     anchors = {key.upper() for key in [*TICKET_RE.findall(question), *versioned_names(question)]}
     zh = has_cjk(question)
     kind = asked_kind(question)
+    plural = kind is not None and bool(re.search(rf"\b{kind}(?:s|es)\b|哪些", question, re.I))
     must_hold = [_ANSWER_TYPES[i][1] for i in asked_types(question)]
     means = bool(_ASKS_MEANS.search(question))
     asks_history = bool(_ASKS_HISTORY.search(question))
-    yes_no, what_is, why = bool(_YES_NO.search(question)), bool(_ASKS_WHAT_IS.search(question)), asks_why(question)
+    yes_no, why = bool(_YES_NO.search(question)), asks_why(question)
+    what_is = bool(_ASKS_WHAT_IS.search(question) or _KIND_OF.search(question))
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     asked_words = terms(question) | _QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
@@ -295,6 +308,8 @@ def rank(
                 unit.score += NAME_BONUS
             if named and says_kind(unit.text, kind):
                 unit.score += 0.1  # "The recommended algorithm is "Argon2"": the name and the kind asked for
+            if plural and len(given) > 1:
+                unit.score += 0.1  # "Which HTTP methods …?": "use one of: `POST`, `PUT`, `DELETE` or `PATCH`"
         found.append(unit)
     found.sort(key=lambda u: -u.score)
     if embed is not None and found:

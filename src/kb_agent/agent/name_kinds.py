@@ -32,7 +32,6 @@ _SHAPES = {
         (
             "module",
             "function",
-            "method",
             "parameter",
             "argument",
             "attribute",
@@ -49,6 +48,8 @@ _SHAPES = {
         _LOWER_NAME,
     ),
     **dict.fromkeys(("constant", "常量"), _CONSTANT_NAME),
+    # a method is code or an HTTP method: "Which HTTP methods send a body?" - `POST`, `PUT`
+    **dict.fromkeys(("method", "方法"), re.compile(rf"{_LOWER_NAME.pattern}|[A-Z]{{3,7}}")),
 }
 # what names a thing: code, identifiers, CamelCase (two capitals), a short quoted string ("Argon2")
 _NAME = re.compile(

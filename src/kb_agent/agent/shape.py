@@ -21,7 +21,7 @@ _MULTI_STEP_EN = [
         re.I,
     ),
     re.compile(r"\b(?:the|a|an)\s+\w+(?:\s+\w+)?\s+(?:that|which|who|whose|where)\b", re.I),  # relative clause
-    re.compile(r"\w'?s\b[^?]*\b\w+'s\b"),  # possessive chain: "X's Y's"
+    re.compile(r"\w['’]s\b[^?]*\b\w+['’]s\b"),  # possessive chain: "X's Y's"
     re.compile(r"\bof the \w+(?:\s+\w+)? (?:of|that|which|who)\b", re.I),
 ]
 # 哪个 alone is "which" (在后台运行任务要使用哪个类？ is one lookup); 更 + an adjective compares
