@@ -550,3 +550,32 @@ def test_asked_which_things_of_a_kind_the_line_naming_several_answers(monkeypatc
     sources = [_evidence(BODY_NOTE, "body.md", ["Request Body"], 3)]
     answer = _answer("Which HTTP methods should you use to send data in a request body?", sources)
     assert ("`PATCH`" in answer) is rule
+
+
+CLOUD = """You can deploy your FastAPI app to FastAPI Cloud with just one command.
+```console
+$ uv run fastapi deploy
+Deploying to FastAPI Cloud...
+```
+The CLI will automatically detect your FastAPI application and deploy it to the cloud."""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["console_line_is_a_command", "control_no_rule"])
+def test_asked_which_command_a_console_line_names_one(monkeypatch, rule):
+    """dev13 t1304 (What command deploys a FastAPI app to FastAPI Cloud?) was answered with the lines around
+    the console block, never with "$ uv run fastapi deploy": a console line names a command."""
+    from kb_agent.agent import extractive
+
+    if not rule:
+        monkeypatch.setattr(extractive, "_COMMANDS", frozenset())
+    sources = [_evidence(CLOUD, "fastapicloud.md", ["FastAPI Cloud"], 3)]
+    found = extractive_sentences("What command deploys a FastAPI app to FastAPI Cloud?", sources, weights=_weights)
+    assert ("fastapi deploy" in " ".join(s.text for s in found[:2])) is rule
+
+
+def test_a_chinese_question_ending_in_what_the_kind_is_asks_for_a_name():
+    from kb_agent.agent.name_kinds import asked_kind
+
+    assert asked_kind("发送请求体最常用的 HTTP 方法是什么？") == "方法"
+    assert asked_kind("默认的中间件是什么？") == "中间件"
+    assert asked_kind("这个参数是什么意思？") is None  # what it means, not which one

@@ -167,6 +167,7 @@ _DEFINES = re.compile(
 # "For that, **FastAPI** provides a `jsonable_encoder()` function." says what the function is for, with the line
 # before it (which `_with_antecedents` brings along)
 _FOR_THAT = re.compile(r"^(?:for (?:that|this|these|those)\b[^,，]{0,20}[,，]|为此|为了(?:这|那))", re.I)
+_COMMANDS = frozenset({"command", "命令"})
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
 
@@ -303,7 +304,12 @@ def rank(
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             # a subject name in code is code: `fastapi` is the module to import from, **FastAPI** the product
             given = {n for n in names if n not in everywhere or f"`{n}" in unit.text}
-            named = bool(given) or bool(unit.note) or _names_kind_in_question_words(unit.text, question, kind)
+            named = (
+                bool(given)
+                or bool(unit.note)
+                or (kind in _COMMANDS and unit.text.startswith("$ "))  # a console line is a command
+                or _names_kind_in_question_words(unit.text, question, kind)
+            )
             if named:
                 unit.score += NAME_BONUS
             if named and says_kind(unit.text, kind):
