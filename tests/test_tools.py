@@ -259,3 +259,39 @@ def test_a_listed_file_shows_its_title_only_where_the_cited_lines_do():
     checked = CheckedAnswer([top, deep], "Which file is the guide?")
     assert checked.add_file(0) == "- `a.md` — Guide [1]"
     assert checked.add_file(1) == "\n- `b.md` [2]"  # lines 40-41 do not say "Other guide"
+
+
+class _RankedSearcher:
+    """A searcher whose fused ranking put the keyword side's best passage 8th, and an exact fetch 9th."""
+
+    def __init__(self):
+        from kb_agent.retrieval.types import SearchHit, SearchResponse
+
+        def hit(n, ranks):
+            return SearchHit(
+                source="d.md", path="d.md", start_line=n, end_line=n, text=f"t{n}", chunk_id=str(n), ranks=ranks
+            )
+
+        ranks = [{"bm25": n + 2, "dense": n + 2} for n in range(7)] + [{"bm25": 1}, {"exact": 1}, {"dense": 9}]
+        self.response = SearchResponse(query="q", mode="hybrid", hits=[hit(n, r) for n, r in enumerate(ranks)])
+        self.asked: list[int] = []
+
+    def search(self, query, *, access, mode, k, hops=1):
+        self.asked.append(k)
+        return self.response.model_copy(update={"hits": self.response.hits[:k]})
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["heads_kept", "control_fused_top_k_only"])
+def test_hybrid_search_keeps_a_retrievers_best_passage_that_fusion_ranked_low(monkeypatch, rule):
+    """dev13 c1306 (Does the automatic documentation add overhead …?): the one line saying it was BM25's first
+    passage and 7th after rank fusion, behind passages both sides ranked midway; the agent read 6 and refused.
+    hybrid_search returns the fused top_k and each retriever's first passage below them (not an exact fetch's)."""
+    from kb_agent.config import Settings
+    from kb_agent.tools import search_tools
+
+    if not rule:
+        monkeypatch.setattr(search_tools, "_a_retrievers_best", lambda hit: False)
+    searcher = _RankedSearcher()
+    ctx = ToolContext(Settings(), AccessFilter.unrestricted(), [], searcher)
+    found = search_tools.HybridSearch().run(search_tools.RankedSearchInput(query="q", top_k=6), ctx)
+    assert [e.start_line for e in found] == [0, 1, 2, 3, 4, 5] + ([7] if rule else [])

@@ -37,11 +37,34 @@ class _SearchTool(Tool):
         return [hit_to_evidence(h, self.name) for h in response.hits]
 
 
+HEADS_BEYOND = 4  # how far past top_k a retriever's own best passage is looked for
+
+
+def _a_retrievers_best(hit: SearchHit) -> bool:
+    """First of the keyword or the semantic ranking (not of the exact-identifier fetch, which is unranked)."""
+    return any(rank == 1 and name.startswith(("bm25", "dense")) for name, rank in hit.ranks.items())
+
+
 class HybridSearch(_SearchTool):
     name = "hybrid_search"
-    description = "Keyword (BM25) and semantic search fused by rank; the default for most questions."
+    description = (
+        "Keyword (BM25) and semantic search fused by rank; the default for most questions. Returns top_k "
+        "passages, and a retriever's own best passage where fusion ranked it lower."
+    )
     mode = "hybrid"
     Input = RankedSearchInput
+
+    def run(self, args: SearchInput, ctx: ToolContext) -> list[Evidence]:
+        """Rank fusion buries a passage only one side finds: the keyword side's clear best ("Does the automatic
+        documentation add overhead …?": the one line saying it, BM25 #1) fell to 7th behind passages both sides
+        rank midway. The fused top_k, then each retriever's first passage if it fell below them."""
+        response = ctx.require_searcher().search(
+            args.query, access=ctx.access, mode=self.mode, k=args.top_k + HEADS_BEYOND, hops=getattr(args, "hops", 1)
+        )
+        ctx.notices.extend(n for n in response.notices if n not in ctx.notices)
+        hits = response.hits[: args.top_k]
+        hits += [h for h in response.hits[args.top_k :] if _a_retrievers_best(h)]
+        return [hit_to_evidence(h, self.name) for h in hits]
 
 
 class VectorSearch(_SearchTool):
