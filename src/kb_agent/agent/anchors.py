@@ -13,10 +13,9 @@ from kb_agent.agent.shape import question_shape
 from kb_agent.retrieval.exact import RARE, code_identifiers
 from kb_agent.text.tokenize import tokenize
 
-SUBJECT_SPREAD = 1.0
-_WORD_NAME = re.compile(
-    r"[A-Z][a-z0-9]+"
-)  # Kubernetes, Gevent, Redis: not CORSMiddleware, OAuth2, max_age  # a question's subject words: term weights this close to its rarest word's
+SUBJECT_SPREAD = 1.0  # a question's subject words: term weights this close to its rarest word's
+# a name written as a word: Kubernetes, Gevent, Redis - not CORSMiddleware, OAuth2, max_age
+_WORD_NAME = re.compile(r"[A-Z][a-z0-9]+")
 
 
 def question_anchors(ctx: AgentContext, query: str) -> tuple[list[str], set[str]]:

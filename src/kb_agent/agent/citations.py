@@ -138,11 +138,11 @@ class CheckedAnswer:
         return any(holds(said, anchor) or _method_named(said, anchor) for anchor in self.anchors)
 
     def _names_all(self, claim: Claim) -> bool:
-        """The sentence or the passages it cites (with their page's title and path) write every rare name the
-        question does (`anchors.question_names`)."""
+        """The passages the sentence cites (with their page's title and path) write every rare name the question
+        does (`anchors.question_names`); the sentence saying a name its passages do not is no evidence of it."""
         if not self.names:
             return True
-        held = set(tokenize(claim.sentence))
+        held: set[str] = set()
         for index in {i for i, _, _ in claim.spans}:
             if index not in self._passage_terms:
                 e = self.sources[index]
