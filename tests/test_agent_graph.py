@@ -492,6 +492,10 @@ def test_tiers_route_on_fast_answer_on_main_escalate_to_strong(settings, docs):
         ("What is Bob’s manager’s phone number?", "multi_step"),
         # one possessive after a word ending in s is no chain (dev13 t1310 had gone to the router and planner)
         ("Which plugin improves PyCharm's editor support for Pydantic models?", "simple"),
+        # a comparison word with one thing named asks for a list (dev13 t1307 had gone to the planner: 8 calls)
+        ("Which application servers should Uvicorn be compared against?", "simple"),
+        ("Is Uvicorn different from Hypercorn?", "multi_step"),
+        ("Flask vs Django?", "multi_step"),
         ("How do I add middleware and also configure CORS for several origins in one app?", "unsure"),
         ("如何声明请求体？", "simple"),
         ("北京和上海哪个城市更大？", "multi_step"),

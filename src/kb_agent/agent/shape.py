@@ -13,8 +13,12 @@ from kb_agent.text.tokenize import has_cjk
 
 Shape = Literal["simple", "multi_step", "unsure"]
 
+# a comparison word compares two things the question names: "Which servers should Uvicorn be compared against?"
+# asks for a list in one lookup, "Are Nantong and Jingdezhen in the same province?" compares two
+_COMPARES = re.compile(r"\b(both|neither|either|same|different|compared?|comparison)\b", re.I)
+_TWO_THINGS = re.compile(r"\b(and|or|nor|than|between|from)\b|,", re.I)
 _MULTI_STEP_EN = [
-    re.compile(r"\b(both|neither|either|same|different|compared?|comparison|versus|vs\.?)\b", re.I),
+    re.compile(r"\b(versus|vs\.?)\b", re.I),
     re.compile(
         r"\b(older|younger|earlier|later|larger|smaller|bigger|longer|shorter|higher|lower|more|less|fewer|"
         r"first|last|before|after)\b.*\b(than|or)\b",
@@ -38,6 +42,6 @@ def question_shape(query: str) -> Shape:
         if _MULTI_STEP_ZH.search(text):
             return "multi_step"
         return "simple" if len(text) <= 30 and not _JOINED_ZH.search(text) else "unsure"
-    if any(pattern.search(text) for pattern in _MULTI_STEP_EN):
+    if any(pattern.search(text) for pattern in _MULTI_STEP_EN) or (_COMPARES.search(text) and _TWO_THINGS.search(text)):
         return "multi_step"
     return "simple" if len(text.split()) <= 14 and not _JOINED_EN.search(text) else "unsure"
