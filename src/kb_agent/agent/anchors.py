@@ -32,8 +32,7 @@ def question_anchors(ctx: AgentContext, query: str) -> tuple[list[str], set[str]
         chunks = ctx.kb_chunks()
     except Exception:  # statistics are a refinement: every name counts without them, no plain word
         return named, set()
-    # the weight (inverse chunk frequency, engine._term_weights) of a term that RARE of the chunks hold
-    rare = math.log(1 + (chunks + 1) / (1 + max(1.0, RARE * chunks))) - 1e-9
+    rare = _rare_weight(chunks)
     names = [name for name in named if max((weights.get(t, 0.0) for t in terms[name]), default=0.0) >= rare]
     rarest = max((weights.get(t, 0.0) for t in plain), default=0.0)
     # the rarest of them and those nearly as rare (within e-fold of its chunk count): "MongoDB", not "stream"
@@ -61,10 +60,9 @@ def question_names(ctx: AgentContext, query: str) -> set[str]:
         held = ctx.held_terms(found) if ctx.held_terms is not None else found
     except Exception:  # statistics are a refinement: without them no name is required
         return set()
-    rare = math.log(1 + (chunks + 1) / (1 + max(1.0, RARE * chunks))) - 1e-9
-    return {t for t in found & held if weights.get(t, 0.0) >= rare}
+    return {t for t in found & held if weights.get(t, 0.0) >= _rare_weight(chunks)}
 
 
-def as_written(query: str, term: str) -> str:
-    """The question's own word for an analysed name ("kubernet" -> "Kubernetes"), for a notice."""
-    return next((m.group().strip("`") for m in NAMED.finditer(query) if term in tokenize(m.group())), term)
+def _rare_weight(chunks: int) -> float:
+    """The weight (inverse chunk frequency, engine._term_weights) of a term that RARE of the chunks hold."""
+    return math.log(1 + (chunks + 1) / (1 + max(1.0, RARE * chunks))) - 1e-9

@@ -92,8 +92,13 @@ def _missing_name(
         if weight.get(name, 0.0) < rarest:
             continue
         if not any(name in terms(f"{e.title} {e.path} {e.text}") for e in sources):
-            return next((m.group().strip("`") for m in NAMED.finditer(question) if name in tokenize(m.group())), name)
+            return as_written(question, name)
     return None
+
+
+def as_written(question: str, term: str) -> str:
+    """The question's own word for an analysed name ("kubernet" -> "Kubernetes"), for a notice."""
+    return next((m.group().strip("`") for m in NAMED.finditer(question) if term in tokenize(m.group())), term)
 
 
 STRONG_FIRST_HOP = 0.75  # of the question's key terms (by rarity) one source holds

@@ -13,10 +13,10 @@ import re
 import time
 from dataclasses import dataclass
 
-from kb_agent.agent.anchors import as_written, question_anchors, question_names
+from kb_agent.agent.anchors import question_anchors, question_names
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.coverage import covers, missing_name, value_missing
+from kb_agent.agent.coverage import as_written, covers, missing_name, value_missing
 from kb_agent.agent.extractive import confident_quotes, extractive_sentences, key_terms, rank
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources

@@ -30,11 +30,15 @@ class _SearchTool(Tool):
     Input = SearchInput
 
     def run(self, args: SearchInput, ctx: ToolContext) -> list[Evidence]:
+        return [hit_to_evidence(h, self.name) for h in self._search(args, ctx, args.top_k)]
+
+    def _search(self, args: SearchInput, ctx: ToolContext, k: int) -> list[SearchHit]:
+        """The searcher's first `k` hits, its notices passed on to the caller."""
         response = ctx.require_searcher().search(
-            args.query, access=ctx.access, mode=self.mode, k=args.top_k, hops=getattr(args, "hops", 1)
+            args.query, access=ctx.access, mode=self.mode, k=k, hops=getattr(args, "hops", 1)
         )
         ctx.notices.extend(n for n in response.notices if n not in ctx.notices)
-        return [hit_to_evidence(h, self.name) for h in response.hits]
+        return response.hits
 
 
 HEADS_BEYOND = 4  # how far past top_k a retriever's own best passage is looked for
@@ -58,12 +62,8 @@ class HybridSearch(_SearchTool):
         """Rank fusion buries a passage only one side finds: the keyword side's clear best ("Does the automatic
         documentation add overhead …?": the one line saying it, BM25 #1) fell to 7th behind passages both sides
         rank midway. The fused top_k, then each retriever's first passage if it fell below them."""
-        response = ctx.require_searcher().search(
-            args.query, access=ctx.access, mode=self.mode, k=args.top_k + HEADS_BEYOND, hops=getattr(args, "hops", 1)
-        )
-        ctx.notices.extend(n for n in response.notices if n not in ctx.notices)
-        hits = response.hits[: args.top_k]
-        hits += [h for h in response.hits[args.top_k :] if _a_retrievers_best(h)]
+        found = self._search(args, ctx, args.top_k + HEADS_BEYOND)
+        hits = found[: args.top_k] + [h for h in found[args.top_k :] if _a_retrievers_best(h)]
         return [hit_to_evidence(h, self.name) for h in hits]
 
 
