@@ -14,6 +14,8 @@ shared and noisy):
            configuration runs the prebuilt `xllamacpp` wheel, so the two compare in one run;
   native-compact  as compact, on the native build.
   native-quote    the default (quote), on the native build.
+  native-quote4   as native-quote, with the windows prompt of 4 sources whatever the settings say.
+  native-quote-ranked  as native-quote, with the ranked lines prompt whatever the settings say.
 
     python benchmarks/answer_latency.py [--questions 6] [--threads N] [--configs windows,compact]
     python benchmarks/answer_latency.py --set benchmarks/answer_sets/fastapi_docs_dev10.jsonl \
@@ -53,7 +55,7 @@ QUESTIONS = [  # plainly simple first questions whose answers are in the demo KB
 ]
 
 
-def _answer(engine, question: str) -> tuple[float, float, int, bool, int]:
+def _answer(engine, question: str) -> tuple:
     started = time.perf_counter()
     first = None
     answer = None
@@ -63,7 +65,10 @@ def _answer(engine, question: str) -> tuple[float, float, int, bool, int]:
         elif event["type"] == "final":
             answer = event["answer"]
     total = time.perf_counter() - started
-    return (first if first is not None else total), total, answer.llm_calls, answer.refused, answer.tokens["prompt"]
+    return (
+        (first if first is not None else total), total, answer.llm_calls, answer.refused, answer.tokens["prompt"],
+        question, answer.answer, answer.tokens["completion"],
+    )  # fmt: skip
 
 
 FULL_PROMPT = {"simple_prompt": "windows", "simple_max_sources": 5, "simple_source_chars": 900}
@@ -92,6 +97,13 @@ CONFIGS = {
         "route_by_shape": True,
         "simple_prompt": "windows",
         "simple_max_sources": 4,
+        "quote_first": "auto",
+        "local_runtime": "native",
+    },
+    # as native-quote4, and the model reads the ranker's best lines instead of the windows
+    "native-quote-ranked": {
+        "route_by_shape": True,
+        "simple_prompt": "ranked",
         "quote_first": "auto",
         "local_runtime": "native",
     },
@@ -140,6 +152,7 @@ def main() -> None:
     parser.add_argument("--configs", default="windows,quote", help=f"comma-separated, of: {', '.join(CONFIGS)}")
     parser.add_argument("--set", type=Path, help="take the questions from this question set (JSONL)")
     parser.add_argument("--docs", type=Path, help="with --set: the folder its questions are about")
+    parser.add_argument("--out", type=Path, help="folder to write each configuration's answers to (CONFIG.jsonl)")
     parser.add_argument("--one", choices=list(CONFIGS), help=argparse.SUPPRESS)  # a child process
     args = parser.parse_args()
     if args.set and not args.docs:
@@ -159,6 +172,11 @@ def main() -> None:
             command += ["--set", str(args.set), "--docs", str(args.docs)]
         child = subprocess.run(command, capture_output=True, text=True, check=True)
         results = json.loads(child.stdout.strip().splitlines()[-1])["results"]
+        if args.out:
+            args.out.mkdir(parents=True, exist_ok=True)
+            keys = ("first_s", "total_s", "llm_calls", "refused", "prompt_tokens", "question", "answer", "completion")
+            with (args.out / f"{one}.jsonl").open("w", encoding="utf-8") as f:
+                f.writelines(json.dumps(dict(zip(keys, r, strict=True)), ensure_ascii=False) + "\n" for r in results)
         firsts, totals = [r[0] for r in results], [r[1] for r in results]
         written = [r[0] for r in results if r[2] > 0 and not r[3]]  # answers the model wrote
         rows.append((one, len(results), statistics.median(firsts), statistics.median(totals),

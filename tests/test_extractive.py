@@ -579,3 +579,52 @@ def test_a_chinese_question_ending_in_what_the_kind_is_asks_for_a_name():
     assert asked_kind("发送请求体最常用的 HTTP 方法是什么？") == "方法"
     assert asked_kind("默认的中间件是什么？") == "中间件"
     assert asked_kind("这个参数是什么意思？") is None  # what it means, not which one
+
+
+SCHEMES = """OpenAPI defines the following security schemes:
+
+* `apiKey`: an application specific key that can come from:
+    * A query parameter.
+    * A header.
+    * A cookie.
+* `http`: standard HTTP authentication systems, including:
+    * `bearer`: a header `Authorization` with a value of `Bearer ` plus a token.
+"""
+USES = """当你需要以下内容时，这非常有用：
+
+* 共享业务逻辑（同一段代码逻辑反复复用）
+* 共享数据库连接
+* 实施安全、认证、角色权限等要求
+
+同时尽量减少代码重复。
+"""
+
+
+def test_a_line_that_introduces_a_list_is_quoted_with_its_items(monkeypatch):
+    """The line "`apiKey`: an application specific key that can come from:" alone answered where the key comes from with
+    a colon (dev14 t1408). Quoted with its items, as a list, and cited to the lines of the list too."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    source = _evidence(SCHEMES, "en/docs/tutorial/security/index.md", ["Security", "OpenAPI"], start=71)
+    question = "Where can the key of an apiKey security scheme come from?"
+
+    def checked(q: str, e: Evidence) -> CheckedAnswer:
+        answer = CheckedAnswer([e], q)
+        for sentence in extractive_sentences(q, [e], max_sentences=1, weights=_weights):
+            answer.add(sentence)
+        return answer
+
+    answer = checked(question, source)
+    assert "- A cookie" in answer.body and "- A query parameter" in answer.body
+    assert "`bearer`" not in answer.body  # the next item's own list is not this one's
+    assert (answer.citations[0]["start_line"], answer.citations[0]["end_line"]) == (73, 76)
+    uses = _evidence(USES, "zh/docs/tutorial/dependencies/index.md", ["依赖项"], 13)
+    zh = checked("依赖项在什么情况下非常有用？", uses)
+    assert "- 共享数据库连接" in zh.body and zh.citations[0]["end_line"] == 17
+
+    # a nested list is no flat one: the sub-items would sit between the quoted lines, so the line stands alone
+    nested = _evidence("Tools:\n\n* Traefik\n    * renews certificates\n* Caddy\n", "https.md", [])
+    assert evidence_units.list_after(evidence_units.units_of(0, nested)[0], nested) == []
+
+    monkeypatch.setattr("kb_agent.agent.extractive.list_after", lambda unit, evidence: [])  # control
+    assert "cookie" not in checked(question, source).body

@@ -43,12 +43,14 @@ from kb_agent.agent.evidence_lines import (
     sibling_says_more,
     windows,
 )
+from kb_agent.agent.evidence_units import LIST_SPAN
 from kb_agent.agent.sentences import Sentence
 from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence
 
 _END = ".!?。！？:：;；"
+ITEM_MARK = re.compile(r"\n- ")  # the items of a list an extractive answer quotes with the line introducing it
 _ACRONYM = re.compile(r"[A-Z]{2,5}s?")  # HTML, JSON: common nouns here, not what a sentence is about
 
 
@@ -409,16 +411,17 @@ class ClaimChecker:
 
     def _quoted(self, sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
         """A sentence the sources state word for word is cited to the lines it was taken from."""
-        wanted = normalise(sentence).rstrip(_END).strip()
+        wanted = normalise(ITEM_MARK.sub(" ", sentence)).rstrip(_END).strip()  # a quoted list: its lines
         if len(wanted) < 20:
             return []
         # to its last character: "… like: 2008-09-15" is not the line that goes on "…-15t15:53:00"
         whole = re.compile(re.escape(wanted) + r"(?![A-Za-z0-9_])")
-        for size in range(1, WINDOW_LINES + 1):  # the fewest lines first
+        longest = LIST_SPAN if ITEM_MARK.search(sentence) else WINDOW_LINES  # a list quoted with its line
+        for size in range(1, longest + 1):  # the fewest lines first
             for index in order:
                 lines = self._lines[index]
                 for start in range(len(lines.texts) - size + 1):
-                    if whole.search(" ".join(lines.texts[start : start + size])):
+                    if whole.search(" ".join(t.strip() for t in lines.texts[start : start + size] if t.strip())):
                         return [(index, lines.numbers[start], lines.numbers[start + size - 1])]
         return []
 

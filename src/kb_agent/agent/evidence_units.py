@@ -17,6 +17,7 @@ _NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[
 # a terminal transcript's frame and log lines ("│  API docs: http://…", "INFO:     Started server process [22]")
 # state nothing; a command line ("$ pip install …") may be the answer and stays
 _CONSOLE = re.compile(r"^[│┃║╭╮╰╯─━═┌┐└┘├┤╞╡]|^(?:INFO|DEBUG|WARNING|ERROR|CRITICAL):\s")
+_TAG = re.compile(r"<[^>]+>")  # "<span style=…>INFO</span>:     Uvicorn running on …" is a log line too
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a link's URL is not the line's content
 _ANCHOR = re.compile(r"\s*\{\s*#[^}]*\}")
@@ -72,7 +73,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
                 introduced = None
                 headings = _under(headings, raw)
             continue
-        if not raw or _NOISE.match(raw) or _menu(raw) or _CONSOLE.match(raw):
+        if not raw or _NOISE.match(raw) or _menu(raw) or _CONSOLE.match(_TAG.sub("", raw)):
             continue
         cleaned = _BULLET.sub("", _ANCHOR.sub("", raw).strip(" >"))
         label = ""
@@ -128,6 +129,37 @@ def _nested(line: str, cleaned: str, items: list[tuple[int, str]]) -> tuple[str,
     if parent and len(parent) <= _SHORT_PARENT and len(parent.split()) <= 4 and not _CLAUSE_END.search(parent):
         return parent, items
     return "", items
+
+
+LIST_ITEMS, LIST_ITEM_CHARS = 6, 160  # a list an answer line introduces, quoted with it: short items only
+LIST_SPAN = 10  # lines from the line introducing a list to its last item: a quote of both is cited to all
+
+
+def list_after(unit: Unit, evidence: Evidence) -> list[str]:
+    """The items of the flat list a line ending in ":" introduces ("`apiKey`: … can come from:" / "A query
+    parameter." / "A header." / "A cookie."), as written; [] when no such list of short items follows it
+    within LIST_SPAN lines (a nested one, a long one: the line is quoted alone, as before). The line alone
+    names what it lists, not what the list says."""
+    lines = evidence.text.split("\n")
+    if evidence.is_record or not unit.text.rstrip().endswith((":", "：")):
+        return []
+    own = lines[unit.line]
+    floor = len(own) - len(own.lstrip()) if _BULLET.match(own.strip()) else -1  # its own items sit deeper
+    items: list[str] = []
+    level = None
+    for at in range(unit.line + 1, len(lines)):
+        line, raw = lines[at], lines[at].strip()
+        if not raw:
+            continue
+        indent = len(line) - len(line.lstrip())
+        if not _BULLET.match(raw) or indent <= floor or (level is not None and indent < level):
+            break
+        level = indent if level is None else level
+        text = _BULLET.sub("", _ANCHOR.sub("", raw))
+        if indent > level or len(text) > LIST_ITEM_CHARS or len(items) == LIST_ITEMS or at - unit.line >= LIST_SPAN:
+            return []
+        items.append(text)
+    return items
 
 
 def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END
-from kb_agent.agent.evidence_units import LINK_TARGET, Unit, terms, units_of
+from kb_agent.agent.evidence_units import LINK_TARGET, Unit, list_after, terms, units_of
 from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
 from kb_agent.agent.reasons import antecedent, asks_why, reason_beside
 from kb_agent.agent.rules import TICKET_RE
@@ -199,14 +199,22 @@ def key_terms(question: str) -> set[str]:
 
 def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float]:
     """How fully `text` holds each asked term: a Chinese word however jieba split it here counts whole, only a
-    piece of it (默认 for 默认值) half."""
+    piece of it (默认 for 默认值) half; a hyphenated word whole when the text writes its parts ("developer-induced"
+    in "human (developer) induced errors")."""
     credit: dict[str, float] = {}
     for t in asked:
-        if t in found or (has_cjk(t) and t in text):
+        if t in found or (has_cjk(t) and t in text) or _parts_held(t, found):
             credit[t] = 1.0
         elif has_cjk(t) and any(len(p) > 1 and p != t and p in text for p in tokenize(t)):
             credit[t] = 0.5
     return credit
+
+
+def _parts_held(term: str, found: set[str]) -> bool:
+    if "-" not in term:
+        return False
+    parts = tokenize(term.replace("-", " "))
+    return len(parts) > 1 and set(parts) <= found
 
 
 def comparable_terms(asked: set[str], question_zh: bool, text_zh: bool) -> set[str]:
@@ -423,7 +431,14 @@ def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sent
             chosen = [top, reason, *chosen[1 : max_sentences - 1]]
     chosen = _with_antecedents(chosen, sources, max_sentences, ranked)
     chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
-    return [Sentence(u.text, [u.source + 1], joins_next=u.pointed_to) for u in chosen]
+    return [Sentence(_with_list(u, sources[u.source]), [u.source + 1], joins_next=u.pointed_to) for u in chosen]
+
+
+def _with_list(unit: Unit, evidence: Evidence) -> str:
+    """A line that introduces a list ("… can come from:") quoted with the list, as a list: alone it says only
+    that there is one."""
+    items = list_after(unit, evidence)
+    return "\n".join([unit.text, *(f"- {item}" for item in items)])
 
 
 def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit]) -> list[Unit]:
