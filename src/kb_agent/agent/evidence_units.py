@@ -141,9 +141,9 @@ def list_after(unit: Unit, evidence: Evidence) -> list[str]:
     within LIST_SPAN lines (a nested one, a long one: the line is quoted alone, as before). The line alone
     names what it lists, not what the list says."""
     lines = evidence.text.split("\n")
-    if evidence.is_record or not unit.text.rstrip().endswith((":", "：")):
-        return []
-    own = lines[unit.line]
+    own = lines[unit.line] if 0 <= unit.line < len(lines) else ""
+    if evidence.is_record or not (unit.text.rstrip().endswith((":", "：")) and own.rstrip().endswith((":", "："))):
+        return []  # the list follows the line, not a sentence inside it
     floor = len(own) - len(own.lstrip()) if _BULLET.match(own.strip()) else -1  # its own items sit deeper
     items: list[str] = []
     level = None
