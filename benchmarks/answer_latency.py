@@ -8,8 +8,9 @@ shared and noisy):
            with its neighbours, within 1,000 characters (`KB_AGENT_SIMPLE_PROMPT=ranked`);
   narrow   as windows, 4 sources x 250 characters;
   small    as compact, with the 0.5B model (`kb-agent models install --model qwen2.5-coder-0.5b-instruct-q4_k_m`);
-  quote    as windows, and a question whose best evidence line says its key terms is answered by quoting it
-           (`KB_AGENT_QUOTE_FIRST=auto`, the default since stop 32). The others never quote first.
+  quote    the default: a question whose best evidence line says its key terms is answered by quoting it
+           (`KB_AGENT_QUOTE_FIRST=auto`, since stop 32), the rest with the configured prompt
+           (`windows` unless KB_AGENT_SIMPLE_PROMPT says otherwise). The others never quote first.
   native   as windows, on llama.cpp compiled for this CPU (`scripts/setup.sh --native-llm`); every other
            configuration runs the prebuilt `xllamacpp` wheel, so the two compare in one run;
   native-compact  as compact, on the native build.
@@ -82,17 +83,12 @@ CONFIGS = {
     "compact": {"route_by_shape": True, "simple_prompt": "ranked", **MODEL},
     "narrow": {"route_by_shape": True, "simple_prompt": "windows", "simple_source_chars": 250, **MODEL},
     "small": {"route_by_shape": True, "local_model": "qwen2.5-coder-0.5b-instruct-q4_k_m", **MODEL},
-    # the default, on the wheel the quick start installs
-    "quote": {"route_by_shape": True, "simple_prompt": "windows", "quote_first": "auto", "local_runtime": "xllamacpp"},
+    # the default (the prompt KB_AGENT_SIMPLE_PROMPT names, `windows` unless set), on the wheel the quick start installs
+    "quote": {"route_by_shape": True, "quote_first": "auto", "local_runtime": "xllamacpp"},
     "native": {"route_by_shape": True, "simple_prompt": "windows", **NATIVE},
     "native-compact": {"route_by_shape": True, "simple_prompt": "ranked", **NATIVE},
-    "native-quote": {
-        "route_by_shape": True,
-        "simple_prompt": "windows",
-        "quote_first": "auto",
-        "local_runtime": "native",
-    },
-    # four sources in a simple question's prompt (the default; `native-quote` takes KB_AGENT_SIMPLE_MAX_SOURCES)
+    "native-quote": {"route_by_shape": True, "quote_first": "auto", "local_runtime": "native"},
+    # the windows prompt of four sources whatever the settings say (`native-quote` takes them)
     "native-quote4": {
         "route_by_shape": True,
         "simple_prompt": "windows",
