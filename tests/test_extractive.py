@@ -628,3 +628,28 @@ def test_a_line_that_introduces_a_list_is_quoted_with_its_items(monkeypatch):
 
     monkeypatch.setattr("kb_agent.agent.extractive.list_after", lambda unit, evidence: [])  # control
     assert "cookie" not in checked(question, source).body
+
+
+def test_of_the_same_sentence_twice_the_one_saying_more_of_the_question_is_quoted():
+    """The forms page and the forms-and-files page write the same warning, one about `Form` parameters, one
+    about `File` and `Form`. Asked about both (dev14 c1402), the forms page's copy ranked first (the source
+    order, "file" being a common word) and the other was dropped as its duplicate."""
+    forms = _evidence(
+        "You can declare multiple `Form` parameters in a *path operation*, but you can't also declare `Body` "
+        "fields that you expect to receive as JSON, as the request will have the body encoded using "
+        "`application/x-www-form-urlencoded` instead of `application/json`.",
+        "en/docs/tutorial/request-forms.md", ["Form Data"], start=65,
+    )  # fmt: skip
+    files = _evidence(
+        "You can declare multiple `File` and `Form` parameters in a *path operation*, but you can't also declare "
+        "`Body` fields that you expect to receive as JSON, as the request will have the body encoded using "
+        "`multipart/form-data` instead of `application/json`.",
+        "en/docs/tutorial/request-forms-and-files.md", ["Request Forms and Files"], start=33,
+    )  # fmt: skip
+    question = "Why can't I declare Body fields that expect JSON together with File and Form parameters?"
+
+    def common_file(asked: set[str]) -> dict[str, float]:
+        return {t: 0.05 if t == "file" else 2.0 for t in asked}
+
+    answer = extractive_sentences(question, [forms, files], max_sentences=1, weights=common_file)
+    assert len(answer) == 1 and "multipart/form-data" in answer[0].text and answer[0].cited == [2]

@@ -419,10 +419,17 @@ def _line_of(lines: list[str], unit: Unit) -> str:
 def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sentences: int) -> list[Sentence]:
     chosen: list[Unit] = []
     for unit in ranked:
-        if len(chosen) >= max_sentences or (chosen and unit.score < 0.8 * chosen[0].score):
+        if chosen and unit.score < 0.8 * ranked[0].score:
             break
-        if any(similar(unit.terms, other.terms) for other in chosen):
+        twin = next((at for at, other in enumerate(chosen) if similar(unit.terms, other.terms)), None)
+        if twin is not None:
+            if unit.own > chosen[twin].own and unit.zh == chosen[twin].zh:
+                # the same sentence twice (another page, another version): the one that says more of the
+                # question - "multiple `File` and `Form` parameters" over "multiple `Form` parameters", asked both
+                chosen[twin] = unit
             continue
+        if len(chosen) >= max_sentences:
+            break
         chosen.append(unit)
     if chosen and asks_why(question):  # the best line restates the question; its reason is beside it
         top = chosen[0]
