@@ -653,3 +653,28 @@ def test_of_the_same_sentence_twice_the_one_saying_more_of_the_question_is_quote
 
     answer = extractive_sentences(question, [forms, files], max_sentences=1, weights=common_file)
     assert len(answer) == 1 and "multipart/form-data" in answer[0].text and answer[0].cited == [2]
+
+
+PIN = """If you use a `requirements.txt` file you could specify the version with:
+
+```txt
+fastapi[standard]==0.112.0
+```
+
+that would mean that you would use exactly the version `0.112.0`.
+"""
+
+
+def test_a_sentence_broken_by_its_example_is_quoted_with_a_gap_and_cited_across_it():
+    """The line "… specify the version with:", its example and "that would mean … `0.112.0`" are one sentence.
+    Quoted as one without a mark, it read "with: that would mean" and was cited to its first half's lines
+    only: a reader opening the citation did not see "exactly the version"."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    source = _evidence(PIN, "en/docs/deployment/versions.md", ["About FastAPI versions", "Pin"], start=17)
+    question = "How do I pin the exact FastAPI version in requirements.txt?"
+    answer = CheckedAnswer([source], question)
+    for sentence in extractive_sentences(question, [source], max_sentences=1, weights=_weights):
+        answer.add(sentence)
+    assert "with: … that would mean" in answer.body
+    assert (answer.citations[0]["start_line"], answer.citations[0]["end_line"]) == (17, 23)

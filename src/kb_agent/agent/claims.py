@@ -43,7 +43,7 @@ from kb_agent.agent.evidence_lines import (
     sibling_says_more,
     windows,
 )
-from kb_agent.agent.evidence_units import LIST_SPAN
+from kb_agent.agent.evidence_units import EXAMPLE_GAP, LIST_SPAN
 from kb_agent.agent.sentences import Sentence
 from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import has_cjk
@@ -414,9 +414,12 @@ class ClaimChecker:
         wanted = normalise(ITEM_MARK.sub(" ", sentence)).rstrip(_END).strip()  # a quoted list: its lines
         if len(wanted) < 20:
             return []
+        # a sentence quoted around the example that breaks it: its halves in order, the example between
+        halves = [re.escape(half.strip()) for half in wanted.split(f" {normalise(EXAMPLE_GAP)} ")]
         # to its last character: "… like: 2008-09-15" is not the line that goes on "…-15t15:53:00"
-        whole = re.compile(re.escape(wanted) + r"(?![A-Za-z0-9_])")
-        longest = LIST_SPAN if ITEM_MARK.search(sentence) else WINDOW_LINES  # a list quoted with its line
+        whole = re.compile(".*?".join(halves) + r"(?![A-Za-z0-9_])", re.S)
+        spread = ITEM_MARK.search(sentence) or len(halves) > 1
+        longest = LIST_SPAN if spread else WINDOW_LINES  # a list or an example quoted with its line
         for size in range(1, longest + 1):  # the fewest lines first
             for index in order:
                 lines = self._lines[index]

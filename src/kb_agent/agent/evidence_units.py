@@ -28,6 +28,7 @@ _SHORT_PARENT = 30  # a list item this short (a name: no clause of its own) is a
 _CLAUSE_END = re.compile(r"[.。!?！？:：;；]")
 _ENGLISH_WORD, _ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}\b"), 4
 _CONTINUES = re.compile(r"^(?:and|or|but|so|that|which|then|this|it)\b")  # after "...with:" and an example
+EXAMPLE_GAP = "…"  # where a quoted sentence skips the example that breaks it
 
 
 @dataclass
@@ -83,7 +84,8 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
         if introduced is not None and not fenced and _CONTINUES.match(cleaned):
             # "You can set the parameter `x=True`:" {example} "and those default values won't be included":
             # one sentence, broken by its example
-            introduced.text = f"{introduced.text} {cleaned}"[:_MAX_UNIT_CHARS]
+            # the quote marks the example it leaves out: the sentence's two halves are lines apart
+            introduced.text = f"{introduced.text} {EXAMPLE_GAP} {cleaned}"[:_MAX_UNIT_CHARS]
             introduced.terms = terms(introduced.text)
             introduced = None
             continue
