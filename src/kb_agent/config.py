@@ -180,7 +180,8 @@ class Settings(BaseSettings):
         default="windows",
         description="What a plainly simple question's prompt shows: windows around the question's terms in the "
         "first sources ('windows'), or the extractive ranker's best lines, each with its neighbours ('ranked': "
-        "0.7x the first token's time, equal answers over five sets, but the demo's answer varied; docs/benchmarks.md).",
+        "0.7-0.8x the first token's time, equal answers on one-lookup sets, but it loses multi-hop answers; "
+        "docs/benchmarks.md, stop 38).",
     )
     quote_first: Literal["auto", "always", "never"] = Field(
         default="auto",
