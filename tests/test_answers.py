@@ -78,6 +78,17 @@ def test_sentences_split_in_zh_and_en_without_breaking_names_or_numbers():
     ]
 
 
+def test_a_full_stop_inside_an_html_tag_ends_no_sentence():
+    """The docs write `<abbr title="Content Delivery Network: A service, … CSS. It's …">CDN</abbr>`: split at the
+    title's full stop, a quote read "…served from a <abbr title="Content Delivery Network: … CSS [2]."."""
+    line = 'Files come from a <abbr title="Content Delivery Network: a service. It is near.">CDN</abbr>. Or not.'
+    assert [p.text for p in split_sentences(line)] == [line[: line.index(" Or")], "Or not."]
+    assert [p.text for p in split_sentences('文件来自 <abbr title="内容分发网络。它很近。">CDN</abbr>。然后。')] == [
+        '文件来自 <abbr title="内容分发网络。它很近。">CDN</abbr>。',
+        "然后。",
+    ]
+
+
 def test_the_marker_forms_small_models_write_are_markers_not_sentences():
     parts = split_sentences('Tea is brewed for two minutes. [<source id="1">] It is green [<2>]. Hot [source 3]. [4]')
     assert [(p.text, p.cited) for p in parts] == [

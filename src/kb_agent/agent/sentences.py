@@ -37,6 +37,8 @@ def sentence_ends(text: str) -> list[int]:
         i += 1
         if not (ch in "。！？!?\n" or (ch == "." and _ends_sentence(text[:i], text[i:]))):
             continue
+        if ch != "\n" and _inside_tag(text[:i]):
+            continue  # <abbr title="Content Delivery Network: A service, … CSS. It's …">: the tag's own text
         markers = _MARKERS.match(text, i)
         if markers:
             i = markers.end()
@@ -79,6 +81,13 @@ class SentenceStream:
     def close(self) -> list[Sentence]:
         rest, self._buffer = self._buffer, ""
         return split_sentences(rest)
+
+
+_TAG_OPEN = re.compile(r"<[A-Za-z][\w-]*\s[^<>]*$")  # an HTML tag opened and not yet closed, with attributes
+
+
+def _inside_tag(buffer: str) -> bool:
+    return _TAG_OPEN.search(buffer[-600:]) is not None
 
 
 def _ends_sentence(buffer: str, rest: str) -> bool:
