@@ -50,6 +50,7 @@ from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence
 
 _END = ".!?。！？:：;；"
+_HALF_CHARS = 12  # each half of a quote around a left-out example
 ITEM_MARK = re.compile(r"\n- ")  # the items of a list an extractive answer quotes with the line introducing it
 _ACRONYM = re.compile(r"[A-Z]{2,5}s?")  # HTML, JSON: common nouns here, not what a sentence is about
 
@@ -415,7 +416,10 @@ class ClaimChecker:
         if len(wanted) < 20:
             return []
         # a sentence quoted around the example that breaks it: its halves in order, the example between
-        halves = [re.escape(half.strip()) for half in wanted.split(f" {normalise(EXAMPLE_GAP)} ")]
+        halves = [half.strip() for half in wanted.split(f" {normalise(EXAMPLE_GAP)} ")]
+        if len(halves) > 1 and min(map(len, halves)) < _HALF_CHARS:
+            return []  # "It … 5" is no quote: each half must say something of its own
+        halves = [re.escape(half) for half in halves]
         # to its last character: "… like: 2008-09-15" is not the line that goes on "…-15t15:53:00"
         whole = re.compile(".*?".join(halves) + r"(?![A-Za-z0-9_])", re.S)
         spread = ITEM_MARK.search(sentence) or len(halves) > 1
