@@ -17,7 +17,7 @@ from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.prompt_sources import render_sources
 from kb_agent.agent.rules import asks_identity, route_by_rules
-from kb_agent.agent.sentences import split_sentences
+from kb_agent.agent.sentences import Sentence, split_sentences
 from kb_agent.config import get_settings
 from kb_agent.engine import Engine
 from kb_agent.interfaces.cli import app
@@ -828,3 +828,18 @@ def test_a_question_asking_for_a_number_no_line_states_is_refused_before_the_mod
     script = ByRole(route=route(), synth="The author spent 500 dollars on it [1].")
     with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
         assert not engine.answer_query(question).refused and "synth" in script.roles
+
+
+def test_a_quote_shows_inline_html_as_its_page_reads():
+    """The docs write `<abbr title="Content Delivery Network">CDN</abbr>` inside sentences; 14 of 399 answers
+    over the fourteen sets showed such tags raw. The quote is checked against the source as written and shown as
+    the page reads; its citation is unchanged."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    text = 'By default, those files are served from a <abbr title="Content Delivery Network">CDN</abbr> near you.'
+    source = _evidence(f"# Docs assets\n{text}\n", "custom-docs-ui-assets.md")
+    checked = CheckedAnswer([source], "Where are the docs' files served from by default?")
+    shown = checked.add(Sentence(text, [1]))
+    assert shown.startswith("By default, those files are served from a CDN (Content Delivery Network) near you")
+    assert "<abbr" not in checked.body and checked.claims[0].supported
+    assert checked.claims[0].sentence == text  # the check read the source's own text

@@ -9,7 +9,7 @@ import re
 from kb_agent.agent.claim_terms import checkable, holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
 from kb_agent.agent.name_kinds import asked_kind
-from kb_agent.agent.sentences import Sentence, split_sentences, without_markers
+from kb_agent.agent.sentences import Sentence, as_read, split_sentences, without_markers
 from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import has_cjk, tokenize
 from kb_agent.tools.base import Evidence
@@ -121,7 +121,7 @@ class CheckedAnswer:
 
     def _show(self, sentence: Sentence, claim: Claim) -> str:
         markers = "".join(f"[{self._number(span)}]" for span in claim.spans)
-        text = sentence.text
+        text = as_read(sentence.text)
         cut = len(text.rstrip(_END_PUNCT))
         zh = has_cjk(text)
         shown = f"{text[:cut]}{'' if zh else ' '}{markers}{text[cut:]}"

@@ -111,3 +111,24 @@ def _push(out: list[Sentence], raw: str) -> None:
     stripped = text.strip()
     if re.search(r"\w", stripped):  # a stray bracket or full stop is no sentence
         out.append(Sentence(stripped, cited, text[: len(text) - len(text.lstrip())]))
+
+
+# inline HTML the docs write inside a sentence: shown as the page reads, not as its source
+_TITLED = re.compile(r"<(abbr|dfn|acronym)\b[^>]*?\btitle=(\"[^\"]*\"|'[^']*')[^>]*>(.*?)</\1\s*>", re.I | re.S)
+_CODE = re.compile(r"<code\b[^>]*>([^<`]*)</code\s*>", re.I)
+_INLINE = re.compile(
+    r"<(a|span|strong|em|b|i|u|font|small|mark|kbd|abbr|dfn|acronym)\b[^>]*>(.*?)</\1\s*>", re.I | re.S
+)
+
+
+def as_read(text: str) -> str:
+    """A quoted sentence as its page reads: `<abbr title="Content Delivery Network">CDN</abbr>` is "CDN (Content
+    Delivery Network)", `<span style=…>INFO</span>` is "INFO". The claim check has read the source's own text."""
+    for _ in range(3):  # tags inside tags
+        shown = _TITLED.sub(lambda m: f"{m.group(3)} ({m.group(2)[1:-1].strip()})", text)
+        shown = _INLINE.sub(lambda m: m.group(2), shown)
+        shown = _CODE.sub(lambda m: f"`{m.group(1)}`", shown)
+        if shown == text:
+            break
+        text = shown
+    return text
