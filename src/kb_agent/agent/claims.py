@@ -424,11 +424,13 @@ class ClaimChecker:
         whole = re.compile(".*?".join(halves) + r"(?![A-Za-z0-9_])", re.S)
         spread = ITEM_MARK.search(sentence) or len(halves) > 1
         longest = LIST_SPAN if spread else WINDOW_LINES  # a list or an example quoted with its line
+        # each line once without its indent (a list item's): the windows below join them many times
+        texts = {index: [t.strip() for t in self._lines[index].texts] for index in order}
         for size in range(1, longest + 1):  # the fewest lines first
             for index in order:
                 lines = self._lines[index]
                 for start in range(len(lines.texts) - size + 1):
-                    if whole.search(" ".join(t.strip() for t in lines.texts[start : start + size] if t.strip())):
+                    if whole.search(" ".join(t for t in texts[index][start : start + size] if t)):
                         return [(index, lines.numbers[start], lines.numbers[start + size - 1])]
         return []
 

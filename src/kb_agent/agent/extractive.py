@@ -7,6 +7,7 @@ and by what the question's shape asks for (a way, a definition, a name, a versio
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -211,10 +212,14 @@ def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float
 
 
 def _parts_held(term: str, found: set[str]) -> bool:
-    if "-" not in term:
-        return False
-    parts = tokenize(term.replace("-", " "))
+    parts = _hyphen_parts(term) if "-" in term else ()
     return len(parts) > 1 and set(parts) <= found
+
+
+@functools.lru_cache(maxsize=1024)
+def _hyphen_parts(term: str) -> tuple[str, ...]:
+    """A hyphenated term's parts, analysed once: `term_credits` asks for them for every line it reads."""
+    return tuple(tokenize(term.replace("-", " ")))
 
 
 def comparable_terms(asked: set[str], question_zh: bool, text_zh: bool) -> set[str]:
