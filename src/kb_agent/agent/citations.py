@@ -125,7 +125,8 @@ class CheckedAnswer:
         cut = len(text.rstrip(_END_PUNCT))
         zh = has_cjk(text)
         shown = f"{text[:cut]}{'' if zh else ' '}{markers}{text[cut:]}"
-        lead = sentence.lead if "\n" in sentence.lead else ("" if zh or not self._parts else " ")
+        after_list = bool(self._parts) and "\n- " in self._parts[-1]  # a quoted list ends its line
+        lead = sentence.lead if "\n" in sentence.lead else "\n" if after_list else "" if zh or not self._parts else " "
         self._parts.append(lead + shown)
         return lead + shown
 

@@ -43,7 +43,7 @@ from kb_agent.agent.evidence_lines import (
     sibling_says_more,
     windows,
 )
-from kb_agent.agent.evidence_units import EXAMPLE_GAP, LIST_SPAN
+from kb_agent.agent.evidence_units import EXAMPLE_GAP, LIST_SPAN, MARKUP_LINE
 from kb_agent.agent.sentences import Sentence
 from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import has_cjk
@@ -425,7 +425,14 @@ class ClaimChecker:
         spread = ITEM_MARK.search(sentence) or len(halves) > 1
         longest = LIST_SPAN if spread else WINDOW_LINES  # a list or an example quoted with its line
         # each line once without its indent (a list item's): the windows below join them many times
-        texts = {index: [t.strip() for t in self._lines[index].texts] for index in order}
+        # a fence or a terminal's <div> between a line and the command it introduces is not read
+        texts = {
+            index: [
+                "" if MARKUP_LINE.match(raw) else t.strip()
+                for t, raw in zip(self._lines[index].texts, self._raw[index], strict=True)
+            ]
+            for index in order
+        }
         for size in range(1, longest + 1):  # the fewest lines first
             for index in order:
                 lines = self._lines[index]

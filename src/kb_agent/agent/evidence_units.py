@@ -164,6 +164,32 @@ def list_after(unit: Unit, evidence: Evidence) -> list[str]:
     return items
 
 
+# a line of markup that shows nothing a reader reads: a code fence, a terminal block's <div>
+MARKUP_LINE = re.compile(r"^\s*(?:`{3,}[\w+-]*|~{3,}[\w+-]*|</?div\b[^>]*>)\s*$")
+_COMMAND = re.compile(r"^\$ \S")
+COMMANDS = 3  # the commands of one terminal block a line introduces
+
+
+def commands_after(unit: Unit, evidence: Evidence) -> list[str]:
+    """The commands of the terminal block a line ending in ":" introduces ("To generate a secure random secret
+    key use the command:" / "$ openssl rand -hex 32"), without their output; [] when the next thing the line
+    leads to is not a command within LIST_SPAN lines. The line alone says there is a command, not which."""
+    lines = evidence.text.split("\n")
+    own = lines[unit.line] if 0 <= unit.line < len(lines) else ""
+    if evidence.is_record or not (unit.text.rstrip().endswith((":", "：")) and own.rstrip().endswith((":", "："))):
+        return []
+    commands: list[str] = []
+    for at in range(unit.line + 1, min(len(lines), unit.line + LIST_SPAN)):
+        raw = lines[at].strip()
+        if _COMMAND.match(raw) and len(raw) <= LIST_ITEM_CHARS:
+            commands.append(raw)
+            if len(commands) == COMMANDS:
+                break
+        elif commands or (raw and not MARKUP_LINE.match(raw)):
+            break  # the output after a command, or prose before one
+    return commands
+
+
 def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:
     """Code and bare names are in no language: in a Chinese page they are judged as Chinese, not on the
     question's identifiers alone ("contents = myfile.file.read()" answered "哪些成员可以读取文件名", the link

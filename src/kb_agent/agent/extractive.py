@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable
 
 from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END
-from kb_agent.agent.evidence_units import LINK_TARGET, Unit, list_after, terms, units_of
+from kb_agent.agent.evidence_units import LINK_TARGET, Unit, commands_after, list_after, terms, units_of
 from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
-from kb_agent.agent.reasons import antecedent, asks_why, reason_beside
+from kb_agent.agent.reasons import antecedent, asks_why, reason_beside, under_why_heading
 from kb_agent.agent.rules import TICKET_RE
 from kb_agent.agent.sentences import Sentence
 from kb_agent.retrieval.exact import versioned_names
@@ -35,6 +35,7 @@ SUBJECT_NAME = math.log(1 + 4)
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
+REASON_BONUS = 0.3  # asked "why …", a line in a section titled "Why …" outranks one that only restates it
 MEANS_BONUS = 0.3  # asked "how can I …", a line that offers a way ("you can …", "use …") outranks a history of it
 COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an answer
 # share of them the best line must say itself for a quote to be the answer before the local model is asked: half.
@@ -201,13 +202,20 @@ def key_terms(question: str) -> set[str]:
 def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float]:
     """How fully `text` holds each asked term: a Chinese word however jieba split it here counts whole, only a
     piece of it (默认 for 默认值) half; a hyphenated word whole when the text writes its parts ("developer-induced"
-    in "human (developer) induced errors")."""
+    in "human (developer) induced errors"); two asked words the text writes as one ("plain text": "plaintext")."""
     credit: dict[str, float] = {}
     for t in asked:
         if t in found or (has_cjk(t) and t in text) or _parts_held(t, found):
             credit[t] = 1.0
         elif has_cjk(t) and any(len(p) > 1 and p != t and p in text for p in tokenize(t)):
             credit[t] = 0.5
+    missing = [t for t in asked if t not in credit and t.isascii() and t.isalpha()]
+    if len(missing) > 1:
+        lowered = text.lower()
+        for a in missing:  # "plain text" held by "plaintext", "web socket" by "WebSocket": one word, two terms
+            for b in missing:
+                if a != b and re.search(rf"\b{a}{b}", lowered):
+                    credit[a] = credit[b] = 1.0
     return credit
 
 
@@ -301,7 +309,9 @@ def rank(
         unit.coverage, unit.own = coverage, own
         itself = sum(weight[t] * said.get(t, 0.0) for t in comparable) / total
         unit.score = coverage + SAID * itself + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
-        restates = not (yes_no or why) and _restates(unit, asked_words, question)
+        # "… use the command:" with the command below it says what the question does not: the command
+        leads_to_command = unit.text.rstrip().endswith((":", "：")) and bool(commands_after(unit, sources[index]))
+        restates = not (yes_no or why or leads_to_command) and _restates(unit, asked_words, question)
         if restates:
             unit.score -= RESTATES
         elif (
@@ -310,6 +320,8 @@ def rank(
             and (not unit.text.rstrip().endswith((":", "：")) or _new_code(unit.text, question))
         ):  # a line introducing an example offers a way when it names the code to use
             unit.score += MEANS_BONUS
+        if why and under_why_heading(unit):  # "Why should I hash passwords?": the "Why use password hashing" section
+            unit.score += REASON_BONUS
         if what_is and _defines(unit.text, asked):
             unit.score += DEFINES_BONUS
         if kind is None and asks_which and unit.label and unit.label.lower() not in lowered:
@@ -320,7 +332,7 @@ def rank(
             named = (
                 bool(given)
                 or bool(unit.note)
-                or (kind in _COMMANDS and unit.text.startswith("$ "))  # a console line is a command
+                or (kind in _COMMANDS and (unit.text.startswith("$ ") or leads_to_command))  # a console line
                 or _names_kind_in_question_words(unit.text, question, kind)
             )
             if named:
@@ -447,9 +459,9 @@ def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sent
 
 
 def _with_list(unit: Unit, evidence: Evidence) -> str:
-    """A line that introduces a list ("… can come from:") quoted with the list, as a list: alone it says only
-    that there is one."""
-    items = list_after(unit, evidence)
+    """A line that introduces a list ("… can come from:") or a command ("… use the command:") quoted with it, as
+    a list: alone it says only that there is one."""
+    items = list_after(unit, evidence) or commands_after(unit, evidence)
     return "\n".join([unit.text, *(f"- {item}" for item in items)])
 
 

@@ -27,8 +27,17 @@ _FOLLOWS_FROM = re.compile(
 )
 
 
+# a section titled as a reason ("Why use password hashing", "为什么使用…")
+_WHY_HEADING = re.compile(r"(?:^|\s)Why\s|为什么|为何")
+
+
 def asks_why(question: str) -> bool:
     return bool(_WHY.search(question))
+
+
+def under_why_heading(unit: Unit) -> bool:
+    """The unit sits in a section whose title asks why: its lines are the reason the page gives."""
+    return bool(unit.heading and _WHY_HEADING.search(unit.heading))
 
 
 def reason_beside(unit: Unit, units: list[Unit]) -> Unit | None:
