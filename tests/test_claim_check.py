@@ -734,3 +734,29 @@ def test_a_sentence_that_denies_something_needs_lines_that_deny_something(monkey
     assert _check([denied], question, "The author did not spend a month on the specs for OpenAPI [1].").supported
     monkeypatch.setattr(claims, "NEGATES", re.compile(r"(?!x)x"))
     assert _check([SPEC_STUDY], question, denial).supported
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["same_language_page", "control_cited_source_first"])
+def test_an_english_sentence_is_cited_to_the_english_page_when_its_translation_says_it_alike(monkeypatch, rule):
+    """dev15 t1510 with the model: "… is [encode/broadcaster] [1]" was cited to the Chinese translation of the
+    line (the source the model named first); the English page states it in the same line."""
+    zh = _evidence(
+        "如果您需要与 FastAPI 集成更简单但更健壮的方案，支持 Redis、PostgreSQL 或其他，请查看 "
+        "[encode/broadcaster](https://github.com/encode/broadcaster)。",
+        "zh/docs/advanced/websockets.md", 177,
+    )  # fmt: skip
+    en = _evidence(
+        "If you need something easy to integrate with FastAPI but that is more robust, supported by Redis, "
+        "PostgreSQL or others, check [encode/broadcaster](https://github.com/encode/broadcaster).",
+        "en/docs/advanced/websockets.md", 177,
+    )  # fmt: skip
+    if not rule:  # the control: the sentence read as a Chinese one, the Chinese page is its language's
+        monkeypatch.setattr(claims, "has_cjk", lambda text: True)
+    claim = _check(
+        [zh, en],
+        "Which project is suggested for broadcasting WebSocket messages backed by Redis or PostgreSQL?",
+        "The project suggested for broadcasting WebSocket messages backed by Redis or PostgreSQL is "
+        "[encode/broadcaster] [1].",
+    )
+    assert claim.supported
+    assert claim.citations[0].startswith("en/" if rule else "zh/")

@@ -82,6 +82,40 @@ def test_a_plainly_simple_question_reads_the_ranked_lines_once(settings, tmp_pat
     assert (prompt.count("Defaults to `600`"), prompt.count("<source id=")) == ((1, 1) if mode == "ranked" else (5, 5))
 
 
+@pytest.mark.parametrize(
+    ("question", "ranked"),
+    [
+        ("What does max_age default to in CORSMiddleware?", True),
+        ("What does the setting that CORSMiddleware caches preflight responses for default to?", False),
+    ],
+    ids=["one_lookup_ranked", "bridge_shape_windows"],
+)
+def test_auto_reads_the_ranked_lines_unless_the_question_is_shaped_like_a_multi_hop_one(
+    settings, tmp_path, question, ranked
+):
+    """'auto' (the default): the ranked lines hold the question's words; a question that reaches its answer
+    through a relative clause or a possessive needs the lines around them too (7 of 47 multi-hop answers were
+    lost to the ranked prompt, stop 38)."""
+    for i in range(6):
+        write(tmp_path / "docs" / f"cors{i}.md", CORS.replace("# CORS", f"# CORS {i}"))
+    settings.simple_prompt, settings.simple_max_sources = "auto", 5
+    script = ByRole(route=route(), synth="`max_age` defaults to `600` [1].")
+    with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
+        engine.answer_query(question)
+        prompt = engine.llms().main.prompts[-1][-1]["content"]
+    assert (prompt.count("<source id=") == 1) is ranked
+
+
+def test_the_shape_of_a_multi_hop_question():
+    from kb_agent.agent.step_rules import has_bridge_shape
+
+    assert has_bridge_shape("In which city is the university that runs Toad Hall located?")
+    assert has_bridge_shape("Where is the publisher of The Orange Eats Creeps based?")
+    assert has_bridge_shape("What was the first single on Big Boi's album?")
+    assert not has_bridge_shape("What does max_age default to in CORSMiddleware?")
+    assert not has_bridge_shape("Which command generates a secure random secret key?")
+
+
 def test_the_windows_leave_out_blank_lines_and_the_tag_its_line_range():
     """On a CPU each prompt token is time before the first word: a blank line ("121| ") says nothing, and every
     line carries its own number, so the tag's range repeats it. The numbers keep the gap visible; "…" marks

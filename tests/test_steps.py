@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from tests.conftest import HashEmbedder, write
 
-from kb_agent.agent.step_rules import decompose, substitute
+from kb_agent.agent.step_rules import decompose, has_bridge_shape, substitute
 from kb_agent.agent.steps import bridge_candidates
 from kb_agent.config import Settings
 from kb_agent.engine import Engine
@@ -125,6 +125,23 @@ def test_step_plans_of_relations_clauses_and_nested_bridges(question, steps):
 def test_no_step_is_split_off_where_the_shape_does_not_ask_for_one(question, first):
     plan = decompose(question)
     assert plan is not None and plan.steps[0] == first and len(plan.steps) == 2
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What happens if a client sends an extra query parameter when extra fields are forbidden?",
+        "How does FastAPI name the keys of the body when a path operation has two body parameters?",
+    ],
+)
+def test_a_when_clause_after_a_noun_that_is_no_time_is_a_condition_not_a_step(question):
+    """dev10: both were split into "the body when a path operation has …" and a second step on its "answer"
+    ("Recap"): three model calls and 20-40 s for a one-lookup question. "the year when …" still is a step."""
+    plan = decompose(question)
+    assert plan is None or plan.rule == "bridge_entity"  # the fallback a weak first hop may run, no clause split
+    assert not has_bridge_shape(question)
+    plan = decompose("Who won the election in the year when the Berlin Wall fell?")
+    assert plan is not None and plan.steps[0] == "the year when the Berlin Wall fell"
 
 
 def test_a_role_of_a_name_that_asks_nothing_more_gets_no_step():

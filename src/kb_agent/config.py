@@ -176,12 +176,13 @@ class Settings(BaseSettings):
     simple_source_chars: int = Field(
         default=450, ge=100, description="Characters of each source in a plainly simple question's prompt."
     )
-    simple_prompt: Literal["ranked", "windows"] = Field(
-        default="windows",
+    simple_prompt: Literal["auto", "ranked", "windows"] = Field(
+        default="auto",
         description="What a plainly simple question's prompt shows: windows around the question's terms in the "
         "first sources ('windows'), or the extractive ranker's best lines, each with its neighbours ('ranked': "
         "0.7-0.8x the first token's time, equal answers on one-lookup sets, but it loses multi-hop answers; "
-        "docs/benchmarks.md, stop 38).",
+        "docs/benchmarks.md, stop 38); 'auto': ranked, but windows for a question shaped like a multi-hop one "
+        "(a relative clause, a possessive, 'the publisher of <name>'; stop 39).",
     )
     quote_first: Literal["auto", "always", "never"] = Field(
         default="auto",

@@ -196,9 +196,11 @@ class ClaimChecker:
                     # all it can hold; where the sentence writes it as code, lines that write it as code (the
                     # parameter `embed`, not "embed the body"); in the fewest lines, a statement rather than the
                     # heading above it; on a tie, the lines that also say what the sentence repeats from the
-                    # question ("add … project")
+                    # question ("add … project"); then the page in the sentence's language (an English sentence
+                    # cited to the Chinese translation of the line it restates sends the reader to the wrong page)
                     as_code = self._as_code(index, start, end, held & on_lines) if held & on_lines else 0
-                    key = (len(held), as_code, -(end - start), covered, echoed, statement, -rank)
+                    same = self._lines[index].zh == zh
+                    key = (len(held), as_code, -(end - start), covered, echoed, statement, same, -rank)
                     if held and (best is None or key > best[0]):
                         best = (key, (index, start, end), held)
             if best is None:

@@ -104,6 +104,26 @@ def decompose(question: str) -> StepPlan | None:
     return _nested(plan) if plan and plan.rule != "bridge_entity" else plan
 
 
+def has_bridge_shape(question: str) -> bool:
+    """The question reaches its answer through something it only describes: a relative clause ("the university
+    that runs Toad Hall"), a possessive ("Big Boi's album"), a relation of a name ("the publisher of The Orange
+    Eats Creeps"). The lines that say the question's words are then not the lines that state the answer."""
+    return bool(_relative_clauses(question) or _POSSESSIVE.search(question) or _OF_ONE.search(question))
+
+
+# "when" relates a clause to a noun of time only ("the year when …"); after any other noun it says under what
+# condition ("the body when a path operation has two body parameters"): one lookup, not a chain
+_TIME_NOUNS = frozenset("year years day days date time times period era season month decade century week night".split())
+
+
+def _relative_clauses(text: str) -> list[re.Match]:
+    return [
+        m
+        for m in _RELATIVE.finditer(text)
+        if m.group("rel").lower() != "when" or m.group("np").split()[-1].lower() in _TIME_NOUNS
+    ]
+
+
 def is_comparison(question: str) -> bool:
     """ "Is A or B better?", "both", "earlier": two lookups compared, not a chain (no steps by rule)."""
     return bool(_COMPARISON.search(question))
@@ -123,7 +143,7 @@ def _two_steps(text: str) -> StepPlan | None:
         outer = text[: role.start()] + "#1" + text[role.end() :]
         if _asks_more(outer):  # "Who is the spouse of #1?", not "Who is #1?"
             return StepPlan([f"the {role.group('role')} of {role.group('owner')}", outer], "name_role")
-    for match in _RELATIVE.finditer(text):
+    for match in _relative_clauses(text):
         before = text[: match.start()].strip()
         if _ASKED_HEAD.match(before) and len(before.split()) <= 2:
             continue  # "which city is the band that ...": the clause names the band, the band is asked

@@ -23,6 +23,7 @@ from kb_agent.agent.prompt_sources import ranked_sources, render_sources
 from kb_agent.agent.rules import FILE_QUESTION_WORDS, asks_identity, small_talk_reply
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
+from kb_agent.agent.step_rules import has_bridge_shape
 from kb_agent.agent.vocabulary import unknown_terms
 from kb_agent.governance.errors import Unavailable
 from kb_agent.llm.base import LLMError
@@ -52,12 +53,13 @@ _FOOTER_LINE = re.compile(r"^(?:\*\*)?(?:references|sources|参考(?:资料|文�
 
 def _prompt_sources(ctx: AgentContext, state: AgentState, sources: list[Evidence], query: str) -> str:
     """A plainly simple question is answered from the lines the extractive ranker found best (or fewer,
-    narrower windows): on a CPU the prompt's length is the answer's latency. The whole selection still serves
-    the claim check and the extractive fallback."""
+    narrower windows): on a CPU the prompt's length is the answer's latency. 'auto': the windows where the
+    question's shape says its answer is a hop away (the ranked lines hold its words, not the second hop's fact).
+    The whole selection still serves the claim check and the extractive fallback."""
     settings = ctx.settings
     if state.get("route", {}).get("complexity") != "simple":
         return render_sources(sources, settings.source_max_chars, query)
-    if settings.simple_prompt == "ranked":
+    if settings.simple_prompt == "ranked" or (settings.simple_prompt == "auto" and not has_bridge_shape(query)):
         ranked = rank(query, sources, ctx.embed, ctx.term_weights)
         if rendered := ranked_sources(sources, ranked, settings.ranked_prompt_chars):
             return rendered
