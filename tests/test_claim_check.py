@@ -760,3 +760,27 @@ def test_an_english_sentence_is_cited_to_the_english_page_when_its_translation_s
     )
     assert claim.supported
     assert claim.citations[0].startswith("en/" if rule else "zh/")
+
+
+VERSIONS = _evidence(
+    "## Pin your `fastapi` version { #pin-your-fastapi-version }\n\n"
+    'The first thing you should do is to "pin" the version of **FastAPI** you are using.\n\n'
+    "For example, let's say you are using version `0.112.0` in your app.",
+    "en/docs/deployment/versions.md",
+    11,
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["owner_must_be_named", "control_no_rule"])
+def test_a_version_number_is_held_only_for_the_name_the_lines_give_it(monkeypatch, rule):
+    """dev14 u1404 with the model: "The minimum version of uv that FastAPI requires is 0.112.0" was kept,
+    cited to the lines pinning FastAPI's version - the number is there, uv is not."""
+    if not rule:
+        monkeypatch.setattr(ClaimChecker, "_version_owner_held", lambda self, sentence, spans: True)
+    question = "Which minimum version of uv does FastAPI require?"
+    false = _check([VERSIONS], question, "The minimum version of uv that FastAPI requires is 0.112.0 [1].")
+    assert false.supported is not rule
+    true = _check([VERSIONS], question, "You could pin the version of FastAPI to 0.112.0 [1].")
+    assert true.supported  # the heading and the line name FastAPI
+    generic = _check([VERSIONS], question, "For example, you could use the exact version 0.112.0 [1].")
+    assert generic.supported  # "the exact version" names no one

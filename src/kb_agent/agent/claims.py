@@ -84,6 +84,17 @@ CONTEXT_WORDS = 4  # the sentence's words this close to a value (same clause) mu
 _CLAUSE = re.compile(r"[,;:，；：、。]|\b(?:and|or|but|while)\b|和|以及|而")
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # an identifier written as code: `Body`, `fastapi.FastAPI`
 _LEAD = re.compile(r"[\s*_\"'(\[]*([A-Z][a-z]+[A-Za-z0-9]*)\b(?![.\w-]*`)")
+# "the version of uv", "uv's version", "Python 3.10": a version number and the name it belongs to
+_VERSION_NUMBER = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)*(?![\w.]*\w)")
+_VERSION_OF = re.compile(r"\bversions?\s+of\s+(?:the\s+)?(?P<name>`?[A-Za-z][\w.+-]*`?)")
+_NAME_VERSION = re.compile(r"(?P<name>`?[A-Za-z][\w.+-]*`?)(?:'s)?\s+versions?\b")
+# words before "version" that name no owner: "the minimum version of …", "a newer version"
+_NOT_OWNERS = frozenset(
+    "the a an this that which what any every each its their your our minimum maximum latest current new newer "
+    "older old specific exact required first last next previous earlier later stable same different major "
+    "minor patch supported recommended pinned particular given".split()
+)
+OWNER_LINES = 2  # lines around a cited span that may name what its version number belongs to
 SECTION_LINES = 30  # a name the question gave may be introduced this far above or below, on the same page
 
 
@@ -134,6 +145,8 @@ class ClaimChecker:
             spans = []  # "FastAPI 的作者没有研究过 OpenAPI 规范" cited to lines that deny nothing
         if spans and not self._code_case_held(sentence.text, spans):
             spans = []
+        if spans and not self._version_owner_held(sentence.text, spans):
+            spans = []  # "The minimum version of uv … is 0.112.0" cited to the lines pinning FastAPI's version
         if not spans:
             return Claim(sentence.text, False)
         subjects = self._subjects(sentence.text)
@@ -457,6 +470,26 @@ class ClaimChecker:
             raw += [text[k] for k in {*cited, *(f for k in cited for f in lines.frames[k])}]
         held = " ".join(raw)
         return all(re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", held) for name in names)
+
+    def _version_owner_held(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
+        """A version number the sentence gives a name ("the version of uv", "Python 3.10") is that name's: the
+        cited lines, the lines within OWNER_LINES of them, their headings or their page's title must say the
+        name. The lines pinning FastAPI's `0.112.0` state no version of uv."""
+        owner = _VERSION_OF.search(sentence) or _NAME_VERSION.search(sentence)
+        if owner is None or not _VERSION_NUMBER.search(sentence):
+            return True
+        name = owner.group("name").strip("`").lower()
+        if name in _NOT_OWNERS:
+            return True
+        said = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.I)
+        for index, start, end in spans:
+            e, lines = self.sources[index], self._lines[index]
+            near = [k for k, n in enumerate(lines.numbers) if start - OWNER_LINES <= n <= end + OWNER_LINES]
+            framing = {f for k in near for f in lines.frames[k]}
+            text = " ".join([e.title, *e.heading_path, *(self._raw[index][k] for k in {*near, *framing})])
+            if said.search(text):
+                return True
+        return False
 
     def _changes_a_unit(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
         """A number the sentence reads in one unit that the cited lines state only in another: "keeps messages
