@@ -490,6 +490,8 @@ def test_asked_for_one_products_version_another_products_version_is_no_answer(mo
     from kb_agent.agent import extractive
 
     monkeypatch.setattr(extractive, "_foreign_versions", lambda text, question: text)  # control: the rule off
+    # (and the asked owner's name near the line, a second guard since stop 39, off too)
+    monkeypatch.setattr(extractive, "version_owner", lambda text: None)
     assert extractive_sentences("Which FastAPI version removed support for query parameter models?", notes)
 
 
@@ -678,3 +680,24 @@ def test_a_sentence_broken_by_its_example_is_quoted_with_a_gap_and_cited_across_
         answer.add(sentence)
     assert "with: … that would mean" in answer.body
     assert (answer.citations[0]["start_line"], answer.citations[0]["end_line"]) == (17, 23)
+
+
+VERSIONS_PAGE = """## Pin your `fastapi` version { #pin-your-fastapi-version }
+
+For example, let's say you are using version `0.112.0` in your app.
+
+If you use a `requirements.txt` file you could specify the version with `fastapi[standard]==0.112.0`.
+"""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["owner_named", "control_any_version"])
+def test_asked_the_version_of_a_name_a_version_of_something_else_is_no_answer(monkeypatch, rule):
+    """dev14 u1404 (Which minimum version of uv does FastAPI require?) quoted the lines pinning FastAPI's
+    `0.112.0`: a version, of FastAPI. Asked FastAPI's version, the same lines answer."""
+    from kb_agent.agent import extractive
+
+    if not rule:
+        monkeypatch.setattr(extractive, "version_owner", lambda text: None)
+    source = _evidence(VERSIONS_PAGE, "en/docs/deployment/versions.md", ["About FastAPI versions"], 11)
+    assert bool(_answer("Which minimum version of uv does FastAPI require?", [source])) is not rule
+    assert "0.112.0" in _answer("Which version of FastAPI does the example pin?", [source])

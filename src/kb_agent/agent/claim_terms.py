@@ -152,3 +152,27 @@ _NUMBER_UNIT = re.compile(
 def number_units(text: str) -> set[tuple[str, str]]:
     """(number, unit) pairs a text states: "15 秒" -> ("15", "s"), "600 seconds" -> ("600", "s")."""
     return {(m.group(1), _UNIT_OF[m.group(2).lower()]) for m in _NUMBER_UNIT.finditer(text)}
+
+
+# "the version of uv", "uv's version", "Python 3.10": a version number and the name it belongs to
+VERSION_NUMBER = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)*(?![\w.]*\w)")
+_VERSION_OF = re.compile(r"\bversions?\s+of\s+(?:the\s+)?(?P<name>`?[A-Za-z][\w.+-]*`?)")
+_NAME_VERSION = re.compile(r"(?P<name>`?[A-Za-z][\w.+-]*`?)(?:'s)?\s+versions?\b")
+# words before "version" that name no owner: "the minimum version of …", "a newer version"
+_NOT_OWNERS = frozenset(
+    "the a an this that which what any every each its their your our minimum maximum latest current new newer "
+    "older old specific exact required first last next previous earlier later stable same different major "
+    "minor patch supported recommended pinned particular given".split()
+)
+
+
+def version_owner(text: str) -> str | None:
+    """The name a version is said to be of ("the version of uv", "Python version"), lower-cased; None when the
+    text names none ("the minimum version")."""
+    owner = _VERSION_OF.search(text) or _NAME_VERSION.search(text)
+    name = owner.group("name").strip("`").lower() if owner else None
+    return None if name is None or name in _NOT_OWNERS else name
+
+
+def names_word(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I) is not None

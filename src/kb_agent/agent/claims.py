@@ -27,14 +27,17 @@ from kb_agent.agent.claim_terms import (
     IDENT,
     NEGATES,
     TELLS_AN_END,
+    VERSION_NUMBER,
     checkable,
     code_items,
     content_terms,
     holds,
     is_value,
+    names_word,
     normalise,
     number_units,
     shown,
+    version_owner,
 )
 from kb_agent.agent.evidence_lines import (
     TERM_FLOOR,
@@ -84,16 +87,6 @@ CONTEXT_WORDS = 4  # the sentence's words this close to a value (same clause) mu
 _CLAUSE = re.compile(r"[,;:，；：、。]|\b(?:and|or|but|while)\b|和|以及|而")
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # an identifier written as code: `Body`, `fastapi.FastAPI`
 _LEAD = re.compile(r"[\s*_\"'(\[]*([A-Z][a-z]+[A-Za-z0-9]*)\b(?![.\w-]*`)")
-# "the version of uv", "uv's version", "Python 3.10": a version number and the name it belongs to
-_VERSION_NUMBER = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)*(?![\w.]*\w)")
-_VERSION_OF = re.compile(r"\bversions?\s+of\s+(?:the\s+)?(?P<name>`?[A-Za-z][\w.+-]*`?)")
-_NAME_VERSION = re.compile(r"(?P<name>`?[A-Za-z][\w.+-]*`?)(?:'s)?\s+versions?\b")
-# words before "version" that name no owner: "the minimum version of …", "a newer version"
-_NOT_OWNERS = frozenset(
-    "the a an this that which what any every each its their your our minimum maximum latest current new newer "
-    "older old specific exact required first last next previous earlier later stable same different major "
-    "minor patch supported recommended pinned particular given".split()
-)
 OWNER_LINES = 2  # lines around a cited span that may name what its version number belongs to
 SECTION_LINES = 30  # a name the question gave may be introduced this far above or below, on the same page
 
@@ -475,19 +468,16 @@ class ClaimChecker:
         """A version number the sentence gives a name ("the version of uv", "Python 3.10") is that name's: the
         cited lines, the lines within OWNER_LINES of them, their headings or their page's title must say the
         name. The lines pinning FastAPI's `0.112.0` state no version of uv."""
-        owner = _VERSION_OF.search(sentence) or _NAME_VERSION.search(sentence)
-        if owner is None or not _VERSION_NUMBER.search(sentence):
+        name = version_owner(sentence)
+        if name is None or not VERSION_NUMBER.search(sentence):
             return True
-        name = owner.group("name").strip("`").lower()
-        if name in _NOT_OWNERS:
-            return True
-        said = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.I)
         for index, start, end in spans:
             e, lines = self.sources[index], self._lines[index]
             near = [k for k, n in enumerate(lines.numbers) if start - OWNER_LINES <= n <= end + OWNER_LINES]
             framing = {f for k in near for f in lines.frames[k]}
-            text = " ".join([e.title, *e.heading_path, *(self._raw[index][k] for k in {*near, *framing})])
-            if said.search(text):
+            if names_word(
+                " ".join([e.title, *e.heading_path, *(self._raw[index][k] for k in {*near, *framing})]), name
+            ):
                 return True
         return False
 

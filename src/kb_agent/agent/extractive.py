@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable
 
-from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END
+from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END, names_word, version_owner
 from kb_agent.agent.evidence_units import LINK_TARGET, Unit, commands_after, list_after, terms, units_of
 from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
 from kb_agent.agent.reasons import antecedent, asks_why, reason_beside, under_why_heading
@@ -266,6 +266,8 @@ def rank(
     kind = asked_kind(question)
     plural = kind is not None and bool(re.search(rf"\b{kind}(?:s|es)\b|哪些", question, re.I))
     must_hold = [_ANSWER_TYPES[i][1] for i in asked_types(question)]
+    # asked the version of a name ("Which minimum version of uv …?"): a version of something else is no answer
+    owner = version_owner(question) if 0 in asked_types(question) else None
     means = bool(_ASKS_MEANS.search(question))
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why = bool(_YES_NO.search(question)), asks_why(question)
@@ -278,6 +280,7 @@ def rank(
     # the names of the kind asked for that each line gives and the question does not, read once
     named_by = [new_names(u.text, question, kind) if kind is not None else set() for _, u in all_units]
     everywhere = _subject_names(named_by, weights)
+    everywhere_lower = {n.lower() for n in everywhere}
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
     contexts = [term_credits(terms(f"{e.title} {e.path} {e.text}"), f"{e.title} {e.text}", asked) for e in sources]
     # the lines of a section share its headings: each heading path is read once
@@ -291,6 +294,12 @@ def rank(
         stated = _REFERENCES.sub("", _foreign_versions(LINK_TARGET.sub("", unit.text), question))
         if any(not shape.search(stated) for shape in must_hold):
             continue  # asked for a version / a number / an address, and this line has none
+        if (
+            owner
+            and owner not in everywhere_lower
+            and not _names_near(owner, unit, source_lines[index], sources[index])
+        ):
+            continue  # FastAPI's `0.112.0` pinned, asked uv's minimum version
         if not asks_history and _CHANGELOG_ENTRY.search(_line_of(source_lines[index], unit)):
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
         said = term_credits(unit.terms, unit.text, asked)
@@ -353,6 +362,15 @@ def rank(
             unit.score += 0.5 * float(similarity)
         found = sorted(top, key=lambda u: -u.score) + found[12:]
     return found
+
+
+OWNER_LINES = 2  # lines around a line giving a version that may name what the version is of
+
+
+def _names_near(name: str, unit: Unit, lines: list[str], e: Evidence) -> bool:
+    """The line, OWNER_LINES around it, its headings or its page's title say `name`."""
+    near = lines[max(0, unit.line - OWNER_LINES) : unit.line + OWNER_LINES + 1]
+    return names_word(" ".join([e.title, unit.heading or "", *near]), name)
 
 
 def _subject_names(named_by: list[set[str]], weights: Weights | None) -> set[str]:
