@@ -784,3 +784,15 @@ def test_a_version_number_is_held_only_for_the_name_the_lines_give_it(monkeypatc
     assert true.supported  # the heading and the line name FastAPI
     generic = _check([VERSIONS], question, "For example, you could use the exact version 0.112.0 [1].")
     assert generic.supported  # "the exact version" names no one
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["anchor_is_no_statement", "control_anchor_read"])
+def test_a_headings_anchor_states_nothing(monkeypatch, rule):
+    """Stop 39, fq25 with the model: "… is Pydantic-settings [1]" was cited to "## Pydantic `Settings`
+    { #pydantic-settings }", whose anchor is a link target, not words the page states."""
+    if not rule:
+        monkeypatch.setattr(evidence_lines, "HEADING_ANCHOR", re.compile(r"(?!)"))
+    text = "## Pydantic `Settings` { #pydantic-settings }\n\nSettings come from the environment."
+    heading = _evidence(text, "s.md", 25)
+    claim = _check([heading], "Which package reads settings?", "Pydantic-settings provides the settings [1].")
+    assert claim.supported is not rule

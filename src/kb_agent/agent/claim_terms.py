@@ -176,3 +176,7 @@ def version_owner(text: str) -> str | None:
 
 def names_word(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I) is not None
+
+
+# a heading's anchor ("## Pydantic `Settings` { #pydantic-settings }"): a link target, not words the page states
+HEADING_ANCHOR = re.compile(r"\s*\{\s*#[^}]*\}")

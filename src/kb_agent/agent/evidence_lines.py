@@ -7,7 +7,7 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from kb_agent.agent.claim_terms import CODE, content_terms, holds, normalise
+from kb_agent.agent.claim_terms import CODE, HEADING_ANCHOR, content_terms, holds, normalise
 from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence
 
@@ -97,14 +97,14 @@ def index_lines(e: Evidence) -> EvidenceLines:
     raw = e.text.split("\n")
     # a record: all of it is one cited line
     numbers = [e.start_line] * len(raw) if e.is_record else list(range(e.start_line, e.end_line + 1))
-    whole = normalise(" ".join([e.title, e.path, *raw]))
+    whole = normalise(HEADING_ANCHOR.sub("", " ".join([e.title, e.path, *raw])))
     framing = frames(raw)
     return EvidenceLines(
         numbers,
-        [normalise(line) for line in raw],
+        [normalise(HEADING_ANCHOR.sub("", line)) for line in raw],  # "{ #pydantic-settings }" states nothing
         whole,
         content_terms(" ".join([e.title, e.text.replace("`", "")])),
-        [content_terms(line.replace("`", "")) for line in raw],  # "`g`reater than or `e`qual": greater
+        [content_terms(HEADING_ANCHOR.sub("", line).replace("`", "")) for line in raw],  # "`g`reater": greater
         has_cjk(e.text),
         content_terms(f"{e.title} {e.path.replace('/', ' ').replace('-', ' ')}"),
         framing,
