@@ -11,6 +11,7 @@ from kb_agent.agent.extractive import extractive_sentences, term_credits
 from kb_agent.agent.sentences import Sentence
 from kb_agent.text.tokenize import tokenize
 from kb_agent.tools.base import Evidence
+from test_extractive import _evidence
 
 SECRET = """Create a random secret key that will be used to sign the JWT tokens.
 
@@ -33,14 +34,6 @@ HASHING = """### Why use password hashing { #why-use-password-hashing }
 
 If your database is stolen, the thief won't have your users' plaintext passwords, only the hashes."""
 STORE = "You would also **hash** the values of the passwords before storing them, **never store them in plain text**."
-
-
-def _evidence(text: str, path: str, headings: list[str], start: int = 1) -> Evidence:
-    lines = text.rstrip("\n").split("\n")
-    return Evidence(
-        source=path, path=path, start_line=start, end_line=start + len(lines) - 1, text="\n".join(lines),
-        heading_path=headings,
-    )  # fmt: skip
 
 
 def _even(asked: set[str]) -> dict[str, float]:
