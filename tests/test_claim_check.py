@@ -796,3 +796,36 @@ def test_a_headings_anchor_states_nothing(monkeypatch, rule):
     heading = _evidence(text, "s.md", 25)
     claim = _check([heading], "Which package reads settings?", "Pydantic-settings provides the settings [1].")
     assert claim.supported is not rule
+
+
+TIMES_EN = """* `datetime.time`:
+    * A Python `datetime.time`.
+    * In requests and responses will be represented as a `str` in ISO 8601 format, like: `14:23:55.003`.
+* `datetime.timedelta`:
+    * A Python `datetime.timedelta`.
+    * In requests and responses will be represented as a `float` of total seconds."""
+TIMES_ZH = """* `datetime.time`:
+    * 一个 Python `datetime.time`.
+    * 在请求和响应中将表示为 ISO 8601 格式的 `str` ，比如:  `14:23:55.003`.
+* `datetime.timedelta`:
+    * 一个 Python `datetime.timedelta`.
+    * 在请求和响应中将表示为 `float` 代表总秒数。"""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["retry_same_language", "control_any_language"])
+def test_a_premise_the_english_page_fails_is_not_held_by_its_translation(monkeypatch, rule):
+    """check-set ck04 with the model: "A datetime.timedelta is represented as a float of total seconds …" was
+    cited to the English list header "* `datetime.timedelta`:", which failed the premise check (the sibling
+    items say "represented" more), and the retry took the Chinese header, where the words cannot be compared."""
+    if not rule:
+        monkeypatch.setattr(ClaimChecker, "_retry_order", lambda self, sentence, order, used: [
+            i for i in order if i not in used
+        ])  # fmt: skip
+    en = _evidence(TIMES_EN, "en/docs/tutorial/extra-data-types.md", 33)
+    zh = _evidence(TIMES_ZH, "zh/docs/tutorial/extra-data-types.md", 33)
+    claim = _check(
+        [en, zh],
+        "How is a datetime.timedelta represented in requests and responses?",
+        "A datetime.timedelta is represented as a float of total seconds in requests and responses [1].",
+    )
+    assert any(c.startswith("zh/") for c in claim.citations) is not rule

@@ -123,8 +123,7 @@ class ClaimChecker:
             for _ in range(PREMISE_RETRIES):  # the value is also in a warning elsewhere: try the next sources
                 if not spans or self._premise_held(sentence.text, named - items, spans):
                     break
-                used = {index for index, _, _ in spans}
-                order = [i for i in order if i not in used]
+                order = self._retry_order(sentence.text, order, {index for index, _, _ in spans})
                 spans = self._cover(items | restated_values, terms, sentence.text, order, lead)
             else:
                 spans = []
@@ -145,6 +144,13 @@ class ClaimChecker:
         subjects = self._subjects(sentence.text)
         framed = [framed for span in spans for framed in self._with_frame(subjects, span)]
         return self._claim(sentence.text, self._showing(as_code, framed))
+
+    def _retry_order(self, sentence: str, order: list[int], used: set[int]) -> list[int]:
+        """The sources a premise retry reads: the rest, but no translation once a page in the sentence's own
+        language failed - there the question's words cannot be compared, so the premise would pass unread."""
+        zh = has_cjk(sentence)
+        own_failed = any(self._lines[i].zh == zh for i in used)
+        return [i for i in order if i not in used and not (own_failed and self._lines[i].zh != zh)]
 
     def _showing(self, values: AbstractSet[str], spans: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
         """Spans widened, within WINDOW_LINES, to a nearby line of their item that shows a value or code the
