@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import HashEmbedder, write
-from kb_agent.agent import evidence_units
+from kb_agent.agent import evidence_units, question_terms
 from kb_agent.agent.claim_terms import checkable
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
@@ -277,7 +277,7 @@ def test_a_two_character_word_jieba_only_guessed_is_no_key_term(monkeypatch):
 
     assert "时用" not in extractive.key_terms("测试时用哪个属性覆盖依赖项？")
     assert {"测试", "属性", "覆盖", "依赖"} <= extractive.key_terms("测试时用哪个属性覆盖依赖项？")
-    monkeypatch.setattr(extractive, "guessed_word", lambda word: False)  # control
+    monkeypatch.setattr(question_terms, "guessed_word", lambda word: False)  # control
     assert "时用" in extractive.key_terms("测试时用哪个属性覆盖依赖项？")
 
 
@@ -297,7 +297,7 @@ def test_the_pronoun_one_is_no_key_term(monkeypatch):
     ]
     assert "one" not in extractive.key_terms(question)
     assert coverage.covers(question, sources)
-    monkeypatch.setattr(extractive, "_QUESTION_TERMS", extractive._QUESTION_TERMS - {"one"})  # control
+    monkeypatch.setattr(question_terms, "QUESTION_TERMS", question_terms.QUESTION_TERMS - {"one"})  # control
     assert "one" in extractive.key_terms(question)
     assert not coverage.covers(question, sources)
 
@@ -399,7 +399,7 @@ def test_a_particle_covers_nothing_and_a_size_asked_for_needs_a_number(monkeypat
     )])  # fmt: skip
     monkeypatch.setattr(extractive, "_ANSWER_TYPES", extractive._ANSWER_TYPES[::2])  # controls: no number shape,
     assert extractive_sentences("What is the maximum upload size?", [limit])
-    monkeypatch.setattr(extractive, "_QUESTION_TERMS", extractive._QUESTION_TERMS - {"up"})  # "up" a key term
+    monkeypatch.setattr(question_terms, "QUESTION_TERMS", question_terms.QUESTION_TERMS - {"up"})  # "up" a key term
     assert coverage.covers(question, [proxy], lambda asked: {t: weights.get(t, 2.0) for t in asked})
 
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from kb_agent.agent import evidence_units
+from kb_agent.agent import evidence_units, question_terms
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.tools.base import Evidence
@@ -525,7 +525,8 @@ def test_asked_what_kind_of_thing_something_is_the_line_defining_it_answers(monk
     from kb_agent.agent import extractive
 
     if not rule:
-        monkeypatch.setattr(extractive, "_KIND_OF", re.compile(r"(?!)"))
+        monkeypatch.setattr(extractive, "KIND_OF", re.compile(r"(?!)"))
+        monkeypatch.setattr(question_terms, "KIND_OF", re.compile(r"(?!)"))
     sources = [_evidence(UVICORN_ZH, "alternatives.md", ["Alternatives"], 463)]
     assert ("ASGI" in _answer("Uvicorn 是什么类型的服务器？", sources)) is rule
     if rule:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from kb_agent.agent import evidence_units, extractive
+from kb_agent.agent import evidence_units, extractive, question_terms
 from kb_agent.agent.citations import CheckedAnswer
-from kb_agent.agent.extractive import extractive_sentences, term_credits
+from kb_agent.agent.extractive import extractive_sentences
+from kb_agent.agent.question_terms import term_credits
 from kb_agent.agent.sentences import Sentence
 from kb_agent.text.tokenize import tokenize
 from kb_agent.tools.base import Evidence
@@ -105,4 +106,4 @@ def test_two_asked_words_the_text_writes_as_one_are_held():
 
 
 def test_a_pronoun_is_no_key_term():
-    assert "them" not in extractive.key_terms("Why should I hash passwords instead of storing them in plain text?")
+    assert "them" not in question_terms.key_terms("Why should I hash passwords instead of storing them in plain text?")

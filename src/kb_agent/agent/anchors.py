@@ -8,7 +8,7 @@ import re
 
 from kb_agent.agent.context import AgentContext
 from kb_agent.agent.coverage import NAMED
-from kb_agent.agent.extractive import key_terms
+from kb_agent.agent.question_terms import key_terms
 from kb_agent.agent.shape import question_shape
 from kb_agent.retrieval.exact import RARE, code_identifiers
 from kb_agent.text.tokenize import tokenize

@@ -10,16 +10,8 @@ import re
 from collections.abc import Callable
 
 from kb_agent.agent.evidence_units import Unit, terms
-from kb_agent.agent.extractive import (
-    COVERAGE,
-    Weights,
-    asked_types,
-    comparable_terms,
-    key_terms,
-    rank,
-    rarity,
-    term_credits,
-)
+from kb_agent.agent.extractive import COVERAGE, asked_types, rank
+from kb_agent.agent.question_terms import Weights, comparable_terms, key_terms, rarity, term_credits
 from kb_agent.text.tokenize import has_cjk, tokenize
 from kb_agent.tools.base import Evidence
 

@@ -7,7 +7,6 @@ and by what the question's shape asks for (a way, a definition, a name, a versio
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable
@@ -15,14 +14,20 @@ from collections.abc import Callable
 from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END, names_word, version_owner
 from kb_agent.agent.evidence_units import LINK_TARGET, Unit, commands_after, list_after, terms, units_of
 from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
+from kb_agent.agent.question_terms import (
+    KIND_OF,
+    QUESTION_TERMS,
+    Weights,
+    comparable_terms,
+    key_terms,
+    rarity,
+    term_credits,
+)
 from kb_agent.agent.reasons import antecedent, asks_why, reason_beside, under_why_heading
 from kb_agent.agent.rules import TICKET_RE
 from kb_agent.agent.sentences import Sentence
 from kb_agent.retrieval.exact import versioned_names
 from kb_agent.text.tokenize import (
-    FUNCTION_WORDS,
-    QUESTION_WORDS,
-    guessed_word,
     has_cjk,
     tokenize,
 )
@@ -47,17 +52,6 @@ QUOTE_OWN = 0.5
 Embed = Callable[[str, list[str]], list[float]]  # (question, texts) -> cosine similarities
 
 
-# words that shape a question without saying what it is about
-_FRAME = (
-    "mean means meaning purpose must need needs should would could might way ways used go goes get gets make "
-    "happen happens work works put one ones 意思 含义 用途 需要 应该 "  # "a different one": a pronoun
-    "up "  # "set up", "look up": a particle (a rare word in docs, it had covered "set up blue-green deployments")
-    "unlike besides except versus whereas instead rather apart aside "  # relating the subject to another
-    "thing things thingy stuff gizmo gadget knob doohickey "  # a placeholder for what the documents name
-    # the Chinese question words jieba keeps whole: "多少" is in no answer
-    "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔"  # 每隔多少秒: "how often"
-)
-_QUESTION_TERMS = frozenset(tokenize(" ".join([*QUESTION_WORDS, *FUNCTION_WORDS]) + " " + _FRAME))
 # a digit inside a name ("OAuth2", "tutorial003") is no number a line states
 _NUMBER = re.compile(
     r"(?<![A-Za-z_])\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
@@ -171,84 +165,6 @@ _DEFINES = re.compile(
 _FOR_THAT = re.compile(r"^(?:for (?:that|this|these|those)\b[^,，]{0,20}[,，]|为此|为了(?:这|那))", re.I)
 _COMMANDS = frozenset({"command", "命令"})
 _CODE_SPAN = re.compile(r"`([^`]+)`")
-_IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
-
-
-# "What kind of server is Uvicorn?", "Uvicorn 是什么类型的服务器？": the kind frames the question; "Uvicorn is a
-# lightning-fast ASGI server" answers it without the word
-_KIND_OF = re.compile(
-    r"\b(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\b|(?:什么|哪种|哪一种|哪类|哪一类)(?:类型|种类)", re.I
-)
-_KIND_WORDS = frozenset(tokenize("kind kinds type types sort sorts 类型 种类"))
-
-
-def key_terms(question: str) -> set[str]:
-    """The question's content words (what it asks about), without the words that only make it a question.
-    An identifier counts once: `max_age`, not also `max` and `age`."""
-    asked = terms(question) - _QUESTION_TERMS
-    if _KIND_OF.search(question):
-        asked -= _KIND_WORDS
-    parts: set[str] = set()
-    for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
-        analysed = tokenize(word)
-        parts |= set(analysed[1:]) - {analysed[0]} if analysed else set()
-    asked -= parts
-    # jieba's search mode also yields the pieces of a word (分布式 -> 分布, 布式): one word counts once
-    cjk = [t for t in asked if has_cjk(t)]
-    kept = {t for t in asked if not any(t != longer and t in longer for longer in cjk) and not guessed_word(t)}
-    return kept or asked
-
-
-def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float]:
-    """How fully `text` holds each asked term: a Chinese word however jieba split it here counts whole, only a
-    piece of it (默认 for 默认值) half; a hyphenated word whole when the text writes its parts ("developer-induced"
-    in "human (developer) induced errors"); two asked words the text writes as one ("plain text": "plaintext")."""
-    credit: dict[str, float] = {}
-    for t in asked:
-        if t in found or (has_cjk(t) and t in text) or _parts_held(t, found):
-            credit[t] = 1.0
-        elif has_cjk(t) and any(len(p) > 1 and p != t and p in text for p in tokenize(t)):
-            credit[t] = 0.5
-    missing = [t for t in asked if t not in credit and t.isascii() and t.isalpha()]
-    if len(missing) > 1:
-        lowered = text.lower()
-        for a in missing:  # "plain text" held by "plaintext", "web socket" by "WebSocket": one word, two terms
-            for b in missing:
-                if a != b and re.search(rf"\b{a}{b}", lowered):
-                    credit[a] = credit[b] = 1.0
-    return credit
-
-
-def _parts_held(term: str, found: set[str]) -> bool:
-    parts = _hyphen_parts(term) if "-" in term else ()
-    return len(parts) > 1 and set(parts) <= found
-
-
-@functools.lru_cache(maxsize=1024)
-def _hyphen_parts(term: str) -> tuple[str, ...]:
-    """A hyphenated term's parts, analysed once: `term_credits` asks for them for every line it reads."""
-    return tuple(tokenize(term.replace("-", " ")))
-
-
-def comparable_terms(asked: set[str], question_zh: bool, text_zh: bool) -> set[str]:
-    """The asked terms a text could hold: all of them in the question's language, else only those written in
-    the text's script (identifiers and numbers, for a Chinese question over English lines)."""
-    return asked if text_zh == question_zh else {t for t in asked if has_cjk(t) == text_zh}
-
-
-Weights = Callable[[set[str]], dict[str, float]]  # term -> weight (rarity in the knowledge base)
-
-
-def rarity(asked: set[str], units: list[Unit], weights: Weights | None) -> dict[str, float]:
-    """How much each key term counts: its rarity in the knowledge base (BM25's document frequencies), else
-    among the evidence units. "fastapi" in the FastAPI docs counts little, "worker" a lot."""
-    if weights is not None:
-        try:
-            return {t: max(0.0, w) for t, w in weights(asked).items()}
-        except Exception:  # statistics are a refinement; the evidence's own counts serve without them
-            pass
-    count = len(units) or 1
-    return {t: math.log(1 + count / (1 + sum(1 for u in units if t in u.terms))) for t in asked}
 
 
 def rank(
@@ -271,9 +187,9 @@ def rank(
     means = bool(_ASKS_MEANS.search(question))
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why = bool(_YES_NO.search(question)), asks_why(question)
-    what_is = bool(_ASKS_WHAT_IS.search(question) or _KIND_OF.search(question))
+    what_is = bool(_ASKS_WHAT_IS.search(question) or KIND_OF.search(question))
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
-    asked_words = terms(question) | _QUESTION_TERMS | _DISCOURSE
+    asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
     source_lines = [e.text.split("\n") for e in sources]  # the whole line each unit was cut from
     weight = rarity(asked, [u for _, u in all_units], weights)

@@ -14,7 +14,8 @@ import re
 from pydantic import BaseModel, Field
 
 from kb_agent.agent.context import AgentContext
-from kb_agent.agent.extractive import key_terms, terms
+from kb_agent.agent.evidence_units import terms
+from kb_agent.agent.question_terms import key_terms
 from kb_agent.agent.step_rules import NAME_PARTICLES, StepPlan, substitute
 from kb_agent.tools.base import Evidence
 from kb_agent.tools.tasks import TaskRequest

@@ -17,9 +17,10 @@ from kb_agent.agent.anchors import question_anchors, question_names
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.coverage import as_written, covers, missing_name, value_missing
-from kb_agent.agent.extractive import confident_quotes, extractive_sentences, key_terms, rank
+from kb_agent.agent.extractive import confident_quotes, extractive_sentences, rank
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
+from kb_agent.agent.question_terms import key_terms
 from kb_agent.agent.rules import FILE_QUESTION_WORDS, asks_identity, small_talk_reply
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
