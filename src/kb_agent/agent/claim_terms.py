@@ -166,6 +166,9 @@ _NOT_OWNERS = frozenset(
 )
 
 
+OWNER_LINES = 2  # lines around a line giving a version number that may name what the version is of
+
+
 def version_owner(text: str) -> str | None:
     """The name a version is said to be of ("the version of uv", "Python version"), lower-cased; None when the
     text names none ("the minimum version")."""

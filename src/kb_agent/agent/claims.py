@@ -26,6 +26,7 @@ from kb_agent.agent.claim_terms import (
     DENIES,
     IDENT,
     NEGATES,
+    OWNER_LINES,
     TELLS_AN_END,
     VERSION_NUMBER,
     checkable,
@@ -87,7 +88,6 @@ CONTEXT_WORDS = 4  # the sentence's words this close to a value (same clause) mu
 _CLAUSE = re.compile(r"[,;:，；：、。]|\b(?:and|or|but|while)\b|和|以及|而")
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # an identifier written as code: `Body`, `fastapi.FastAPI`
 _LEAD = re.compile(r"[\s*_\"'(\[]*([A-Z][a-z]+[A-Za-z0-9]*)\b(?![.\w-]*`)")
-OWNER_LINES = 2  # lines around a cited span that may name what its version number belongs to
 SECTION_LINES = 30  # a name the question gave may be introduced this far above or below, on the same page
 
 
@@ -101,6 +101,7 @@ class ClaimChecker:
         self.question_names = checkable(question) | {normalise(w) for w in latin}
         self._lines = [index_lines(e) for e in sources]
         self._raw = [e.text.split("\n") for e in sources]
+        self._quotable: dict[int, list[str]] = {}  # _quote_texts, per source
 
     def check(self, sentence: Sentence, verbatim: bool = False) -> Claim:
         """Supported, with the narrow spans that state it - `verbatim`: only a span that holds it word for word
@@ -438,22 +439,24 @@ class ClaimChecker:
         whole = re.compile(".*?".join(halves) + r"(?![A-Za-z0-9_])", re.S)
         spread = ITEM_MARK.search(sentence) or len(halves) > 1
         longest = LIST_SPAN if spread else WINDOW_LINES  # a list or an example quoted with its line
-        # each line once without its indent (a list item's): the windows below join them many times
-        # a fence or a terminal's <div> between a line and the command it introduces is not read
-        texts = {
-            index: [
+        for size in range(1, longest + 1):  # the fewest lines first
+            for index in order:
+                lines, texts = self._lines[index], self._quote_texts(index)
+                for start in range(len(lines.texts) - size + 1):
+                    if whole.search(" ".join(t for t in texts[start : start + size] if t)):
+                        return [(index, lines.numbers[start], lines.numbers[start + size - 1])]
+        return []
+
+    def _quote_texts(self, index: int) -> list[str]:
+        """A source's lines as a word-for-word quote reads them, made once per source: without their indent (a
+        list item's), a fence or a terminal's <div> between a line and the command it introduces as nothing.
+        Every sentence's quote check joins them into windows of up to LIST_SPAN lines."""
+        if index not in self._quotable:
+            self._quotable[index] = [
                 "" if MARKUP_LINE.match(raw) else t.strip()
                 for t, raw in zip(self._lines[index].texts, self._raw[index], strict=True)
             ]
-            for index in order
-        }
-        for size in range(1, longest + 1):  # the fewest lines first
-            for index in order:
-                lines = self._lines[index]
-                for start in range(len(lines.texts) - size + 1):
-                    if whole.search(" ".join(t for t in texts[index][start : start + size] if t)):
-                        return [(index, lines.numbers[start], lines.numbers[start + size - 1])]
-        return []
+        return self._quotable[index]
 
     def _code_case_held(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
         """A name the sentence writes as code with capitals (`Body`, `CORSMiddleware`) is a name in code: the

@@ -21,7 +21,6 @@ _CONSOLE = re.compile(r"^[│┃║╭╮╰╯─━═┌┐└┘├┤╞╡
 _TAG = re.compile(r"<[^>]+>")  # "<span style=…>INFO</span>:     Uvicorn running on …" is a log line too
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a link's URL is not the line's content
-_ANCHOR = HEADING_ANCHOR
 _ANCHOR_WORDS = re.compile(r"\{\s*#([A-Za-z0-9_-]+)\s*\}")  # an English anchor (a translation keeps it)
 _BULLET = re.compile(r"^(?:[*+-]|\d{1,3}[.)])\s+")
 _MIN_CHARS, _MAX_UNIT_CHARS, _SHORT_TAIL = 15, 400, 45
@@ -77,7 +76,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
             continue
         if not raw or _NOISE.match(raw) or _menu(raw) or _CONSOLE.match(_TAG.sub("", raw)):
             continue
-        cleaned = _BULLET.sub("", _ANCHOR.sub("", raw).strip(" >"))
+        cleaned = _BULLET.sub("", HEADING_ANCHOR.sub("", raw).strip(" >"))
         label = ""
         if not fenced and _BULLET.match(raw):
             label, items = _nested(line, cleaned, items)
@@ -138,15 +137,25 @@ LIST_ITEMS, LIST_ITEM_CHARS = 6, 160  # a list an answer line introduces, quoted
 LIST_SPAN = 10  # lines from the line introducing a list to its last item: a quote of both is cited to all
 
 
+def _lines_of_introducer(unit: Unit, evidence: Evidence) -> list[str] | None:
+    """The passage's lines when the unit is a whole line ending in ":" (what introduces a list or a command);
+    None for a sentence inside a line, or a record."""
+    if evidence.is_record or not unit.text.rstrip().endswith((":", "：")):
+        return None
+    lines = evidence.text.split("\n")
+    own = lines[unit.line] if 0 <= unit.line < len(lines) else ""
+    return lines if own.rstrip().endswith((":", "：")) else None
+
+
 def list_after(unit: Unit, evidence: Evidence) -> list[str]:
     """The items of the flat list a line ending in ":" introduces ("`apiKey`: … can come from:" / "A query
     parameter." / "A header." / "A cookie."), as written; [] when no such list of short items follows it
     within LIST_SPAN lines (a nested one, a long one: the line is quoted alone, as before). The line alone
     names what it lists, not what the list says."""
-    lines = evidence.text.split("\n")
-    own = lines[unit.line] if 0 <= unit.line < len(lines) else ""
-    if evidence.is_record or not (unit.text.rstrip().endswith((":", "：")) and own.rstrip().endswith((":", "："))):
-        return []  # the list follows the line, not a sentence inside it
+    lines = _lines_of_introducer(unit, evidence)
+    if lines is None:
+        return []
+    own = lines[unit.line]
     floor = len(own) - len(own.lstrip()) if _BULLET.match(own.strip()) else -1  # its own items sit deeper
     items: list[str] = []
     level = None
@@ -158,7 +167,7 @@ def list_after(unit: Unit, evidence: Evidence) -> list[str]:
         if not _BULLET.match(raw) or indent <= floor or (level is not None and indent < level):
             break
         level = indent if level is None else level
-        text = _BULLET.sub("", _ANCHOR.sub("", raw))
+        text = _BULLET.sub("", HEADING_ANCHOR.sub("", raw))
         if indent > level or len(text) > LIST_ITEM_CHARS or len(items) == LIST_ITEMS or at - unit.line >= LIST_SPAN:
             return []
         items.append(text)
@@ -175,9 +184,8 @@ def commands_after(unit: Unit, evidence: Evidence) -> list[str]:
     """The commands of the terminal block a line ending in ":" introduces ("To generate a secure random secret
     key use the command:" / "$ openssl rand -hex 32"), without their output; [] when the next thing the line
     leads to is not a command within LIST_SPAN lines. The line alone says there is a command, not which."""
-    lines = evidence.text.split("\n")
-    own = lines[unit.line] if 0 <= unit.line < len(lines) else ""
-    if evidence.is_record or not (unit.text.rstrip().endswith((":", "：")) and own.rstrip().endswith((":", "："))):
+    lines = _lines_of_introducer(unit, evidence)
+    if lines is None:
         return []
     commands: list[str] = []
     for at in range(unit.line + 1, min(len(lines), unit.line + LIST_SPAN)):
@@ -203,7 +211,7 @@ def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:
 def heading_text(heading: str) -> str:
     """A heading as read. A translated heading keeps its English anchor's words ("使用数据类 { #using-dataclasses }"
     -> "使用数据类 (using dataclasses)"): the translation's only record of the names the original says."""
-    text = _ANCHOR.sub("", heading).lstrip("#").replace("*", "").strip()
+    text = HEADING_ANCHOR.sub("", heading).lstrip("#").replace("*", "").strip()
     slug = _ANCHOR_WORDS.search(heading)
     if slug is None or not has_cjk(text):
         return text

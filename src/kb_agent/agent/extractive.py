@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Callable
 
-from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END, names_word, version_owner
+from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, OWNER_LINES, TELLS_AN_END, names_word, version_owner
 from kb_agent.agent.evidence_units import LINK_TARGET, Unit, commands_after, list_after, terms, units_of
 from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
 from kb_agent.agent.question_terms import (
@@ -181,9 +181,10 @@ def rank(
     zh = has_cjk(question)
     kind = asked_kind(question)
     plural = kind is not None and bool(re.search(rf"\b{kind}(?:s|es)\b|哪些", question, re.I))
-    must_hold = [_ANSWER_TYPES[i][1] for i in asked_types(question)]
+    types = asked_types(question)
+    must_hold = [_ANSWER_TYPES[i][1] for i in types]
     # asked the version of a name ("Which minimum version of uv …?"): a version of something else is no answer
-    owner = version_owner(question) if 0 in asked_types(question) else None
+    owner = version_owner(question) if 0 in types else None
     means = bool(_ASKS_MEANS.search(question))
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why = bool(_YES_NO.search(question)), asks_why(question)
@@ -196,7 +197,8 @@ def rank(
     # the names of the kind asked for that each line gives and the question does not, read once
     named_by = [new_names(u.text, question, kind) if kind is not None else set() for _, u in all_units]
     everywhere = _subject_names(named_by, weights)
-    everywhere_lower = {n.lower() for n in everywhere}
+    if owner in {n.lower() for n in everywhere}:
+        owner = None  # the knowledge base's own subject ("FastAPI" in its docs): every line is about it
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
     contexts = [term_credits(terms(f"{e.title} {e.path} {e.text}"), f"{e.title} {e.text}", asked) for e in sources]
     # the lines of a section share its headings: each heading path is read once
@@ -210,11 +212,7 @@ def rank(
         stated = _REFERENCES.sub("", _foreign_versions(LINK_TARGET.sub("", unit.text), question))
         if any(not shape.search(stated) for shape in must_hold):
             continue  # asked for a version / a number / an address, and this line has none
-        if (
-            owner
-            and owner not in everywhere_lower
-            and not _names_near(owner, unit, source_lines[index], sources[index])
-        ):
+        if owner and not _names_near(owner, unit, source_lines[index], sources[index]):
             continue  # FastAPI's `0.112.0` pinned, asked uv's minimum version
         if not asks_history and _CHANGELOG_ENTRY.search(_line_of(source_lines[index], unit)):
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
@@ -235,7 +233,7 @@ def rank(
         itself = sum(weight[t] * said.get(t, 0.0) for t in comparable) / total
         unit.score = coverage + SAID * itself + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
         # "… use the command:" with the command below it says what the question does not: the command
-        leads_to_command = unit.text.rstrip().endswith((":", "：")) and bool(commands_after(unit, sources[index]))
+        leads_to_command = bool(commands_after(unit, sources[index]))
         restates = not (yes_no or why or leads_to_command) and _restates(unit, asked_words, question)
         if restates:
             unit.score -= RESTATES
@@ -278,9 +276,6 @@ def rank(
             unit.score += 0.5 * float(similarity)
         found = sorted(top, key=lambda u: -u.score) + found[12:]
     return found
-
-
-OWNER_LINES = 2  # lines around a line giving a version that may name what the version is of
 
 
 def _names_near(name: str, unit: Unit, lines: list[str], e: Evidence) -> bool:
