@@ -664,6 +664,11 @@ def test_an_unanswerable_question_is_refused_without_a_synthesis_call(settings, 
         ("Which tutorial step creates the app?", None),
         ("Which section of the response holds errors?", None),
         ("在哪里设置 CORS？", None),
+        # "file" as a noun's modifier, or the file an example writes, is content
+        ("Which headers do file responses include?", None),
+        ("In which file does the settings example put the Settings class?", None),
+        ("Which file does the tutorial explain dependencies in?", "file_discovery"),
+        ("Which file should I read to learn about CORS?", "file_discovery"),
     ],
 )
 def test_apostrophes_are_not_quotes_and_content_questions_are_not_file_searches(question, rule):

@@ -702,3 +702,64 @@ def test_asked_the_version_of_a_name_a_version_of_something_else_is_no_answer(mo
     source = _evidence(VERSIONS_PAGE, "en/docs/deployment/versions.md", ["About FastAPI versions"], 11)
     assert bool(_answer("Which minimum version of uv does FastAPI require?", [source])) is not rule
     assert "0.112.0" in _answer("Which version of FastAPI does the example pin?", [source])
+
+
+DOTENV = "\n\n".join(
+    [
+        "Pydantic has support for reading from these types of files using an external library. You can read more "
+        "at [Pydantic Settings: Dotenv (.env) support](https://pydantic.dev/concepts/pydantic_settings/#dotenv).",
+        "For this to work, add `python-dotenv` to your project with `uv add python-dotenv`.",
+        "Here we define the config `env_file` inside of your Pydantic `Settings` class, and set the value to the "
+        "filename with the dotenv file we want to use.",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["package_shape", "control_any_name"])
+def test_asked_which_package_the_line_that_installs_a_package_name_answers(monkeypatch, rule):
+    """A package is what an installer takes ("add `python-dotenv`"); a link's address (`pydantic_settings` in
+    a URL) names nothing the line says, and `env_file` is no package the line installs."""
+    from kb_agent.agent import extractive, name_kinds
+
+    if not rule:
+        monkeypatch.setattr(name_kinds, "_SHAPES", {k: v for k, v in name_kinds._SHAPES.items() if k != "package"})
+        monkeypatch.setattr(name_kinds, "_SAYS_PACKAGE", re.compile(r"(?!)"))
+    question = "Which package do I add so Pydantic Settings can read a .env file?"
+    sources = [_evidence(DOTENV, "settings.md", ["Settings", "Reading a `.env` file"])]
+    top = extractive.rank(question, sources)[0]
+    assert top.text.startswith("For this to work") is rule
+
+
+def test_a_link_address_names_nothing_for_the_kind_asked():
+    from kb_agent.agent import extractive
+
+    question = "Which package do I add so Pydantic Settings can read a .env file?"
+    sources = [_evidence(DOTENV, "settings.md", ["Settings", "Reading a `.env` file"])]
+    pointer = next(u for u in extractive.rank(question, sources) if u.text.startswith("You can read more"))
+    plain = next(u for u in extractive.rank(question, sources) if u.text.startswith("Pydantic has support"))
+    assert pointer.score - plain.score < extractive.NAME_BONUS  # no name bonus for `pydantic_settings` in the URL
+
+
+def test_clause_glue_is_no_key_term():
+    assert {"so", "from"}.isdisjoint(question_terms.key_terms("Which package do I add so Pydantic can read from .env?"))
+
+
+REQUEST_DIRECTLY = """FastAPI is validating the data of the request, converting it and generating documentation.
+
+It would also mean that if you get data from the `Request` object directly it won't be validated by FastAPI.
+"""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["one_line", "control_lesser_lines_too"])
+def test_a_yes_no_question_is_answered_by_the_line_that_says_all_it_asks(monkeypatch, rule):
+    """ "FastAPI is validating that data" beside the line that answers "no" misleads: a line saying much less
+    of a yes/no question than the best one is left out."""
+    from kb_agent.agent import extractive
+
+    if not rule:
+        monkeypatch.setattr(extractive, "_YES_NO", re.compile(r"(?!)"))
+    question = "Is data I read directly from the Request object validated by FastAPI?"
+    sources = [_evidence(REQUEST_DIRECTLY, "request.md", ["Details"])]
+    answer = " ".join(s.text for s in extractive_sentences(question, sources, weights=_weights))
+    assert "won't be validated" in answer
+    assert ("is validating the data" in answer) is not rule

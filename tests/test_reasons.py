@@ -187,3 +187,32 @@ def test_a_lesser_line_pointing_back_to_a_line_that_is_not_quoted_is_left_out(mo
     answer = " ".join(s.text for s in extractive_sentences(question, PROMPT_PAGES))
     assert "`WWW-Authenticate` header" in answer
     assert ("That makes the browser" in answer) is not rule
+
+
+SAME_MODEL = _evidence(
+    "# Return the same input data\n"
+    "We are using this model to declare our input and the same model to declare our output.\n\n"
+    "Now the API will return the same password in the response.\n\n"
+    "In this case, it might not be a problem, because it's the same user sending the password.\n\n"
+    "But if we use the same model for another path operation, we could be sending our user's passwords to every "
+    "client."
+)
+
+
+def test_a_risk_question_and_the_lines_that_tell_of_one():
+    assert reasons.asks_risk("What is the risk of using the same model for input and output?")
+    assert reasons.asks_risk("What are the downsides of async def?") and reasons.asks_risk("这样做有什么风险？")
+    assert not reasons.asks_risk("Which model is used for the output?")
+    assert reasons.states_risk("we could be sending our user's passwords to every client")
+    assert not reasons.states_risk("In this case, it might not be a problem, because it's the same user.")
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["risk_line_first", "control_no_risk_rule"])
+def test_asked_the_risk_the_line_that_tells_what_could_go_wrong_is_quoted(monkeypatch, rule):
+    """Every line restates the setup ("the same model", "password"); the one that says what could go wrong is
+    the answer, and "it might not be a problem" is not."""
+    if not rule:
+        monkeypatch.setattr(extractive, "asks_risk", lambda question: False)
+    question = "What is the risk of using the same model with a password for input and output?"
+    ranked = extractive.rank(question, [SAME_MODEL])
+    assert ranked[0].text.startswith("But if we use the same model") is rule

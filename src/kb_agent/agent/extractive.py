@@ -23,7 +23,7 @@ from kb_agent.agent.question_terms import (
     rarity,
     term_credits,
 )
-from kb_agent.agent.reasons import antecedent, asks_why, reason_beside, under_why_heading
+from kb_agent.agent.reasons import antecedent, asks_risk, asks_why, reason_beside, states_risk, under_why_heading
 from kb_agent.agent.rules import TICKET_RE
 from kb_agent.agent.sentences import Sentence
 from kb_agent.retrieval.exact import versioned_names
@@ -187,7 +187,7 @@ def rank(
     owner = version_owner(question) if 0 in types else None
     means = bool(_ASKS_MEANS.search(question))
     asks_history = bool(_ASKS_HISTORY.search(question))
-    yes_no, why = bool(_YES_NO.search(question)), asks_why(question)
+    yes_no, why, risk = bool(_YES_NO.search(question)), asks_why(question), asks_risk(question)
     what_is = bool(_ASKS_WHAT_IS.search(question) or KIND_OF.search(question))
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
@@ -195,7 +195,7 @@ def rank(
     source_lines = [e.text.split("\n") for e in sources]  # the whole line each unit was cut from
     weight = rarity(asked, [u for _, u in all_units], weights)
     # the names of the kind asked for that each line gives and the question does not, read once
-    named_by = [new_names(u.text, question, kind) if kind is not None else set() for _, u in all_units]
+    named_by = [new_names(LINK_TARGET.sub("]", u.text), question, kind) if kind else set() for _, u in all_units]
     everywhere = _subject_names(named_by, weights)
     if owner in {n.lower() for n in everywhere}:
         owner = None  # the knowledge base's own subject ("FastAPI" in its docs): every line is about it
@@ -243,6 +243,8 @@ def rank(
             and (not unit.text.rstrip().endswith((":", "：")) or _new_code(unit.text, question))
         ):  # a line introducing an example offers a way when it names the code to use
             unit.score += MEANS_BONUS
+        if risk and states_risk(unit.text):  # "What is the risk of …?": "we could be sending … to every client"
+            unit.score += REASON_BONUS
         if why and under_why_heading(unit):  # "Why should I hash passwords?": the "Why use password hashing" section
             unit.score += REASON_BONUS
         if what_is and _defines(unit.text, asked):
@@ -364,9 +366,14 @@ def _line_of(lines: list[str], unit: Unit) -> str:
 
 def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sentences: int) -> list[Sentence]:
     chosen: list[Unit] = []
+    # "Is data read from the Request validated?" is answered by the line that says all it asks ("… it won't be
+    # validated"); a line saying less of it beside that one ("FastAPI is validating that data") misleads
+    yes_no = bool(_YES_NO.search(question))
     for unit in ranked:
         if chosen and unit.score < 0.8 * ranked[0].score:
             break
+        if yes_no and chosen and unit.own < 0.8 * ranked[0].own:
+            continue
         twin = next((at for at, other in enumerate(chosen) if similar(unit.terms, other.terms)), None)
         if twin is not None:
             if unit.own > chosen[twin].own and unit.zh == chosen[twin].zh:

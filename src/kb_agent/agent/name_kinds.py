@@ -25,6 +25,8 @@ _CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:\(\))?
 _HEADER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?::.*)?")  # X-Process-Time, Cache-Control: no-cache
 _LOWER_NAME = re.compile(r"@?[a-z_][\w.]*(?:\(\)|=\S+)?")  # fastapi.sse, compare_digest(), docs_url, exclude_unset=True
 _CONSTANT_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Z0-9_]+")  # HTTP_418_IM_A_TEAPOT
+# python-dotenv, email-validator, "fastapi[standard]": what an installer takes, not `BaseSettings` or "dotenv"
+_PACKAGE_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*(?:\[[\w,-]+\])?")
 # the shape a name of some kinds has (a code name, not a quoted string); other kinds take any name
 _SHAPES = {
     **dict.fromkeys(("class", "exception", "middleware", "client", "类", "异常", "中间件"), _CLASS_NAME),
@@ -49,6 +51,7 @@ _SHAPES = {
         _LOWER_NAME,
     ),
     **dict.fromkeys(("constant", "常量"), _CONSTANT_NAME),
+    **dict.fromkeys(("package", "包"), _PACKAGE_NAME),
     # a method is code or an HTTP method: "Which HTTP methods send a body?" - `POST`, `PUT`
     **dict.fromkeys(("method", "方法"), re.compile(rf"{_LOWER_NAME.pattern}|[A-Z]{{3,7}}")),
 }
@@ -82,5 +85,11 @@ def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
     }
 
 
+# a line that installs a name says it is a package: "add `python-dotenv` to your project"
+_SAYS_PACKAGE = re.compile(r"\b(?:install(?:ed|ing)?|add|pip|uv)\b|安装|添加", re.I)
+
+
 def says_kind(text: str, kind: str) -> bool:
+    if kind in ("package", "包") and _SAYS_PACKAGE.search(text):
+        return True
     return kind in text if has_cjk(kind) else bool(re.search(rf"\b{kind}s?\b", text, re.I))

@@ -31,8 +31,34 @@ _FOLLOWS_FROM = re.compile(
 _WHY_HEADING = re.compile(r"(?:^|\s)Why\s|为什么|为何")
 
 
+# "What is the risk of using the same model for input and output?" asks what could go wrong: the line that says
+# so ("we could be sending our user's passwords to every client"), not the ones that restate the setup
+_RISK = re.compile(
+    r"\b(?:risks?|dangers?|downsides?|drawbacks?|pitfalls?|problems?|disadvantages?)\b(?: \w+){0,2} (?:of|with|in|if|when)\b"
+    r"|\bwhat (?:could|can|might) go wrong\b|(?:风险|危险|坏处|缺点|弊端)",
+    re.I,
+)
+_STATES_RISK = re.compile(
+    r"\b(?:could|might|would|may) (?:be|end up|cause|leak|expose|break|lose|overwrite)\b(?! (?:fine|ok|okay|safe)\b)"
+    r"|\brisk|\bdanger|\bproblem|\binsecure|\bleak|\bexpos|\bvulnerab|⚠️"
+    r"|风险|危险|泄露|泄漏|可能会",
+    re.I,
+)
+
+_NEGATED = re.compile(r"\b(?:not|no|never)\b|n't\b|不|没")
+
+
 def asks_why(question: str) -> bool:
     return bool(_WHY.search(question))
+
+
+def asks_risk(question: str) -> bool:
+    return bool(_RISK.search(question))
+
+
+def states_risk(text: str) -> bool:
+    """The line tells what could go wrong, not that nothing would ("it might not be a problem")."""
+    return any(not _NEGATED.search(text[max(0, m.start() - 16) : m.start()]) for m in _STATES_RISK.finditer(text))
 
 
 def under_why_heading(unit: Unit) -> bool:

@@ -131,11 +131,18 @@ FILE_QUESTION_WORDS = frozenset(
     "introduces talk talks read learn point show find list locate me all there "
     "文件 文档 页面 教程 查找 寻找 找到 列出 哪些 哪个 哪一个 关于 有关 包含 介绍 介绍了 说明 讲 有没有 哪里 可以".split()
 )
+_AUXILIARY = "does|do|did|should|will|would|can|could"
+_DOCUMENTING = "explain|cover|document|describ|mention|discuss|talk|introduc|show|list|read|learn|say|tell|teach"
 # asking *where* something is documented; "what kind of file ..." is a question about content
 _FILE_DISCOVERY_RE = re.compile(
     r"\b(?:find|list|show|locate|search for)\b(?: (?:me|all|the|a|any|every))*(?: [\w-]+){0,2} "
     r"(?:files?|pages?|documents?|docs|documentation)\b"
-    r"|\bwhich(?: [\w-]+){0,2} (?:files?|pages?|documents?|docs?|guides?)\b(?! ?names?\b)"
+    # "Which headers do file responses include?" asks for headers; "In which file does the example put the
+    # Settings class?" for the file the example writes (config.py); "Which file does the tutorial explain … in?" is
+    # a file search
+    r"|\bwhich(?: (?!(?:do|does|did|is|are|was|were|can|could|should|would|will|has|have)\b)[\w-]+){0,2} "
+    r"(?:files?|pages?|documents?|docs?|guides?)\b(?! ?names?\b)"
+    rf"(?! (?:{_AUXILIARY})\b(?![^?]*\b(?:{_DOCUMENTING})))"
     r"|\bwhich section of the (?:docs|documentation)\b"
     r"|\bwhere (?:can|do|should|could) (?:i|we) (?:read|learn)(?: more)? about\b"
     r"|\bwhere (?:is|are) [\w\s`.-]{1,40} documented\b"
