@@ -752,3 +752,30 @@ def test_a_question_of_multi_step_shape_asks_the_router_as_before(settings, docs
     engine, _ = make_engine(settings, docs, script, route_by_shape=True, auto_approve_max_items=0)
     answer = engine.answer_query(question)
     assert "probe_first" not in answer.route and script.roles[:2] == ["route", "plan"]
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["one_lookup", "control_guessed_bridge_kept"])
+def test_a_probe_its_own_search_covers_is_answered_as_one_lookup(settings, tmp_path, monkeypatch, rule):
+    """Issue 11/12: "Which class enforces the grant_type field, unlike X?" is of unsure shape; a bridge guessed
+    in front of it ran as a step, and although the question's own search covered it, the guessed bridge
+    ("Code") made it a two-step answer: no quote, and the model's sentence cited the release notes. Now the
+    covered probe skips that step, and the line that states the answer is quoted without a model call."""
+    from kb_agent.agent import tool_exec
+
+    if not rule:
+        monkeypatch.setattr(tool_exec, "one_lookup", lambda trace: trace)
+    root = tmp_path / "docs"
+    write(
+        root / "oauth.md",
+        "# Simple OAuth2\nThe OAuth2 spec requires a field `grant_type` with a fixed value of `password`, but "
+        "`OAuth2PasswordRequestForm` doesn't enforce it.\n\nIf you need to enforce the `grant_type` field, use the "
+        "class `OAuth2PasswordRequestFormStrict` instead of `OAuth2PasswordRequestForm`.\n",
+    )
+    write(root / "notes.md", "# Release notes\nCode: `OAuth2PasswordRequestForm` gains a docstring.\n")
+    script = ByRole(extract="Code", synth="The class is OAuth2PasswordRequestForm [1].")
+    engine, _ = make_engine(settings, root, script, route_by_shape=True, quote_first="always")
+    answer = engine.answer_query("Which class enforces the grant_type field, unlike OAuth2PasswordRequestForm?")
+    assert answer.route["decided_by"] == "shape_unsure" and answer.route["complexity"] == "simple"
+    assert "OAuth2PasswordRequestFormStrict" in answer.answer
+    assert (script.roles == [] and answer.llm_calls == 0) is rule  # the control asks the model to write
+    assert bool(answer.steps) and (answer.steps[-1].get("skipped") is not None) is rule

@@ -89,11 +89,21 @@ def tool_exec(state: AgentState, config) -> AgentState:
         if strong_first_hop(state["query"], intake.evidence, ctx.term_weights):
             # a strong first hop: the one lookup it turned out to be - no router, planner or grader call
             update["route"] = {**route, "complexity": "simple"}
+            if trace is not None:
+                update["steps"] = one_lookup(trace)
             update["fast_paths"] = [ctx.fast_path("rule_route", "probe_covered", state["query"])]
         return update  # a weak one: the router decides now (route_after_tool_exec)
     if route.get("complexity") == "simple":
         update["fast_paths"] = [ctx.fast_path("simple_skip_grading", "simple_route", state["query"])]
     return update
+
+
+def one_lookup(trace: list[dict]) -> list[dict]:
+    """The step trace of a probe whose own search covered the question: the bridge guessed in front of it
+    answers nothing (its "Code" / "FastAPI" had kept the quote from answering), so its last step is skipped."""
+    if len(trace) < 2:
+        return trace
+    return [*trace[:-1], {**trace[-1], "skipped": "the question's own search covered it"}]
 
 
 class _Intake:
