@@ -763,3 +763,53 @@ def test_a_yes_no_question_is_answered_by_the_line_that_says_all_it_asks(monkeyp
     answer = " ".join(s.text for s in extractive_sentences(question, sources, weights=_weights))
     assert "won't be validated" in answer
     assert ("is validating the data" in answer) is not rule
+
+
+def test_how_many_is_the_question_frame_and_the_one_that_is_no_number():
+    from kb_agent.agent import extractive
+
+    assert {"mani", "many", "much"}.isdisjoint(question_terms.key_terms("How many heroes can the database store?"))
+    number = extractive._ANSWER_TYPES[1][1]
+    assert not number.search("Now we create a `HeroCreate` model, this is the one that will validate the data.")
+    assert number.search("Use one worker per core.") and number.search("It runs 4 workers.")
+
+
+GENERICS = "\n\n".join(
+    [
+        'Some types can take "type parameters" in square brackets, for example `list[str]`.',
+        "These types that can take type parameters are called **Generic types** or **Generics**.",
+        'Those internal types in the square brackets are called "type parameters".',
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["new_name", "control_definition_bonus"])
+def test_asked_what_things_are_called_the_line_giving_a_name_the_question_does_not_say_answers(monkeypatch, rule):
+    """ "… are called "type parameters"" calls them what the question already says; the answer is the line that
+    gives the new name ("Generic types")."""
+    from kb_agent.agent import extractive
+
+    if not rule:
+        monkeypatch.setattr(extractive, "_ASKS_NAME", re.compile(r"(?!)"))
+    question = "What are types that take type parameters in square brackets called?"
+    top = extractive.rank(question, [_evidence(GENERICS, "python-types.md", ["Generic types"])])[0]
+    assert ("Generic types" in top.text) is rule
+
+
+HEROES = "\n\n".join(
+    [
+        "In the example, when the clients create a new hero, they send the `secret_name` field of the hero model, "
+        "but it won't be returned in the API to the clients.",
+        "Next, we create a `HeroPublic` model, this is the one that will be returned to the clients of the API.",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["model_kind", "control_no_model_kind"])
+def test_asked_which_model_the_line_naming_a_model_class_answers(monkeypatch, rule):
+    from kb_agent.agent import name_kinds
+
+    if not rule:
+        monkeypatch.setattr(name_kinds, "_ASKS_FOR_A_NAME", re.compile(r"(?!)"))
+    question = "Which model is returned to the clients of the API in the heroes example?"
+    assert _answer(question, [_evidence(HEROES, "sql.md", ["Heroes"])]).startswith("Next, we create") is rule

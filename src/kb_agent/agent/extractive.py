@@ -52,9 +52,11 @@ QUOTE_OWN = 0.5
 Embed = Callable[[str, list[str]], list[float]]  # (question, texts) -> cosine similarities
 
 
-# a digit inside a name ("OAuth2", "tutorial003") is no number a line states
+# a digit inside a name ("OAuth2", "tutorial003") is no number a line states, nor "one" as a pronoun ("this is
+# the one that will validate …")
 _NUMBER = re.compile(
-    r"(?<![A-Za-z_])\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"(?<![A-Za-z_])\d|(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bwhich )(?<!\beach )(?<!\bany )(?<!\bno )\bone\b"
+    r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
     r"dozen|half)\b|[一二两三四五六七八九十百千万]",
     re.I,
@@ -152,6 +154,10 @@ _ASKS_WHICH = re.compile(
 )  # asks for instances of a kind
 # "What is a callback?": the line that defines the word ("… is named a "callback"", "A callback is a …")
 DEFINES_BONUS = 0.3
+# asked for a name, not a definition: "What are types that take type parameters called?", "…叫什么？"
+_ASKS_NAME = re.compile(
+    r"^\s*what (?:is|are|'s)\b.+\b(?:called|named|known as)\s*[?？]?\s*$|叫(?:做)?什么|称为什么|被称为什么", re.I
+)
 _ASKS_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|什么是", re.I)
 _DEFINES = re.compile(
     r"\b(?:is|are)\s+(?:named|called|known as|referred to as)\s+(?:an?\s+|the\s+)?[\"“*_`']*([\w-]+)"
@@ -189,6 +195,7 @@ def rank(
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why, risk = bool(_YES_NO.search(question)), asks_why(question), asks_risk(question)
     what_is = bool(_ASKS_WHAT_IS.search(question) or KIND_OF.search(question))
+    asks_name = bool(_ASKS_NAME.search(question))
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
@@ -247,7 +254,10 @@ def rank(
             unit.score += REASON_BONUS
         if why and under_why_heading(unit):  # "Why should I hash passwords?": the "Why use password hashing" section
             unit.score += REASON_BONUS
-        if what_is and _defines(unit.text, asked):
+        if asks_name:  # "What are types that take type parameters called?": "… are called **Generic types**";
+            # a line that calls nothing by a name the question does not say cannot answer it
+            unit.score += DEFINES_BONUS if _gives_name(unit.text, asked_words) else -RESTATES
+        elif what_is and _defines(unit.text, asked):
             unit.score += DEFINES_BONUS
         if kind is None and asks_which and unit.label and unit.label.lower() not in lowered:
             unit.score += NAME_BONUS  # "Which proxies renew certificates?": "Traefik: Automatically handles …"
@@ -331,6 +341,16 @@ def _defines(text: str, asked: set[str]) -> bool:
     for match in _DEFINES.finditer(LINK_TARGET.sub("]", text)):
         word = next((g for g in match.groups() if g), "")
         if set(tokenize(word)) & asked:
+            return True
+    return False
+
+
+def _gives_name(text: str, asked_words: set[str]) -> bool:
+    """The line names something with a word the question does not say: asked what things are called, "… are
+    called "type parameters"" restates the question's own words."""
+    for match in _DEFINES.finditer(LINK_TARGET.sub("]", text)):
+        word = next((g for g in match.groups() if g), "")
+        if word and not set(tokenize(word)) <= asked_words:
             return True
     return False
 
