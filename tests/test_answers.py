@@ -848,3 +848,41 @@ def test_a_quote_shows_inline_html_as_its_page_reads():
     assert shown.startswith("By default, those files are served from a CDN (Content Delivery Network) near you")
     assert "<abbr" not in checked.body and checked.claims[0].supported
     assert checked.claims[0].sentence == text  # the check read the source's own text
+
+
+HEROES_A = """# Heroes
+
+## Create a new hero
+
+A new hero is created by the client. The client sends the new hero. The hero is new and the client is happy.
+"""
+HEROES_B = """# Multiple models
+
+Up to now, the app lets the client decide the `id` of the `Hero` to create.
+
+We shouldn't let that happen, they could overwrite an `id` we already have assigned in the DB.
+"""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["read_passages_judged", "control_prompt_passages_only"])
+def test_whether_a_question_is_answerable_is_judged_on_the_passages_the_answer_reads(
+    settings, tmp_path, monkeypatch, rule
+):
+    """dev17 c1701: the passage holding the answer was BM25's first hit but fused down to 7th; the refusal read
+    only the first 5 while the answer reads 8, and refused with the answer in its evidence."""
+    from kb_agent.agent import synthesize
+
+    write(tmp_path / "docs" / "heroes.md", HEROES_A)
+    write(tmp_path / "docs" / "models.md", HEROES_B)
+    settings.llm_provider = "none"
+    settings.synth_max_sources = 1
+    if not rule:
+        monkeypatch.setattr(synthesize, "READ_SOURCES", 1)
+    select = synthesize._select  # the answering passage retrieved after the other one, as fusion had put it
+    monkeypatch.setattr(
+        synthesize, "_select", lambda found, n: select(sorted(found, key=lambda e: "models" in e.path), n)
+    )
+    with _indexed(settings, tmp_path / "docs") as engine:
+        answer = engine.answer_query("Why shouldn't the client decide the id of a new hero?")
+    assert answer.refused is not rule
+    assert ("overwrite" in answer.answer) is rule

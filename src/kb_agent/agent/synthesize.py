@@ -110,11 +110,15 @@ def synthesize(state: AgentState, config) -> AgentState:
     ruled = final if final is not None and final.ruled else None
     about_bridge = [e for e in sources if ruled and ruled.names_bridge(e.text)]
     unheard = _unheard(ctx, query, sources) if sources else set()
+    # the answer's lines are looked for in a few more passages than the prompt shows (reading costs nothing
+    # without a model), and whether any holds the question is judged on those same passages: a BM25 first hit
+    # fused down to 7th held the answer the refusal had not read
+    read = _select(state.get("evidence", []), max(ctx.settings.synth_max_sources, READ_SOURCES))
     if (
         not sources
         or unheard
         or not (
-            covers(query, sources, ctx.term_weights, ctx.held_terms)
+            covers(query, read, ctx.term_weights, ctx.held_terms)
             or (ruled and covers(ruled.query, about_bridge, ctx.term_weights, ctx.held_terms))
         )
     ):
@@ -132,9 +136,6 @@ def synthesize(state: AgentState, config) -> AgentState:
     if final is not None:  # a later step's answer is about the bridge the earlier step found
         anchors = anchors + final.bridges if anchors else []
         subjects |= {t for bridge in final.bridges for t in tokenize(bridge)} if subjects else set()
-    # the answer's lines are looked for in a few more passages than the prompt shows (reading costs nothing
-    # without a model); whether the question is answerable at all was decided on the first ones above
-    read = _select(state.get("evidence", []), max(ctx.settings.synth_max_sources, READ_SOURCES))
     # one lookup: the line that answers holds the question's words and the value; a later step's evidence
     # about a bridge may state the value in words a line of its own does not share with the question
     if final is None and (kind := value_missing(query, read, ctx.term_weights)):
