@@ -45,15 +45,21 @@ def _plainly_simple(ctx: AgentContext, state: AgentState, query: str) -> bool:
     return ctx.settings.route_by_shape and not recent_history(state, 4) and question_shape(query) == "simple"
 
 
+PROBED_SHAPES = ("unsure", "multi_step")
+
+
 def _probe_first(ctx: AgentContext, state: AgentState, query: str) -> bool:
-    """A long first question of no multi-step shape and no comparison, whose steps no rule finds (at most a
-    bridge guessed in front of it): its own search runs first, without the router; the router is asked only
-    when no passage holds most of its key terms (a weak first hop, issue 12; tool_exec judges it). The 1.5B
-    router took 5-9 s on a CPU to call ten of eleven such questions simple."""
-    if not (ctx.settings.route_by_shape and not recent_history(state, 4) and question_shape(query) == "unsure"):
+    """A first question that is not plainly simple and whose steps no rule finds (at most a bridge guessed in
+    front of it): its own search runs first, without the router; the router is asked only when no passage holds
+    most of its key terms (a weak first hop, issue 12; tool_exec judges it). The 1.5B router took 5-9 s on a CPU
+    to call ten of eleven long one-lookup questions simple. A comparison too: "Can I mix def and async def …
+    in the same app?" is one line of the docs, and the router's complex route spent 8 calls and 307 s to refuse
+    it; two things compared rarely share one passage holding most of the question, so a real comparison still
+    goes to the router."""
+    if not (ctx.settings.route_by_shape and not recent_history(state, 4) and question_shape(query) in PROBED_SHAPES):
         return False
     steps = decompose(query)
-    return (steps is None or steps.rule == "bridge_entity") and not is_comparison(query)
+    return steps is None or (steps.rule == "bridge_entity" and not is_comparison(query))
 
 
 def analyze_and_route(state: AgentState, config) -> AgentState:

@@ -29,7 +29,9 @@ _CONSTANT_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Z0-9_]+")  # HTTP_418_IM_A_TEAPO
 _PACKAGE_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*(?:\[[\w,-]+\])?")
 # the shape a name of some kinds has (a code name, not a quoted string); other kinds take any name
 _SHAPES = {
-    **dict.fromkeys(("class", "exception", "middleware", "client", "model", "类", "异常", "中间件", "模型"), _CLASS_NAME),
+    **dict.fromkeys(
+        ("class", "exception", "middleware", "client", "model", "类", "异常", "中间件", "模型"), _CLASS_NAME
+    ),
     **dict.fromkeys(("header", "头"), _HEADER_NAME),
     **dict.fromkeys(
         (
