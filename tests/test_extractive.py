@@ -787,10 +787,10 @@ GENERICS = "\n\n".join(
 def test_asked_what_things_are_called_the_line_giving_a_name_the_question_does_not_say_answers(monkeypatch, rule):
     """ "… are called "type parameters"" calls them what the question already says; the answer is the line that
     gives the new name ("Generic types")."""
-    from kb_agent.agent import extractive
+    from kb_agent.agent import definitions, extractive
 
     if not rule:
-        monkeypatch.setattr(extractive, "_ASKS_NAME", re.compile(r"(?!)"))
+        monkeypatch.setattr(definitions, "ASKS_NAME", re.compile(r"(?!)"))
     question = "What are types that take type parameters in square brackets called?"
     top = extractive.rank(question, [_evidence(GENERICS, "python-types.md", ["Generic types"])])[0]
     assert ("Generic types" in top.text) is rule

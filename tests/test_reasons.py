@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from kb_agent.agent import extractive, reasons
+from kb_agent.agent import definitions, extractive, reasons
 from kb_agent.agent.evidence_units import units_of
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.reasons import asks_why, reason_beside
@@ -134,7 +134,7 @@ def test_asked_what_a_name_is_for_a_for_that_line_comes_first_with_what_it_point
     """ "For that, the library provides `stable_key()`" says what the helper is for, through the line it points
     back to; "… is used by the library internally" only restates the question's "used"."""
     if not rule:
-        monkeypatch.setattr(extractive, "_FOR_THAT", re.compile(r"(?!)"))
+        monkeypatch.setattr(definitions, "FOR_THAT", re.compile(r"(?!)"))
     question = "What is stable_key used for?"
     sentences = extractive_sentences(question, [CACHE_ELSEWHERE, CACHE], max_sentences=1)
     answer = " ".join(s.text for s in sentences)

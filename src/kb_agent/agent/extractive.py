@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, OWNER_LINES, TELLS_AN_END, names_word, version_owner
+from kb_agent.agent.definitions import asks_name, defines, gives_name
 from kb_agent.agent.evidence_units import LINK_TARGET, Unit, commands_after, list_after, terms, units_of
 from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
 from kb_agent.agent.question_terms import (
@@ -154,21 +155,7 @@ _ASKS_WHICH = re.compile(
 )  # asks for instances of a kind
 # "What is a callback?": the line that defines the word ("… is named a "callback"", "A callback is a …")
 DEFINES_BONUS = 0.3
-# asked for a name, not a definition: "What are types that take type parameters called?", "…叫什么？"
-_ASKS_NAME = re.compile(
-    r"^\s*what (?:is|are|'s)\b.+\b(?:called|named|known as)\s*[?？]?\s*$|叫(?:做)?什么|称为什么|被称为什么", re.I
-)
 _ASKS_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|什么是", re.I)
-_DEFINES = re.compile(
-    r"\b(?:is|are)\s+(?:named|called|known as|referred to as)\s+(?:an?\s+|the\s+)?[\"“*_`']*([\w-]+)"
-    r"|^(?:an?\s+|the\s+)?[\"“*_`']*([\w-]+)[\"”*_`']*\s+(?:is|are|means|refers to)\s+(?:an?|the|when|what)\b"
-    r"|(?:称为|叫做|被称作|称作)\s*[“\"*`]*([\w-]+)"
-    r"|^[\"“*_`']*([A-Za-z][\w-]*)[\"”*_`']*\s*是(?:一个|一种|一款|一套)",
-    re.I,
-)
-# "For that, **FastAPI** provides a `jsonable_encoder()` function." says what the function is for, with the line
-# before it (which `_with_antecedents` brings along)
-_FOR_THAT = re.compile(r"^(?:for (?:that|this|these|those)\b[^,，]{0,20}[,，]|为此|为了(?:这|那))", re.I)
 _COMMANDS = frozenset({"command", "命令"})
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 
@@ -195,7 +182,7 @@ def rank(
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why, risk = bool(_YES_NO.search(question)), asks_why(question), asks_risk(question)
     what_is = bool(_ASKS_WHAT_IS.search(question) or KIND_OF.search(question))
-    asks_name = bool(_ASKS_NAME.search(question))
+    named_for = asks_name(question)
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
@@ -254,10 +241,10 @@ def rank(
             unit.score += REASON_BONUS
         if why and under_why_heading(unit):  # "Why should I hash passwords?": the "Why use password hashing" section
             unit.score += REASON_BONUS
-        if asks_name:  # "What are types that take type parameters called?": "… are called **Generic types**";
+        if named_for:  # "What are types that take type parameters called?": "… are called **Generic types**";
             # a line that calls nothing by a name the question does not say cannot answer it
-            unit.score += DEFINES_BONUS if _gives_name(unit.text, asked_words) else -RESTATES
-        elif what_is and _defines(unit.text, asked):
+            unit.score += DEFINES_BONUS if gives_name(unit.text, asked_words) else -RESTATES
+        elif what_is and defines(unit.text, asked):
             unit.score += DEFINES_BONUS
         if kind is None and asks_which and unit.label and unit.label.lower() not in lowered:
             unit.score += NAME_BONUS  # "Which proxies renew certificates?": "Traefik: Automatically handles …"
@@ -331,28 +318,6 @@ def _new_code(text: str, question: str) -> bool:
     """The line names code (backticked) the question does not."""
     asked = question.lower()
     return any(code.lower().strip("()") not in asked for code in _CODE_SPAN.findall(text))
-
-
-def _defines(text: str, asked: set[str]) -> bool:
-    """The line defines one of the question's key terms ("… is named a "callback"", or gives its purpose by
-    pointing back: "For that, FastAPI provides `jsonable_encoder()`")."""
-    if _FOR_THAT.match(text) and terms(text) & asked:
-        return True
-    for match in _DEFINES.finditer(LINK_TARGET.sub("]", text)):
-        word = next((g for g in match.groups() if g), "")
-        if set(tokenize(word)) & asked:
-            return True
-    return False
-
-
-def _gives_name(text: str, asked_words: set[str]) -> bool:
-    """The line names something with a word the question does not say: asked what things are called, "… are
-    called "type parameters"" restates the question's own words."""
-    for match in _DEFINES.finditer(LINK_TARGET.sub("]", text)):
-        word = next((g for g in match.groups() if g), "")
-        if word and not set(tokenize(word)) <= asked_words:
-            return True
-    return False
 
 
 def extractive_sentences(
