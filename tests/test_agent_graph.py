@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from conftest import HashEmbedder, write
+from kb_agent.agent.claim_terms import checkable
 from kb_agent.engine import Engine
 from kb_agent.governance.identity import UserContext
 from kb_agent.llm.base import LLMError
@@ -805,3 +806,34 @@ def test_a_comparison_one_passage_answers_is_one_lookup(settings, tmp_path, monk
     assert not answer.refused and "mix" in answer.answer
     assert (script.roles == ["synth"]) is rule
     assert (answer.route["decided_by"] == "shape_unsure") is rule
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["piece_is_the_questions", "control_piece_is_own"])
+def test_a_model_sentence_naming_only_a_piece_of_the_questions_name_must_be_about_its_rare_words(
+    settings, tmp_path, monkeypatch, rule
+):
+    """dev18 u1803 "How do I run FastAPI tests in parallel with pytest-xdist?" (the docs never say how): the
+    model answered "After that, you just need to install `pytest`". `pytest` is a piece of the question's
+    `pytest-xdist`, not a name of the sentence's own: the sentence must still be about the question's rare words."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    root = tmp_path / "docs"
+    filler = "".join(f"Line {n} of the setup.\n\n" for n in range(8))  # the pytest line far from the xdist one
+    write(
+        root / "testing.md",
+        f"# Testing\nRun the tests with `pytest`; plugins such as xdist show in its output.\n\n{filler}"
+        "After that, you just need to install `pytest`.\n",
+    )
+    for n in range(30):  # "tests" and "run" are common here; "parallel" is written nowhere near the pytest line
+        write(root / f"p{n}.md", f"# Page {n}\nYou run tests of route number {n} in order.\n")
+    write(root / "workers.md", "# Workers\nWorkers handle requests in parallel.\n")
+    write(root / "output.md", "# Test output\nplugins: forked-1.1.3, xdist-1.31.0, cov-2.8.1\n")
+    if not rule:
+        monkeypatch.setattr(
+            CheckedAnswer, "_own_items", lambda self, sentence: checkable(sentence) - self.checker.question_items
+        )
+    script = ByRole(route=route(), synth="After that, you just need to install `pytest` [1].")
+    engine, _ = make_engine(settings, root, script)
+    answer = engine.answer_query("How do I run tests in parallel with pytest-xdist?")
+    written = [c for c in answer.claims if c.sentence.startswith("After that")]
+    assert written and written[0].supported is not rule

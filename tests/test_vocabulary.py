@@ -17,7 +17,9 @@ UPLOADS = (
     "# Uploads\n\nUploadFile keeps a file in memory up to a maximum size limit; after passing this limit the file "
     "is stored on disk.\n\nThe maximum size of a form field is set by the server.\n"
 )
-QUESTION = "What is the maximum file size in megabytes that UploadFile keeps in memory?"
+# "per request": a word some page writes, not the uploads page - so no one passage holds the question's other words
+QUESTION = "What is the maximum file size in megabytes that UploadFile keeps in memory per request?"
+REQUESTS = "# Requests\n\nA request holds headers and a body.\n"
 
 
 def _held(*words: str):
@@ -71,6 +73,7 @@ def rich(monkeypatch):
 
 def test_a_question_about_what_no_page_writes_is_refused_without_a_model_call(settings, tmp_path, monkeypatch, rich):
     write(tmp_path / "docs" / "uploads.md", UPLOADS)
+    write(tmp_path / "docs" / "requests.md", REQUESTS)
     script = ByRole(route=route(), synth="UploadFile keeps up to 1 megabyte in memory [1].")
     with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
         answer = engine.answer_query(QUESTION)
@@ -87,6 +90,7 @@ def test_a_question_about_what_no_page_writes_is_refused_without_a_model_call(se
 @pytest.fixture
 def restricted_docs(tmp_path):
     write(tmp_path / "docs" / "uploads.md", UPLOADS)
+    write(tmp_path / "docs" / "requests.md", REQUESTS)
     write(tmp_path / "docs" / "ops" / ".kbacl", "ops\n")
     write(tmp_path / "docs" / "ops" / "limits.md", "# Limits\nOur proxy caps uploads at 50 megabytes.\n")
     return tmp_path / "docs"
@@ -137,3 +141,30 @@ def test_an_extractive_answer_about_a_versioned_name_quotes_only_lines_that_writ
     page = Evidence(source="s.md", path="s.md", start_line=1, end_line=5, text=text.rstrip("\n"))
     quoted = [s.text for s in extractive_sentences("Which ASGI server supports HTTP/3 or WebSockets?", [page])]
     assert (quoted == []) is rule
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["askers_word", "control_every_word_judged"])
+def test_a_plain_word_no_page_writes_is_the_askers_when_one_passage_holds_the_rest(
+    settings, tmp_path, monkeypatch, rich, rule
+):
+    """dev18 x1802 "Which parameter of HTTPException can carry a dict or a list?" and c1804 "Why is it risky to
+    …?" were refused because no page writes "carry" or "risky". A plain word the pages never write, beside a
+    passage holding every other key term, is the asker's wording, not a thing the documents lack; a name
+    ("Kerberos") or a Chinese word stays unknown. Control: without it the question is refused for "carry"."""
+    from kb_agent.agent import coverage
+
+    if not rule:
+        monkeypatch.setattr(synthesize, "holds_the_rest", lambda *args: False)
+    write(
+        tmp_path / "docs" / "errors.md",
+        "# Errors\n\nWhen raising an `HTTPException`, you can pass any value as the parameter `detail`: a `dict`, a "
+        "`list`, etc.\n",
+    )
+    write(tmp_path / "docs" / "requests.md", REQUESTS)
+    with _indexed(settings.model_copy(update={"llm_provider": "none"}), tmp_path / "docs") as engine:
+        answer = engine.answer_query("Which parameter of HTTPException can carry a dict or a list?")
+        assert (not answer.refused and "`detail`" in answer.answer) is rule
+        assert any("carri" in n for n in answer.notices) is not rule
+        named = engine.answer_query("Which parameter of HTTPException can carry a dict for Kerberos?")
+        assert named.refused and any("kerbero" in n for n in named.notices)
+    assert coverage.holds_the_rest("Which parameter of HTTPException can carry a dict?", {"carri"}, []) is False

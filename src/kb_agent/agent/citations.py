@@ -159,9 +159,17 @@ class CheckedAnswer:
         MongoDB change streams?" from release notes that never mention MongoDB."""
         zh = has_cjk(claim.sentence)
         subjects = {t for t in self.subjects if has_cjk(t) == zh}  # words of the other language cannot be compared
-        if not subjects or checkable(claim.sentence) - self.checker.question_items:
+        if not subjects or self._own_items(claim.sentence):
             return True
         return bool(subjects & set(tokenize(self._around(claim))))
+
+    def _own_items(self, sentence: str) -> set[str]:
+        """What the sentence names that the question does not; a piece of a name the question writes is the
+        question's ("pytest" of "pytest-xdist": "After that, you just need to install `pytest`" is about none of
+        "run tests in parallel with pytest-xdist")."""
+        asked = self.checker.question_items
+        pieces = {p for item in asked for p in re.split(r"[-.]", item) if p}
+        return {i for i in checkable(sentence) - asked if i not in pieces}
 
     def _names_one(self, claim: Claim) -> bool:
         """Asked for a name ("What error type …", "哪个参数"), a model sentence must give one the question does not:

@@ -125,3 +125,10 @@ def _coverage(question: str, asked: set[str], weight: dict[str, float], sources:
         if e_zh != zh and all(credit.get(t) == 1.0 for t in comparable):
             union.update(dict.fromkeys(asked, 1.0))  # cross-lingual: its comparable terms stand for the question
     return sum(weight[t] * c for t, c in union.items()) / total, best
+
+
+def holds_the_rest(question: str, unheard: set[str], sources: list[Evidence]) -> bool:
+    """Does one source hold every key term of the question but the `unheard` ones, each fully? (Unweighted: the
+    rest must all be there, however common.)"""
+    asked = key_terms(question) - unheard
+    return bool(asked) and _coverage(question, asked, dict.fromkeys(asked, 1.0), sources)[1] >= 1.0
