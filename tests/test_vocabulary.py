@@ -154,7 +154,7 @@ def test_a_plain_word_no_page_writes_is_the_askers_when_one_passage_holds_the_re
     from kb_agent.agent import coverage
 
     if not rule:
-        monkeypatch.setattr(synthesize, "holds_the_rest", lambda *args: False)
+        monkeypatch.setattr(coverage, "holds_the_rest", lambda *args: False)
     write(
         tmp_path / "docs" / "errors.md",
         "# Errors\n\nWhen raising an `HTTPException`, you can pass any value as the parameter `detail`: a `dict`, a "

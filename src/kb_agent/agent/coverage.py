@@ -132,3 +132,13 @@ def holds_the_rest(question: str, unheard: set[str], sources: list[Evidence]) ->
     rest must all be there, however common.)"""
     asked = key_terms(question) - unheard
     return bool(asked) and _coverage(question, asked, dict.fromkeys(asked, 1.0), sources)[1] >= 1.0
+
+
+def still_unknown(question: str, unknown: set[str], sources: list[Evidence]) -> set[str]:
+    """The question's words no page writes (`vocabulary`), less the asker's own wording: a plain English word
+    ("carry", "risky", "keyboard") is not a thing the documents lack when one source holds every other key term.
+    A name the question writes (Kerberos) or a Chinese word (调度器) stays unknown."""
+    named = {t for m in NAMED.finditer(question) for t in tokenize(m.group().strip("`"))}
+    if unknown and not any(has_cjk(t) or t in named for t in unknown) and holds_the_rest(question, unknown, sources):
+        return set()
+    return unknown

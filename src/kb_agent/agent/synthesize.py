@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from kb_agent.agent.anchors import question_anchors, question_names
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.coverage import NAMED, as_written, covers, holds_the_rest, missing_name, value_missing
+from kb_agent.agent.coverage import as_written, covers, missing_name, still_unknown, value_missing
 from kb_agent.agent.extractive import confident_quotes, extractive_sentences, rank
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
@@ -79,12 +79,7 @@ def _unheard(ctx: AgentContext, query: str, sources: list[Evidence]) -> set[str]
     except Exception:  # a store that cannot answer leaves the decision to the coverage rule
         log.warning("the knowledge bases' vocabulary could not be read", exc_info=True)
         return set()
-    # a plain English word is the asker's ("carry", "risky", "keyboard"), not a thing the documents lack, when
-    # one passage holds every other key term; a name (Kerberos) or a Chinese word (调度器) stays unknown
-    named = {t for m in NAMED.finditer(query) for t in tokenize(m.group().strip("`"))}
-    if unknown and not any(has_cjk(t) or t in named for t in unknown) and holds_the_rest(query, unknown, sources):
-        return set()
-    return unknown
+    return still_unknown(query, unknown, sources)
 
 
 def synthesize(state: AgentState, config) -> AgentState:
