@@ -813,3 +813,29 @@ def test_asked_which_model_the_line_naming_a_model_class_answers(monkeypatch, ru
         monkeypatch.setattr(name_kinds, "_ASKS_FOR_A_NAME", re.compile(r"(?!)"))
     question = "Which model is returned to the clients of the API in the heroes example?"
     assert _answer(question, [_evidence(HEROES, "sql.md", ["Heroes"])]).startswith("Next, we create") is rule
+
+
+UNICORN = "\n\n".join(
+    [
+        "Let's say you have a custom exception `UnicornException` that you might `raise` in a handler.",
+        "Here, if you request `/unicorns/yolo`, the handler for `UnicornException` will return its response.",
+        "So, you will receive a clean error, with an HTTP status code of `418` and a JSON content.",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["number_asked", "control_no_answer_type"])
+def test_asked_for_a_status_code_a_line_must_state_a_number(monkeypatch, rule):
+    """dev18 z1803 "UnicornException 的处理器返回什么状态码？" was answered by the lines that restate the question
+    (they name `UnicornException`, the `418` line does not); a status code is a number the line must state. Its
+    constant's name is not asked for as a number."""
+    from kb_agent.agent import extractive
+
+    assert extractive.asked_types("What status code does the UnicornException handler return?") == [1]
+    assert extractive.asked_types("UnicornException 的处理器返回什么状态码？") == [1]
+    assert extractive.asked_types("Which status code constant stands for 418?") == []
+    if not rule:
+        monkeypatch.setattr(extractive, "asked_types", lambda question: [])
+    question = "What status code does the UnicornException handler return?"
+    top = extractive.rank(question, [_evidence(UNICORN, "errors.md", ["Handling Errors"])], weights=_weights)[0]
+    assert ("418" in top.text) is rule

@@ -96,7 +96,9 @@ _ANSWER_TYPES = [
         re.compile(
             r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ )?(?:number|size|length|value|limit)\b"
             r"|\bdefault (?:\w+ )?(?:number|size|length|limit)\b"  # a default value may be False or None
-            r"|\bwhich port\b|多少|几个|几秒|(?:哪个|什么)端口",
+            r"|\bwhich port\b|多少|几个|几秒|(?:哪个|什么)端口"
+            # a status code is a number ("418"), not its constant's name
+            r"|\b(?:which|what) (?:\w+ )?status codes?\b(?! (?:constant|name|variable))|(?:哪个|什么)(?:HTTP ?)?状态码",
             re.I,
         ),
         _NUMBER,
