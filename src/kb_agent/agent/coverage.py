@@ -45,6 +45,11 @@ NAMED = re.compile(
 )
 
 
+def named_terms(question: str) -> set[str]:
+    """The analysed terms of the names the question writes (`NAMED`)."""
+    return {t for m in NAMED.finditer(question) for t in tokenize(m.group().strip("`"))}
+
+
 def value_missing(question: str, sources: list[Evidence], weights: Weights | None = None) -> str | None:
     """What the question asks for (a version, a number, an end) when no line of the sources that
     covers the question states one: then no answer can copy it from them, and a model asked anyway answers
@@ -73,7 +78,7 @@ def _missing_name(
     question: str, asked: set[str], weight: dict[str, float], sources: list[Evidence], held: Held | None
 ) -> str | None:
     """`missing_name` with the question's key terms and their weights already read."""
-    names = {t for m in NAMED.finditer(question) for t in tokenize(m.group().strip("`"))} & asked
+    names = named_terms(question) & asked
     if names and held is not None:
         with contextlib.suppress(Exception):  # the vocabulary is a refinement: without it every name counts
             names &= held(names)
@@ -138,7 +143,7 @@ def still_unknown(question: str, unknown: set[str], sources: list[Evidence]) -> 
     """The question's words no page writes (`vocabulary`), less the asker's own wording: a plain English word
     ("carry", "risky", "keyboard") is not a thing the documents lack when one source holds every other key term.
     A name the question writes (Kerberos) or a Chinese word (调度器) stays unknown."""
-    named = {t for m in NAMED.finditer(question) for t in tokenize(m.group().strip("`"))}
+    named = named_terms(question)
     if unknown and not any(has_cjk(t) or t in named for t in unknown) and holds_the_rest(question, unknown, sources):
         return set()
     return unknown
