@@ -66,6 +66,8 @@ class CheckedAnswer:
         self._passage_terms: dict[int, set[str]] = {}
         self.unnamed: set[str] = set()  # the names a removed sentence's passages did not write
         self.question = question
+        # the pieces of the names the question writes ("pytest" of "pytest-xdist"), read once per answer
+        self._question_pieces = {p for item in self.checker.question_items for p in re.split(r"[-.]", item) if p}
         self._kind = asked_kind(question)  # the kind of name asked for, if any
         self.claims: list[Claim] = []
         self.citations: list[dict] = []
@@ -167,9 +169,7 @@ class CheckedAnswer:
         """What the sentence names that the question does not; a piece of a name the question writes is the
         question's ("pytest" of "pytest-xdist": "After that, you just need to install `pytest`" is about none of
         "run tests in parallel with pytest-xdist")."""
-        asked = self.checker.question_items
-        pieces = {p for item in asked for p in re.split(r"[-.]", item) if p}
-        return {i for i in checkable(sentence) - asked if i not in pieces}
+        return checkable(sentence) - self.checker.question_items - self._question_pieces
 
     def _names_one(self, claim: Claim) -> bool:
         """Asked for a name ("What error type …", "哪个参数"), a model sentence must give one the question does not:
