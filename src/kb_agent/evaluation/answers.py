@@ -128,6 +128,7 @@ def score(item: dict, answer, seconds: float, cited: CitedLines | None = None) -
         "llm_calls": answer.llm_calls,
         "seconds": round(seconds, 2),
         "route": answer.route.get("complexity"),
+        "decided_by": answer.route.get("decided_by"),
         "citations": [f"{c.path}:L{c.start_line}-{c.end_line}" for c in answer.citations],
         "claims_kept": sum(1 for c in answer.claims if c.supported),
         "claims_removed": sum(1 for c in answer.claims if not c.supported),
