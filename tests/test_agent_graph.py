@@ -735,6 +735,32 @@ def test_a_probe_that_falls_short_asks_the_router(settings, docs, complexity):
         assert script.roles == ["route", "plan", "grade", "synth"] and "request body model" in answer.planned_queries
 
 
+@pytest.mark.parametrize("router", ["multi_step", "always"], ids=["one_lookup", "control_router_asked"])
+def test_a_weak_probe_of_one_question_is_answered_without_the_router(settings, docs, router):
+    """Issue 12: a long question of no multi-step shape, asking one thing, whose own search holds no passage with
+    most of its key terms: the 1.5B router called every such dev-set question simple, so its 3-5 s call is
+    skipped and the probe's evidence is answered as one lookup. Control: `always` asks the router, as before."""
+    script = ByRole(route=route(complexity="simple"), synth="Raise HTTPException with status_code 404 [1].")
+    engine, _ = make_engine(settings, docs, script, route_by_shape=True, weak_probe_router=router)
+    question = "If an item is missing what status_code should I give HTTPException while reading a Pydantic request body?"
+    answer = engine.answer_query(question)
+    assert len(answer.tool_calls) == 1 and not answer.refused
+    if router == "multi_step":
+        assert script.roles == ["synth"] and answer.route["decided_by"] == "shape_unsure"
+        assert "probe_weak_one_lookup" in {f["rule_name"] for f in answer.fast_paths}
+    else:
+        assert script.roles == ["route", "synth"] and answer.route["decided_by"] == "llm_after_probe"
+
+
+def test_two_questions_in_one_are_told_from_one():
+    from kb_agent.agent.shape import asks_two_things
+
+    assert asks_two_things("When an item is missing what do I raise and how do I declare a Pydantic body model?")
+    assert asks_two_things("想让依赖同时兼容 HTTP 和 WebSocket，参数应该用什么类型？")
+    assert not asks_two_things("What was the name of the old official FastAPI Docker image that is now deprecated?")
+    assert not asks_two_things("How do I stop default values that were never set from being included in the JSON?")
+
+
 @pytest.mark.parametrize(
     "question",
     [

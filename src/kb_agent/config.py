@@ -151,6 +151,11 @@ class Settings(BaseSettings):
         default=True,
         description="Route a plainly simple first question (short, one clause) without the LLM router call.",
     )
+    weak_probe_router: Literal["multi_step", "always"] = Field(
+        default="multi_step",
+        description="After a weak first hop of a probed question, ask the LLM router only when the question has "
+        "a multi-step shape (multi_step); always: for every weak probe.",
+    )
     search_hops: int = Field(
         default=2,
         ge=1,

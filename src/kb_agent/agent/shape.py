@@ -45,3 +45,17 @@ def question_shape(query: str) -> Shape:
     if any(pattern.search(text) for pattern in _MULTI_STEP_EN) or (_COMPARES.search(text) and _TWO_THINGS.search(text)):
         return "multi_step"
     return "simple" if len(text.split()) <= 14 and not _JOINED_EN.search(text) else "unsure"
+
+# a second question joined to the first: "what do I raise and how do I declare …", "…，还要怎么…"
+_SECOND_QUESTION_EN = re.compile(
+    r"(?:\b(?:and|or|but|then)|[,;])\s+(?:also\s+\w+|how|what|which|where|why|when|who|whether|"
+    r"(?:can|do|does|should|is|are)\s+(?:i|we|you|it|they)\b)",
+    re.I,
+)
+_SECOND_QUESTION_ZH = re.compile(r"[，,；;].{0,6}(?:怎么|如何|怎样|什么|哪|为什么|是否|能否|要不要)")
+
+
+def asks_two_things(query: str) -> bool:
+    """Two questions in one (their answers may sit on two pages): the router's sub-questions can help."""
+    return bool((_SECOND_QUESTION_ZH if has_cjk(query) else _SECOND_QUESTION_EN).search(query))
+

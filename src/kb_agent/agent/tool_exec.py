@@ -6,8 +6,9 @@ import time
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.coverage import strong_first_hop
+from kb_agent.agent.shape import asks_two_things, question_shape
 from kb_agent.agent.state import AgentState
-from kb_agent.agent.step_rules import StepPlan
+from kb_agent.agent.step_rules import StepPlan, is_comparison
 from kb_agent.agent.steps import run_steps
 from kb_agent.tools.base import Evidence
 from kb_agent.tools.tasks import TaskRequest
@@ -92,10 +93,21 @@ def tool_exec(state: AgentState, config) -> AgentState:
             if trace is not None:
                 update["steps"] = one_lookup(trace)
             update["fast_paths"] = [ctx.fast_path("rule_route", "probe_covered", state["query"])]
-        return update  # a weak one: the router decides now (route_after_tool_exec)
+        elif ctx.settings.weak_probe_router == "multi_step" and not _router_may_split(state["query"]):
+            # a weak first hop of no multi-step shape: the 1.5B router called 24 of 24 such questions over the
+            # dev sets simple (docs/benchmarks.md, stop 41) - its call was 3-5 s of waiting for the same route
+            update["route"] = {**route, "complexity": "simple"}
+            update["fast_paths"] = [ctx.fast_path("rule_route", "probe_weak_one_lookup", state["query"])]
+        return update  # a weak one of a multi-step shape: the router decides now (route_after_tool_exec)
     if route.get("complexity") == "simple":
         update["fast_paths"] = [ctx.fast_path("simple_skip_grading", "simple_route", state["query"])]
     return update
+
+
+def _router_may_split(query: str) -> bool:
+    """A multi-step shape, a comparison or two questions in one: the router's steps or sub-questions may find
+    what one search did not."""
+    return question_shape(query) == "multi_step" or is_comparison(query) or asks_two_things(query)
 
 
 def one_lookup(trace: list[dict]) -> list[dict]:
