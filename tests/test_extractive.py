@@ -571,6 +571,7 @@ def test_asked_which_command_a_console_line_names_one(monkeypatch, rule):
 
     if not rule:
         monkeypatch.setattr(extractive, "_COMMANDS", frozenset())
+        monkeypatch.setattr(extractive, "says_kind", lambda text, kind: bool(re.search(rf"\b{kind}s?\b", text, re.I)))
     sources = [_evidence(CLOUD, "fastapicloud.md", ["FastAPI Cloud"], 3)]
     found = extractive_sentences("What command deploys a FastAPI app to FastAPI Cloud?", sources, weights=_weights)
     assert ("fastapi deploy" in " ".join(s.text for s in found[:2])) is rule
@@ -839,3 +840,27 @@ def test_asked_for_a_status_code_a_line_must_state_a_number(monkeypatch, rule):
     question = "What status code does the UnicornException handler return?"
     top = extractive.rank(question, [_evidence(UNICORN, "errors.md", ["Handling Errors"])], weights=_weights)[0]
     assert ("418" in top.text) is rule
+
+
+DOCKER_BUILD = "\n\n".join(
+    [
+        "Set the **command** to use `fastapi run`, which uses Uvicorn underneath.",
+        "Now that all the files are in place, let's build the container image.",
+        "* Build your FastAPI image:",
+        '<div class="termy">\n\n```console\n$ docker build -t myimage .\n\n---> 100%\n```\n\n</div>',
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["console_line_is_a_command", "control_the_word_alone"])
+def test_asked_which_command_a_console_line_says_it_is_one(monkeypatch, rule):
+    """ "Which command builds the container image?": `$ docker build …` is a command without the word; the line
+    that writes "command" about `fastapi run` says nothing of building."""
+    from kb_agent.agent import extractive
+
+    if not rule:
+        monkeypatch.setattr(extractive, "says_kind", lambda text, kind: bool(re.search(rf"\b{kind}s?\b", text, re.I)))
+    question = "Which command builds the container image in the Docker guide?"
+    sources = [_evidence(DOCKER_BUILD, "en/docs/deployment/docker.md", ["FastAPI in Containers - Docker"])]
+    top = extractive.rank(question, sources)[0]
+    assert ("docker build" in top.text) is rule

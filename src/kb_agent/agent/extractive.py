@@ -175,6 +175,7 @@ def rank(
     anchors = {key.upper() for key in [*TICKET_RE.findall(question), *versioned_names(question)]}
     zh = has_cjk(question)
     kind = asked_kind(question)
+    kind_terms = asked & set(tokenize(kind)) if kind else set()
     plural = kind is not None and bool(re.search(rf"\b{kind}(?:s|es)\b|哪些", question, re.I))
     types = asked_types(question)
     must_hold = [_ANSWER_TYPES[i][1] for i in types]
@@ -213,6 +214,8 @@ def rank(
         if not asks_history and _CHANGELOG_ENTRY.search(_line_of(source_lines[index], unit)):
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
         said = term_credits(unit.terms, unit.text, asked)
+        if kind_terms and says_kind(unit.text, kind):  # `$ docker build …` says "command" without the word
+            said = {**said, **dict.fromkeys(kind_terms, 1.0)}
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
             held[t] = max(held.get(t, 0.0), HEADING * c)

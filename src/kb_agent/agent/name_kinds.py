@@ -94,4 +94,6 @@ _SAYS_PACKAGE = re.compile(r"\b(?:install(?:ed|ing)?|add|pip|uv)\b|安装|添加
 def says_kind(text: str, kind: str) -> bool:
     if kind in ("package", "包") and _SAYS_PACKAGE.search(text):
         return True
+    if kind in ("command", "命令") and text.startswith("$ "):
+        return True  # a console line is a command: `$ docker build -t myimage .`
     return kind in text if has_cjk(kind) else bool(re.search(rf"\b{kind}s?\b", text, re.I))
