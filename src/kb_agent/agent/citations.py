@@ -23,7 +23,7 @@ REFUSAL_RE = re.compile(
     re.I,
 )
 _END_PUNCT = ".!?。！？:：;；"
-ANCHOR_REACH = 2  # lines either side of a citation where a pronoun's name may be
+ANCHOR_REACH = 3  # lines either side of a citation where a pronoun's name may be
 # what names something in a sentence: code, an identifier, a number, a capitalised word past the first, a Latin
 # word in a Chinese sentence
 _NAMED = re.compile(
