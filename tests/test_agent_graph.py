@@ -497,6 +497,8 @@ def test_tiers_route_on_fast_answer_on_main_escalate_to_strong(settings, docs):
         ("Which application servers should Uvicorn be compared against?", "simple"),
         ("Is Uvicorn different from Hypercorn?", "multi_step"),
         ("Flask vs Django?", "multi_step"),
+        # "VS Code" is an editor: dev16 t1611 had waited for the router after its probe
+        ("Which option do I pick in the VS Code debugger to run the current file?", "unsure"),
         ("How do I add middleware and also configure CORS for several origins in one app?", "unsure"),
         ("如何声明请求体？", "simple"),
         ("北京和上海哪个城市更大？", "multi_step"),
@@ -750,6 +752,13 @@ def test_a_weak_probe_of_one_question_is_answered_without_the_router(settings, d
         assert "probe_weak_one_lookup" in {f["rule_name"] for f in answer.fast_paths}
     else:
         assert script.roles == ["route", "synth"] and answer.route["decided_by"] == "llm_after_probe"
+
+
+def test_an_editor_named_vs_code_is_no_comparison():
+    from kb_agent.agent.step_rules import is_comparison
+
+    assert not is_comparison("Which option do I pick in the VS Code debugger to run the current file?")
+    assert is_comparison("Flask vs Django?") and is_comparison("FastAPI versus Flask: which is faster?")
 
 
 def test_two_questions_in_one_are_told_from_one():

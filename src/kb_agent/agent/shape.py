@@ -18,7 +18,7 @@ Shape = Literal["simple", "multi_step", "unsure"]
 _COMPARES = re.compile(r"\b(both|neither|either|same|different|compared?|comparison)\b", re.I)
 _TWO_THINGS = re.compile(r"\b(and|or|nor|than|between|from)\b|,", re.I)
 _MULTI_STEP_EN = [
-    re.compile(r"\b(versus|vs\.?)\b", re.I),
+    re.compile(r"\b(?:versus|(?-i:[Vv]s)\b\.?)", re.I),  # "VS Code" is an editor, not a comparison
     re.compile(
         r"\b(older|younger|earlier|later|larger|smaller|bigger|longer|shorter|higher|lower|more|less|fewer|"
         r"first|last|before|after)\b.*\b(than|or)\b",

@@ -78,7 +78,7 @@ _WH = re.compile(r"\b(what|which|who|whom|when|where|how)\b", re.I)
 # a relative clause that only qualifies the answer ("which city ... that ...") is not a hidden entity
 _ASKED_HEAD = re.compile(r"^(?:which|what|how many)\b", re.I)
 _COMPARISON = re.compile(
-    r"\b(both|neither|either|same|different|compared?|versus|vs\.?|older|younger|earlier|later|first|more|less)\b"
+    r"\b(both|neither|either|same|different|compared?|versus|(?-i:[Vv]s)|older|younger|earlier|later|first|more|less)\b"
     r"|\bor\b[^?]*\?",
     re.I,
 )
