@@ -744,7 +744,7 @@ def test_a_weak_probe_of_one_question_is_answered_without_the_router(settings, d
     skipped and the probe's evidence is answered as one lookup. Control: `always` asks the router, as before."""
     script = ByRole(route=route(complexity="simple"), synth="Raise HTTPException with status_code 404 [1].")
     engine, _ = make_engine(settings, docs, script, route_by_shape=True, weak_probe_router=router)
-    question = "If an item is missing what status_code should I give HTTPException while reading a Pydantic request body?"
+    question = "If an item is missing what status_code should I give HTTPException while reading a Pydantic body?"
     answer = engine.answer_query(question)
     assert len(answer.tool_calls) == 1 and not answer.refused
     if router == "multi_step":

@@ -214,7 +214,7 @@ def rank(
         if not asks_history and _CHANGELOG_ENTRY.search(_line_of(source_lines[index], unit)):
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
         said = term_credits(unit.terms, unit.text, asked)
-        if kind_terms and says_kind(unit.text, kind):  # `$ docker build …` says "command" without the word
+        if kind and kind_terms and says_kind(unit.text, kind):  # `$ docker build …` says "command" without the word
             said = {**said, **dict.fromkeys(kind_terms, 1.0)}
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"

@@ -46,6 +46,7 @@ def question_shape(query: str) -> Shape:
         return "multi_step"
     return "simple" if len(text.split()) <= 14 and not _JOINED_EN.search(text) else "unsure"
 
+
 # a second question joined to the first: "what do I raise and how do I declare …", "…，还要怎么…"
 _SECOND_QUESTION_EN = re.compile(
     r"(?:\b(?:and|or|but|then)|[,;])\s+(?:also\s+\w+|how|what|which|where|why|when|who|whether|"
@@ -58,4 +59,3 @@ _SECOND_QUESTION_ZH = re.compile(r"[，,；;].{0,6}(?:怎么|如何|怎样|什�
 def asks_two_things(query: str) -> bool:
     """Two questions in one (their answers may sit on two pages): the router's sub-questions can help."""
     return bool((_SECOND_QUESTION_ZH if has_cjk(query) else _SECOND_QUESTION_EN).search(query))
-
