@@ -135,6 +135,11 @@ class Settings(BaseSettings):
         default=None, ge=1, description="Threads for the local model (unset: the CPUs free when it loads)."
     )
     llm_context: int = Field(default=8192, ge=1024, description="Context window of the local model.")
+    llm_keep_prefixes: bool = Field(
+        default=True,
+        description="Native runtime: keep each system prompt's KV cache across other roles' calls "
+        "(a router call after an answer call reads only the question).",
+    )
     llm_timeout_s: float = Field(default=120.0, gt=0)
     llm_max_retries: int = Field(default=2, ge=0)
 

@@ -37,12 +37,16 @@ def _local(settings: Settings) -> LLM:
 
     path = local_model_file(settings)
     runtime = local_runtime(settings)
-    key = (str(path), settings.llm_threads, settings.llm_context, runtime)
+    key = (str(path), settings.llm_threads, settings.llm_context, runtime, settings.llm_keep_prefixes)
     with _local_lock:  # one copy of the weights per process
         if key not in _local_cache:
             threads = settings.llm_threads or free_cores()
-            chat = native_backend.NativeLlamaChat if runtime == "native" else LocalLlamaChat
-            _local_cache[key] = chat(path, threads=threads, n_ctx=settings.llm_context)
+            if runtime == "native":
+                _local_cache[key] = native_backend.NativeLlamaChat(
+                    path, threads=threads, n_ctx=settings.llm_context, keep_prefixes=settings.llm_keep_prefixes
+                )
+            else:
+                _local_cache[key] = LocalLlamaChat(path, threads=threads, n_ctx=settings.llm_context)
         return _local_cache[key]
 
 
