@@ -768,6 +768,7 @@ def test_two_questions_in_one_are_told_from_one():
     assert asks_two_things("想让依赖同时兼容 HTTP 和 WebSocket，参数应该用什么类型？")
     assert not asks_two_things("What was the name of the old official FastAPI Docker image that is now deprecated?")
     assert not asks_two_things("How do I stop default values that were never set from being included in the JSON?")
+    assert not asks_two_things("On a Kubernetes cluster, how many Uvicorn processes should each container run?")
 
 
 @pytest.mark.parametrize(

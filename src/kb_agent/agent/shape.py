@@ -47,9 +47,10 @@ def question_shape(query: str) -> Shape:
     return "simple" if len(text.split()) <= 14 and not _JOINED_EN.search(text) else "unsure"
 
 
-# a second question joined to the first: "what do I raise and how do I declare …", "…，还要怎么…"
+# a second question joined to the first: "what do I raise and how do I declare …", "…，还要怎么…" ("On a Kubernetes
+# cluster, how many …" is one question: a comma alone joins none in English)
 _SECOND_QUESTION_EN = re.compile(
-    r"(?:\b(?:and|or|but|then)|[,;])\s+(?:also\s+\w+|how|what|which|where|why|when|who|whether|"
+    r"(?:\b(?:and|or|but)|;)\s+(?:also\s+\w+|how|what|which|where|why|when|who|whether|"
     r"(?:can|do|does|should|is|are)\s+(?:i|we|you|it|they)\b)",
     re.I,
 )

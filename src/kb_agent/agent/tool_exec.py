@@ -94,8 +94,8 @@ def tool_exec(state: AgentState, config) -> AgentState:
                 update["steps"] = one_lookup(trace)
             update["fast_paths"] = [ctx.fast_path("rule_route", "probe_covered", state["query"])]
         elif ctx.settings.weak_probe_router == "multi_step" and not _router_may_split(state["query"]):
-            # a weak first hop of no multi-step shape: the 1.5B router called 24 of 24 such questions over the
-            # dev sets simple (docs/benchmarks.md, stop 41) - its call was 3-5 s of waiting for the same route
+            # a weak first hop of one question: the 1.5B router called all but 2 of 518 dev-set questions
+            # simple, those two asking two things (docs/benchmarks.md, stop 41) - 3-5 s of waiting for a route
             update["route"] = {**route, "complexity": "simple"}
             update["fast_paths"] = [ctx.fast_path("rule_route", "probe_weak_one_lookup", state["query"])]
         return update  # a weak one of a multi-step shape: the router decides now (route_after_tool_exec)
