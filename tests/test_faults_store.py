@@ -265,3 +265,38 @@ def test_hybrid_never_ranks_worse_than_bm25_while_embedding_fills_in(settings, t
     assert hybrid.dense_coverage < 0.5 and _paths(hybrid) == bm25 and bm25[0] == "docs/body.md"
     assert any("hybrid search uses keyword results" in n for n in hybrid.notices)
     engine.close()
+
+
+@pytest.mark.parametrize("turns", [True, False], ids=["loads_take_turns", "control_no_lock"])
+def test_vector_store_loads_take_turns(tmp_path, monkeypatch, turns):
+    """numpy parses each .npy header with `ast.literal_eval`, which CPython 3.11 cannot run in two threads at
+    once ("SystemError: AST constructor recursion depth mismatch", seen in the test above under load): stores
+    loading in several threads parse one at a time. The parser is instrumented to notice overlapping calls."""
+    import ast
+    import contextlib
+    import time
+
+    from kb_agent.store import vectors
+
+    store = vectors.FaissFlatStore(tmp_path, load=False)
+    store.upsert(np.arange(3, dtype=np.int64), np.eye(3, dtype=np.float32), [["public"]] * 3)
+    store.save("s1")
+    if not turns:
+        monkeypatch.setattr(vectors, "_LOADING", contextlib.nullcontext())
+    inside, overlaps = [0], []
+    original = ast.literal_eval
+
+    def watched(text):
+        inside[0] += 1
+        overlaps.append(inside[0] > 1)
+        time.sleep(0.002)  # hold the parser long enough for another thread to arrive
+        inside[0] -= 1
+        return original(text)
+
+    monkeypatch.setattr(ast, "literal_eval", watched)
+    threads = [threading.Thread(target=vectors.FaissFlatStore, args=(tmp_path,)) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert overlaps and any(overlaps) is not turns

@@ -21,6 +21,12 @@ from kb_agent.governance.access import AccessFilter
 from kb_agent.store.base import VectorIndex
 
 
+# numpy reads each .npy header with `ast.literal_eval`, and CPython 3.11's AST constructor is not safe across
+# threads: two searchers loading the store at once raised "SystemError: AST constructor recursion depth
+# mismatch" under load (tests/test_faults_store.py). Loads take turns; they are rare (a new catalog state).
+_LOADING = threading.Lock()
+
+
 class VectorStore(VectorIndex, Protocol):
     dim: int | None
 
@@ -65,7 +71,7 @@ class FaissFlatStore:
         if not path.exists():
             return
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with _LOADING, np.load(path, allow_pickle=False) as data:
                 ids, vecs = data["ids"], data["vectors"]
                 acls = json.loads(bytes(data["acl"]).decode("utf-8"))
                 stamp = bytes(data["stamp"]).decode("utf-8")
