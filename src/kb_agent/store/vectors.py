@@ -20,7 +20,6 @@ import numpy as np
 from kb_agent.governance.access import AccessFilter
 from kb_agent.store.base import VectorIndex
 
-
 # numpy reads each .npy header with `ast.literal_eval`, and CPython 3.11's AST constructor is not safe across
 # threads: two searchers loading the store at once raised "SystemError: AST constructor recursion depth
 # mismatch" under load (tests/test_faults_store.py). Loads take turns; they are rare (a new catalog state).
