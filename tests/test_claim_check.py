@@ -829,3 +829,31 @@ def test_a_premise_the_english_page_fails_is_not_held_by_its_translation(monkeyp
         "A datetime.timedelta is represented as a float of total seconds in requests and responses [1].",
     )
     assert any(c.startswith("zh/") for c in claim.citations) is not rule
+
+
+WEBSOCKETS_REFERENCE = _evidence(
+    "# WebSockets\n"
+    "When defining WebSockets, you normally declare a parameter of type `WebSocket`.\n"
+    "```python\n"
+    "from fastapi.websockets import WebSocketDisconnect, WebSocketState\n"
+    "```\n",
+    "reference/websockets.md",
+    50,
+)
+
+
+def test_code_a_removed_model_sentence_introduced_goes_with_it():
+    """dev16 u1603 ("How do I enable gzip compression of WebSocket messages?", never said): the model invented a
+    `gzip` parameter and wrote a code block under it; every sentence was removed but one import line copied from
+    a page - a true line under an invented claim answers nothing. Control: after a kept sentence the same code
+    block stays."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    code = "\n```python\nfrom fastapi.websockets import WebSocketDisconnect, WebSocketState\n```"
+    invented = "You can set the `gzip` parameter of the `WebSocket` class to `True` [1]. For example:" + code
+    checked = CheckedAnswer([WEBSOCKETS_REFERENCE], "How do I enable gzip compression of WebSocket messages?")
+    assert checked.add_text(invented, written=True) == "" and checked.kept == 0
+    kept = CheckedAnswer([WEBSOCKETS_REFERENCE], "How do I declare a WebSocket parameter?")
+    said = "When defining WebSockets, you normally declare a parameter of type `WebSocket` [1]." + code
+    kept.add_text(said, written=True)
+    assert kept.kept == 2 and "WebSocketState" in kept.body

@@ -76,6 +76,7 @@ class CheckedAnswer:
         self._fenced = False  # inside a code block the answer opened
         self._waiting: Sentence | None = None  # an antecedent held until the line pointing back to it is judged
         self._written_before: bool | None = None  # whether the model's previous sentence was kept
+        self._prose_before: bool | None = None  # whether the model's last sentence outside a code block was kept
 
     @property
     def kept(self) -> int:
@@ -110,6 +111,13 @@ class CheckedAnswer:
             # "The version that added Kafka support is 0.70.0": true of its lines, but it vouches for the claim
             if claim.supported and self._written_before is False and _POINTS_BACK.match(without_markers(sentence.text)):
                 claim.supported, claim.off_question = False, True
+            if self._fenced and claim.supported and self._prose_before is False:
+                # the code the removed sentence introduced ("For example, you can modify the code as follows:"):
+                # a line of a page quoted under an invented claim answers nothing (dev16 u1603 kept only
+                # `from fastapi.websockets import …` of an invented gzip parameter)
+                claim.supported, claim.off_question = False, True
+            elif not self._fenced:
+                self._prose_before = claim.supported
             self._written_before = claim.supported
         shown = ""
         if waiting is not None:  # on the question through the line that points back to it, or not at all
