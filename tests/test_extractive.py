@@ -570,7 +570,7 @@ def test_asked_which_command_a_console_line_names_one(monkeypatch, rule):
     from kb_agent.agent import extractive
 
     if not rule:
-        monkeypatch.setattr(extractive, "_COMMANDS", frozenset())
+        monkeypatch.setattr(extractive, "COMMAND_KINDS", frozenset())
         monkeypatch.setattr(extractive, "says_kind", lambda text, kind: bool(re.search(rf"\b{kind}s?\b", text, re.I)))
     sources = [_evidence(CLOUD, "fastapicloud.md", ["FastAPI Cloud"], 3)]
     found = extractive_sentences("What command deploys a FastAPI app to FastAPI Cloud?", sources, weights=_weights)

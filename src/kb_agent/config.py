@@ -158,8 +158,9 @@ class Settings(BaseSettings):
     )
     weak_probe_router: Literal["multi_step", "always"] = Field(
         default="multi_step",
-        description="After a weak first hop of a probed question, ask the LLM router only when the question has "
-        "a multi-step shape (multi_step); always: for every weak probe.",
+        description="After a weak first hop of a probed question, ask the LLM router only when it could split "
+        "the question: a multi-step shape, a comparison or two questions in one (multi_step); always: for every "
+        "weak probe.",
     )
     search_hops: int = Field(
         default=2,

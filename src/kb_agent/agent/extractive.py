@@ -14,7 +14,7 @@ from collections.abc import Callable
 from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, OWNER_LINES, TELLS_AN_END, names_word, version_owner
 from kb_agent.agent.definitions import asks_name, defines, gives_name
 from kb_agent.agent.evidence_units import LINK_TARGET, Unit, commands_after, list_after, terms, units_of
-from kb_agent.agent.name_kinds import asked_kind, new_names, says_kind
+from kb_agent.agent.name_kinds import COMMAND_KINDS, asked_kind, console_line, new_names, says_kind
 from kb_agent.agent.question_terms import (
     KIND_OF,
     QUESTION_TERMS,
@@ -158,7 +158,6 @@ _ASKS_WHICH = re.compile(
 # "What is a callback?": the line that defines the word ("… is named a "callback"", "A callback is a …")
 DEFINES_BONUS = 0.3
 _ASKS_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|什么是", re.I)
-_COMMANDS = frozenset({"command", "命令"})
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 
 
@@ -259,7 +258,7 @@ def rank(
             named = (
                 bool(given)
                 or bool(unit.note)
-                or (kind in _COMMANDS and (unit.text.startswith("$ ") or leads_to_command))  # a console line
+                or (kind in COMMAND_KINDS and (console_line(unit.text) or leads_to_command))
                 or _names_kind_in_question_words(unit.text, question, kind)
             )
             if named:

@@ -91,9 +91,17 @@ def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
 _SAYS_PACKAGE = re.compile(r"\b(?:install(?:ed|ing)?|add|pip|uv)\b|安装|添加", re.I)
 
 
+COMMAND_KINDS = frozenset({"command", "命令"})
+
+
+def console_line(text: str) -> bool:
+    """A line typed at a shell prompt: `$ docker build -t myimage .` is a command without the word."""
+    return text.startswith("$ ")
+
+
 def says_kind(text: str, kind: str) -> bool:
     if kind in ("package", "包") and _SAYS_PACKAGE.search(text):
         return True
-    if kind in ("command", "命令") and text.startswith("$ "):
-        return True  # a console line is a command: `$ docker build -t myimage .`
+    if kind in COMMAND_KINDS and console_line(text):
+        return True
     return kind in text if has_cjk(kind) else bool(re.search(rf"\b{kind}s?\b", text, re.I))
