@@ -120,3 +120,10 @@ def test_every_local_model_a_setting_can_name_has_a_verified_spec():
 
     assert set(get_args(Settings.model_fields["local_model"].annotation)) == set(MODELS)
     assert all(len(spec.sha256) == 64 and spec.size > 0 for spec in MODELS.values())
+
+
+@pytest.mark.parametrize(("seed", "sent"), [(0, 0), (-1, None)])
+def test_the_api_backend_sends_the_configured_seed(tmp_path, seed, sent):
+    settings = Settings(data_folder=tmp_path, llm_provider="openai", llm_model="m", llm_seed=seed, _env_file=None)
+    request = build_llms(settings).main._request([{"role": "user", "content": "q"}], {})
+    assert request.get("seed") == sent

@@ -126,3 +126,15 @@ def test_auto_picks_the_native_build_when_it_is_installed(
     )
     factory._local(settings)
     assert built == [expected]
+
+
+@pytest.mark.parametrize(("seed", "sent"), [(0, 0), (7, 7), (-1, None)])
+def test_the_configured_seed_reaches_every_request(monkeypatch, tmp_path, fake_llama_cpp, model_file, seed, sent):
+    """A fixed seed makes a rerun give the same answers (the answer sets compare runs); -1 draws a new one."""
+    monkeypatch.setattr("kb_agent.llm.native_backend.available", lambda: True)
+    monkeypatch.setattr(factory, "_local_cache", {})
+    settings = Settings(data_folder=tmp_path, local_model_path=model_file, llm_threads=1, llm_seed=seed, _env_file=None)
+    chat = factory._local(settings)
+    chat.chat([{"role": "user", "content": "q"}])
+    list(chat.stream([{"role": "user", "content": "q"}]))
+    assert [r.get("seed") for r in FakeLlama.made[0].requests] == [sent, sent]

@@ -135,6 +135,12 @@ class Settings(BaseSettings):
         default=None, ge=1, description="Threads for the local model (unset: the CPUs free when it loads)."
     )
     llm_context: int = Field(default=8192, ge=1024, description="Context window of the local model.")
+    llm_seed: int = Field(
+        default=0,
+        ge=-1,
+        description="Sampling seed of every model call: the same question over the same index gets the same "
+        "answer, so a before/after comparison measures the change, not the dice (-1: a new seed each call).",
+    )
     llm_keep_prefixes: bool = Field(
         default=True,
         description="Native runtime: keep each system prompt's KV cache across other roles' calls "

@@ -37,16 +37,29 @@ def _local(settings: Settings) -> LLM:
 
     path = local_model_file(settings)
     runtime = local_runtime(settings)
-    key = (str(path), settings.llm_threads, settings.llm_context, runtime, settings.llm_keep_prefixes)
+    key = (
+        str(path),
+        runtime,
+        settings.llm_threads,
+        settings.llm_context,
+        settings.llm_keep_prefixes,
+        settings.llm_seed,
+    )
     with _local_lock:  # one copy of the weights per process
         if key not in _local_cache:
             threads = settings.llm_threads or free_cores()
             if runtime == "native":
                 _local_cache[key] = native_backend.NativeLlamaChat(
-                    path, threads=threads, n_ctx=settings.llm_context, keep_prefixes=settings.llm_keep_prefixes
+                    path,
+                    threads=threads,
+                    n_ctx=settings.llm_context,
+                    keep_prefixes=settings.llm_keep_prefixes,
+                    seed=settings.llm_seed,
                 )
             else:
-                _local_cache[key] = LocalLlamaChat(path, threads=threads, n_ctx=settings.llm_context)
+                _local_cache[key] = LocalLlamaChat(
+                    path, threads=threads, n_ctx=settings.llm_context, seed=settings.llm_seed
+                )
         return _local_cache[key]
 
 
@@ -67,6 +80,7 @@ def build_llms(settings: Settings) -> LLMTiers:
                 model=name or settings.llm_model or "",
                 timeout_s=settings.llm_timeout_s,
                 max_retries=settings.llm_max_retries,
+                seed=settings.llm_seed,
             )
 
         main = make(settings.llm_model)

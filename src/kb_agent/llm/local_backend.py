@@ -21,7 +21,7 @@ class InProcessChat(LLM):
     """What both in-process runtimes share: the model file's check, offline loading, one serialized context,
     the request built from the LLM options."""
 
-    def __init__(self, model_path: Path, temperature: float, max_tokens: int):
+    def __init__(self, model_path: Path, temperature: float, max_tokens: int, seed: int = -1):
         super().__init__()
         if not model_path.is_file():
             raise LLMError(f"model file not found: {model_path} (run `kb-agent models install`)")
@@ -29,17 +29,25 @@ class InProcessChat(LLM):
         self.model = model_path.stem
         self._temperature = temperature
         self._max_tokens = max_tokens
+        self._seed = seed
         self._lock = threading.Lock()  # one context: calls are serialized, which also keeps its KV cache warm
 
     def _request(self, messages: list[Message], options: dict, stream: bool) -> dict:
-        return chat_request(messages, options, stream, self._temperature, self._max_tokens)
+        return chat_request(messages, options, stream, self._temperature, self._max_tokens, self._seed)
 
 
 class LocalLlamaChat(InProcessChat):
     def __init__(
-        self, model_path: Path, *, threads: int, n_ctx: int = 8192, temperature: float = 0.1, max_tokens: int = 768
+        self,
+        model_path: Path,
+        *,
+        threads: int,
+        n_ctx: int = 8192,
+        temperature: float = 0.1,
+        max_tokens: int = 768,
+        seed: int = -1,
     ):
-        super().__init__(model_path, temperature, max_tokens)
+        super().__init__(model_path, temperature, max_tokens, seed)
         try:
             import xllamacpp as xlc
         except ImportError as exc:
@@ -98,14 +106,18 @@ class LocalLlamaChat(InProcessChat):
             yield item
 
 
-def chat_request(messages: list[Message], options: dict, stream: bool, temperature: float, max_tokens: int) -> dict:
-    """An OpenAI-style chat request for an in-process llama.cpp: the LLM options as its fields."""
+def chat_request(
+    messages: list[Message], options: dict, stream: bool, temperature: float, max_tokens: int, seed: int = -1
+) -> dict:
+    """An OpenAI-style chat request for an in-process llama.cpp: the LLM options as its fields (seed -1: random)."""
     request: dict = {
         "messages": messages,
         "stream": stream,
         "temperature": options.get("temperature", temperature),
         "max_tokens": options.get("max_tokens") or max_tokens,
     }
+    if seed >= 0:
+        request["seed"] = seed
     if options.get("stop"):
         request["stop"] = options["stop"]
     if options.get("json_schema") is not None:  # grammar-constrained decoding

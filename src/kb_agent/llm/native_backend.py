@@ -47,8 +47,9 @@ class NativeLlamaChat(InProcessChat):
         temperature: float = 0.1,
         max_tokens: int = 768,
         keep_prefixes: bool = True,
+        seed: int = -1,
     ):
-        super().__init__(model_path, temperature, max_tokens)
+        super().__init__(model_path, temperature, max_tokens, seed)
         try:
             import llama_cpp
         except ImportError as exc:

@@ -21,6 +21,7 @@ class OpenAIChat(LLM):
         timeout_s: float = 60.0,
         max_retries: int = 2,
         temperature: float = 0.1,
+        seed: int = -1,
     ):
         super().__init__()
         import openai
@@ -28,6 +29,7 @@ class OpenAIChat(LLM):
         self._openai = openai
         self.model = model
         self._temperature = temperature
+        self._seed = seed
         self._deadline_s = timeout_s * (max_retries + 1)  # the whole call, retries and a trickling stream included
         # the SDK retries 408/409/429/5xx with exponential backoff and honours Retry-After
         self._client = openai.OpenAI(
@@ -44,6 +46,8 @@ class OpenAIChat(LLM):
             "messages": messages,
             "temperature": options.get("temperature", self._temperature),
         }
+        if self._seed >= 0:  # OpenAI, vLLM, llama-server and Ollama honour it; it makes sampling repeatable
+            request["seed"] = self._seed
         if options.get("max_tokens"):
             request["max_tokens"] = options["max_tokens"]
         if options.get("stop"):
