@@ -669,6 +669,11 @@ def test_an_unanswerable_question_is_refused_without_a_synthesis_call(settings, 
         ("In which file does the settings example put the Settings class?", None),
         ("Which file does the tutorial explain dependencies in?", "file_discovery"),
         ("Which file should I read to learn about CORS?", "file_discovery"),
+        ("Where do the docs explain self-hosting the Swagger UI files?", "file_discovery"),
+        # dev20: the file a program needs is content; a file that documents something is a search
+        ("自托管文档静态资源时，ReDoc 需要哪个文件？", None),
+        ("哪个文件讲了 OpenAPI 回调？", "file_discovery"),
+        ("哪个页面介绍了如何声明请求示例数据？", "file_discovery"),
     ],
 )
 def test_apostrophes_are_not_quotes_and_content_questions_are_not_file_searches(question, rule):

@@ -133,6 +133,7 @@ FILE_QUESTION_WORDS = frozenset(
 )
 _AUXILIARY = "does|do|did|should|will|would|can|could"
 _DOCUMENTING = "explain|cover|document|describ|mention|discuss|talk|introduc|show|list|read|learn|say|tell|teach"
+_ZH_DOCUMENTING = "讲|介绍|说明|提到|解释|描述|涉及|讨论|包含|关于|有关|教"
 # asking *where* something is documented; "what kind of file ..." is a question about content
 _FILE_DISCOVERY_RE = re.compile(
     r"\b(?:find|list|show|locate|search for)\b(?: (?:me|all|the|a|any|every))*(?: [\w-]+){0,2} "
@@ -146,6 +147,7 @@ _FILE_DISCOVERY_RE = re.compile(
     r"|\bwhich section of the (?:docs|documentation)\b"
     r"|\bwhere (?:can|do|should|could) (?:i|we) (?:read|learn)(?: more)? about\b"
     r"|\bwhere (?:is|are) [\w\s`.-]{1,40} documented\b"
+    rf"|\bwhere (?:do|does) (?:the )?(?:docs|documentation|guides?|tutorials?|pages?) (?:{_DOCUMENTING})"
     r"|\b(?:is there|are there) (?:a |an |any )?(?:files?|pages?|documents?|docs|documentation|guides?|tutorials?) "
     r"(?:on|about|for|that)\b"
     r"|\b(?:point me to|take me to|where is|where's) (?:the |a )?(?:file|page|doc|docs|document|documentation|guide|"
@@ -154,7 +156,10 @@ _FILE_DISCOVERY_RE = re.compile(
     r"|\b(?:files?|pages?|documents?) (?:named|called|about|containing|that (?:mention|explain|document|describe|cover))\b"
     # "哪些成员可以读取文件名" asks for members, not files: a file's name (文件名) or folder is not a file search
     r"|(?:查找|寻找|找到|列出)[^，。？?]{0,12}(?:文件|文档|页面)(?![名夹])"
-    r"|(?:哪些|哪个|哪一个|哪一篇|哪篇)[^，。？?]{0,6}(?:文件|文档|页面)(?![名夹])"
+    # "ReDoc 需要哪个文件？" asks which file the software needs: a file (文件, not 文档/页面) is a document only when
+    # the question says something documents it
+    r"|(?:哪些|哪个|哪一个|哪一篇|哪篇)[^，。？?]{0,6}(?:文档|页面)(?![名夹])"
+    rf"|(?:哪些|哪个|哪一个|哪一篇|哪篇)[^，。？?]{{0,6}}文件(?![名夹])(?=[^？?]*(?:{_ZH_DOCUMENTING}))"
     r"|有没有[^，。？?]{0,12}(?:文件|文档|页面|教程)(?![名夹])"
     r"|(?:在)?哪里(?:可以|能)?(?:找到|看到|查到|读到)[^，。？?]{0,12}(?:文件|文档|页面|说明|教程)(?![名夹])",
     re.I,
