@@ -194,3 +194,61 @@ def test_fusion_weights_are_stored_with_the_knowledge_base(corp):
     with kb.writing():
         kb.set_fusion_weights(None)
     assert kb.fusion_weights() is None
+
+
+def _long_page(fact: str) -> str:
+    """One section of about 1,700 characters (one chunk, longer than the 1,000 the embedder sees) that says
+    `fact` only in its last line."""
+    filler = [f"Line {i} lists alpha{i} beta{i} gamma{i} delta{i} epsilon{i} and zeta{i}." for i in range(30)]
+    return "# Notes\n" + "\n".join(filler) + f"\n{fact}\n"
+
+
+def _tail_vectors(kb) -> int:
+    count = getattr(kb.vectors, "tail_count", None)  # PostgreSQL: a vector space of its own
+    return count if count is not None else int((kb.vectors.ids() < 0).sum())
+
+
+def _dense_score(engine, query: str, path: str, groups=None) -> float:
+    access = ALL if groups is None else AccessFilter.for_groups(groups)
+    kb = engine.kb()
+    vector = engine.embedder().embed_query(query)
+    chunks = kb.catalog.get_chunks(i for i, _ in kb.vectors.search(vector, 50, access))
+    scores = dict(kb.vectors.search(vector, 50, access))
+    return max((scores[i] for i, c in chunks.items() if c.chunk.path == path), default=0.0)
+
+
+def test_a_long_chunks_last_lines_reach_dense_search_under_its_acl(store_engine, tmp_path):
+    """The embedder sees a chunk's first 1,000 characters; the tail vector carries the rest, with the chunk's
+    ACL, and goes with its chunk."""
+    root = tmp_path / "kb"
+    write(root / "hr" / ".kbacl", "hr\n")
+    write(root / "hr" / "notes.md", _long_page("The quokka ledger closes on Fridays."))
+    for i in range(5):
+        write(root / f"n{i}.md", f"# N{i}\nunrelated page number {i} about gardening\n")
+    store_engine.index([root])
+    store_engine.embed()
+    kb = store_engine.kb()
+    assert _tail_vectors(kb) == 1 and len(kb.vectors) == 6  # six chunks, one of them long
+    assert _paths(store_engine, "quokka ledger", "dense", ["hr"])[0] == "kb/hr/notes.md"
+    assert _dense_score(store_engine, "quokka ledger", "kb/hr/notes.md", ["hr"]) > 0.0  # the control: 0.0
+    assert "kb/hr/notes.md" not in _paths(store_engine, "quokka ledger", "dense", ["eng"])
+    assert "kb/hr/notes.md" not in _paths(store_engine, "quokka ledger", "dense", [])
+
+    (root / "hr" / "notes.md").unlink()
+    store_engine.index([root])
+    assert _tail_vectors(store_engine.kb()) == 0  # no vector outlives its chunk
+
+
+def test_without_tail_vectors_the_last_lines_are_invisible_to_dense_search(backend, request, tmp_path, embedder):
+    """Control: KB_AGENT_EMBED_TAILS=false, the same page; the query shares no term with the embedded head."""
+    url = request.getfixturevalue("pg_url") if backend == "postgres" else None
+    settings = store_settings(backend, tmp_path / "data", url).model_copy(update={"embed_tails": False})
+    engine = Engine(settings, embedder=embedder)
+    try:
+        write(tmp_path / "kb" / "notes.md", _long_page("The quokka ledger closes on Fridays."))
+        engine.index([tmp_path / "kb"])
+        engine.embed()
+        assert _tail_vectors(engine.kb()) == 0
+        assert _dense_score(engine, "quokka ledger", "kb/notes.md") == 0.0
+    finally:
+        engine.close()

@@ -50,3 +50,25 @@ def test_persistence_delete_and_upsert(tmp_path):
     top = again.search(vecs[65], 1, AccessFilter.for_groups(["x"]))
     assert top[0][0] == 66
     assert 66 not in [i for i, _ in again.search(vecs[65], 200, AccessFilter.for_groups(["g5"]))]
+
+
+def test_a_chunk_is_returned_once_scored_by_its_head_or_its_tail_less_the_margin(tmp_path):
+    from kb_agent.store.base import TAIL_MARGIN, tail_id
+
+    def unit(*xs):
+        v = np.array(xs, dtype=np.float32)
+        return v / np.linalg.norm(v)
+
+    query = unit(1, 0, 0)
+    head, near_tail, far_tail = unit(0.6, 0.8, 0), unit(0.61, 0.79, 0), unit(0.95, 0.31, 0)
+    store = FaissFlatStore(tmp_path)
+    store.upsert(
+        np.array([1, tail_id(1), 2, tail_id(2)], dtype=np.int64),
+        np.vstack([head, near_tail, head, far_tail]),
+        [[], [], ["hr"], ["hr"]],
+    )
+    found = dict(store.search(query, 10, AccessFilter.for_groups(["hr"])))
+    assert set(found) == {1, 2} and len(store) == 2  # chunk ids, each once; tails are not chunks
+    assert abs(found[1] - float(head @ query)) < 1e-6  # a tail barely above its head does not count
+    assert abs(found[2] - (float(far_tail @ query) - TAIL_MARGIN)) < 1e-6
+    assert dict(store.search(query, 10, AccessFilter.for_groups([]))).keys() == {1}  # the tail keeps the ACL

@@ -96,6 +96,11 @@ class Settings(BaseSettings):
     embed_max_chars: int = Field(
         default=1000, ge=100, description="Head of each chunk that is embedded (embedding is compute-bound)."
     )
+    embed_tails: bool = Field(
+        default=True,
+        description="A chunk longer than the embedded head gets a second vector for its last lines; dense "
+        "search scores the chunk by the better of the two.",
+    )
 
     # Retrieval
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")

@@ -301,6 +301,11 @@ class Catalog:
         rows = self._db.execute(f"SELECT {_CHUNK_COLS} FROM chunks WHERE source=? ORDER BY id", (source,))
         return [self._row_to_chunk(row) for row in rows]
 
+    def long_chunk_ids(self, min_chars: int) -> list[int]:
+        """Rows whose text is longer than `min_chars` characters (the candidates for a tail vector)."""
+        rows = self._db.execute("SELECT id FROM chunks WHERE length(text) > ? ORDER BY id", (min_chars,))
+        return [r[0] for r in rows]
+
     def embed_keys(self) -> list[tuple[int, str, str]]:
         """(id, embed_key, acl json) for every chunk, in id order."""
         return self._db.execute("SELECT id, embed_key, acl FROM chunks ORDER BY id").fetchall()

@@ -22,7 +22,7 @@ import numpy as np
 from kb_agent.config import Settings
 from kb_agent.governance.errors import StoreDamaged
 from kb_agent.llm.embeddings import embedder_model_id
-from kb_agent.store.base import EmbedProgress, KBBusy, SharedParts, model_key, validate_kb_name
+from kb_agent.store.base import EmbedProgress, KBBusy, SharedParts, model_key, tail_id, validate_kb_name
 from kb_agent.store.catalog import Catalog, FileRecord
 from kb_agent.store.embedding_cache import EmbeddingCache
 from kb_agent.store.graph import KnowledgeGraph
@@ -153,7 +153,8 @@ class EmbeddedKnowledgeBase(SharedParts):
         return self.folder / "dense" / model_key(self.model_id)
 
     def _vector_stamp(self) -> str:
-        return f"{self.catalog.generation}:{self.catalog.get_meta('embed_generation', '0')}:{self.model_id}"
+        tails = "+tails" if self.settings.embed_tails else ""  # switching tails on or off re-syncs the store
+        return f"{self.catalog.generation}:{self.catalog.get_meta('embed_generation', '0')}:{self.model_id}{tails}"
 
     def sync_vectors(self, force: bool = False, *, save: bool = True) -> None:
         """Make the dense store hold exactly the catalog chunks whose vectors are cached (for this model).
@@ -168,12 +169,15 @@ class EmbeddedKnowledgeBase(SharedParts):
         if not force and stamp == self._vector_gen:
             return
         rows = self.catalog.embed_keys()
+        tails = self.tail_keys()
+        acls = {row_id: acl for row_id, _, acl in rows}
         present = set(self.vectors.ids().tolist())
-        wanted = {row_id for row_id, _, _ in rows}
+        wanted = set(acls) | {tail_id(row_id) for row_id in tails if row_id in acls}
         stale = np.array(sorted(present - wanted), dtype=np.int64)
         if len(stale):
             self.vectors.delete(stale)
         todo = [(row_id, key, acl) for row_id, key, acl in rows if row_id not in present]
+        todo += [(tail_id(r), key, acls[r]) for r, key in tails.items() if r in acls and tail_id(r) not in present]
         for start in range(0, len(todo), 20000):
             part = todo[start : start + 20000]
             vecs = self.cache.get_many(key for _, key, _ in part)
@@ -250,9 +254,13 @@ class EmbeddedKnowledgeBase(SharedParts):
 
     # -- vectors (written by the embedding job, kb_agent.ingest.embedding) ----------------------------
     def unembedded(self) -> dict[str, int]:
-        """Embedding key -> chunk row id, for the chunks whose vector is not cached yet (in catalog order)."""
-        rows = {key: row_id for row_id, key, _ in self.catalog.embed_keys()}
-        return {key: rows[key] for key in self.cache.missing(rows)}
+        """Embedding key -> chunk row id, for the passages whose vector is not cached yet: every chunk's head
+        in catalog order, then the tails of long chunks (dense search covers every chunk first)."""
+        heads = {key: row_id for row_id, key, _ in self.catalog.embed_keys()}
+        tails = {key: row_id for row_id, key in self.tail_keys().items()}
+        return {key: heads[key] for key in self.cache.missing(heads)} | {
+            key: tails[key] for key in self.cache.missing(tails) if key not in heads
+        }
 
     def add_vectors(self, vectors: dict[str, np.ndarray]) -> None:
         """Commit one batch to the shared cache; `sync_vectors` brings the dense store in step."""

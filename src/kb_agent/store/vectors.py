@@ -18,7 +18,7 @@ import faiss
 import numpy as np
 
 from kb_agent.governance.access import AccessFilter
-from kb_agent.store.base import VectorIndex
+from kb_agent.store.base import TAIL_MARGIN, VectorIndex, chunk_of
 
 # numpy reads each .npy header with `ast.literal_eval`, and CPython 3.11's AST constructor is not safe across
 # threads: two searchers loading the store at once raised "SystemError: AST constructor recursion depth
@@ -164,7 +164,8 @@ class FaissFlatStore:
         return self._ids
 
     def __len__(self) -> int:
-        return len(self._ids)
+        """Chunks with a vector (a chunk's tail vector is not another chunk)."""
+        return int((self._ids >= 0).sum())
 
     # -- query --------------------------------------------------------------------------------------
     def _allowed_mask(self, access: AccessFilter) -> np.ndarray | None:
@@ -190,6 +191,16 @@ class FaissFlatStore:
             k = min(k, allowed)
             bitmap = np.packbits(mask, bitorder="little")
             params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap)))  # type: ignore[call-arg]
-        k = min(k, len(self._ids))
-        scores, positions = self._index.search(query, k, params=params)
-        return [(int(self._ids[p]), float(s)) for s, p in zip(scores[0], positions[0], strict=True) if p >= 0]
+        # a chunk may hold two vectors (its head, and its tail under a negative id): fetch twice k, keep each
+        # chunk's best (a tail less TAIL_MARGIN)
+        fetch = min(2 * k, len(self._ids))
+        scores, positions = self._index.search(query, fetch, params=params)
+        best: dict[int, float] = {}
+        for score, pos in zip(scores[0], positions[0], strict=True):
+            if pos >= 0:
+                vid = int(self._ids[pos])
+                chunk = chunk_of(vid)
+                score = float(score) - (TAIL_MARGIN if vid < 0 else 0.0)
+                if score > best.get(chunk, -np.inf):
+                    best[chunk] = score
+        return sorted(best.items(), key=lambda r: -r[1])[:k]

@@ -121,14 +121,15 @@ def _run_embed(engine, kb: str | None, quiet: bool) -> dict:
             task = progress.add_task("embedding", total=None, note="")
 
             def on_progress(done: int, total: int, elapsed: float) -> None:
-                progress.update(task, completed=done, total=total, note=f"{done / max(elapsed, 1e-9):.1f} chunks/s")
+                progress.update(task, completed=done, total=total, note=f"{done / max(elapsed, 1e-9):.1f} passages/s")
 
             stats = engine.embed(kb, on_progress=None if quiet else on_progress, should_stop=lambda: stop["flag"])
     finally:
         signal.signal(signal.SIGINT, previous)
     if not quiet:
         err.print(
-            f"embedded {stats['embedded']} chunks at {stats['chunks_per_s']:.2f} chunks/s; {stats['pending']} pending"
+            f"embedded {stats['embedded']} passages (each chunk's head, the tail of a long one) at "
+            f"{stats['chunks_per_s']:.2f}/s; {stats['pending']} pending"
         )
     return {k: round(v, 3) if isinstance(v, float) else v for k, v in stats.items()}
 

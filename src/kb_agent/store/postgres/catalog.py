@@ -187,6 +187,11 @@ class PostgresCatalog:
         rows = self._all(f"SELECT {CHUNK_COLS} FROM kb_chunks WHERE kb=%s AND source=%s ORDER BY id", (self.kb, source))
         return [self._stored(row) for row in rows]
 
+    def long_chunk_ids(self, min_chars: int) -> list[int]:
+        """Rows whose text is longer than `min_chars` characters (the candidates for a tail vector)."""
+        rows = self._all("SELECT id FROM kb_chunks WHERE kb=%s AND length(text) > %s ORDER BY id", (self.kb, min_chars))
+        return [r[0] for r in rows]
+
     def embed_keys(self) -> list[tuple[int, str, str]]:
         rows = self._all("SELECT id, embed_key, acl FROM kb_chunks WHERE kb=%s ORDER BY id", (self.kb,))
         return [(i, key, json.dumps(list(acl))) for i, key, acl in rows]

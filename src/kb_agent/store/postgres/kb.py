@@ -100,6 +100,7 @@ class PostgresKnowledgeBase(SharedParts):
         """Read the KB's counters once per search (chunks, vectors of this model, generation)."""
         self._meta = self.catalog.meta()
         self.vectors.count = int(self._meta.get(f"vectors:{self.model_key}", "0"))
+        self.vectors.tail_count = int(self._meta.get(f"vectors:{self.vectors.tail_model}", "0"))
 
     def chunk_count(self) -> int:
         return int(self._meta.get("lex_docs", "0"))
@@ -230,6 +231,7 @@ class PostgresKnowledgeBase(SharedParts):
     # -- embedding ----------------------------------------------------------------------------------
     def sync_vectors(self, force: bool = False, *, save: bool = True) -> None:
         self.vectors.sync()
+        self.vectors.sync_tails(self.tail_keys())
         self.refresh()
 
     def embed_progress(self) -> EmbedProgress:
@@ -249,7 +251,9 @@ class PostgresKnowledgeBase(SharedParts):
                 "GROUP BY c.embed_key ORDER BY first",
                 (self.name, self.model_key),
             ).fetchall()
-        return {key: int(first) for key, first in rows}
+        heads = {key: int(first) for key, first in rows}
+        tails = {key: row_id for row_id, key in self.tail_keys().items()}
+        return heads | {key: tails[key] for key in self.cache.missing(tails) if key not in heads}
 
     def add_vectors(self, vectors: dict[str, np.ndarray]) -> None:
         self.cache.put_many(vectors)

@@ -3,7 +3,8 @@
 The cache (`kb_embeddings`: model, hash of the embedded text -> vector) is shared by every host and
 knowledge base, so no text is embedded twice anywhere. `kb_vectors` holds, per chunk and model, the
 vector and the chunk's ACL; it is filled from the cache by one SQL statement after each index or
-embedding run, and emptied by the chunk's deletion (foreign key). Searches use a per-model HNSW index
+embedding run, and emptied by the chunk's deletion (foreign key). A chunk longer than the embedder's window
+also has a tail vector, in a vector space of its own (`<model>_tail`). Searches use a per-space HNSW index
 with iterative scans, the ACL condition inside the query."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from kb_agent.governance.access import AccessFilter
+from kb_agent.store.base import TAIL_MARGIN
 from kb_agent.store.postgres.db import Database, acl_condition
 from kb_agent.store.postgres.schema import hnsw_index_ddl
 
@@ -68,7 +70,9 @@ class PostgresVectorIndex:
         self.db = db
         self.kb = kb
         self.model = model_key
+        self.tail_model = f"{model_key}_tail"  # the tails of long chunks: a vector space (and HNSW index) of their own
         self.count = 0  # refreshed by the knowledge base from its meta row (one read per search)
+        self.tail_count = 0
         self.dim: int | None = None
         self.ef_search: int | None = None  # None: the connection's setting (KB_AGENT_PG_EF_SEARCH)
         self.fetch = db.dense_fetch  # rows read from the relaxed-order scan before the exact top k is kept
@@ -102,34 +106,70 @@ class PostgresVectorIndex:
                 self.dim = int(row[0])
                 if not indexed:
                     conn.execute(hnsw_index_ddl(self.model, self.dim))
-            count = conn.execute(
-                "SELECT count(*) FROM kb_vectors WHERE kb=%s AND model=%s", (self.kb, self.model)
-            ).fetchone()[0]
+            self.count = self._store_count(conn, self.model)
+        return self.count
+
+    def sync_tails(self, tails: dict[int, str]) -> int:
+        """Bring the tail vectors in step with `tails` (chunk id -> embedding key of its tail passage): rows for
+        chunks no longer listed go, listed chunks whose tail is cached come in with the chunk's ACL."""
+        with self.db.write() as conn:
+            ids, keys = list(tails), list(tails.values())
             conn.execute(
-                "INSERT INTO kb_meta(kb, key, value) VALUES (%s, %s, %s) "
-                "ON CONFLICT (kb, key) DO UPDATE SET value = excluded.value",
-                (self.kb, f"vectors:{self.model}", str(count)),
+                "DELETE FROM kb_vectors WHERE kb = %s AND model = %s AND NOT (chunk = ANY(%s))",
+                (self.kb, self.tail_model, ids),
             )
-        self.count = count
-        return count
+            conn.execute(
+                "INSERT INTO kb_vectors(kb, chunk, model, acl, embedding) "
+                "SELECT c.kb, c.id, %(t)s, c.acl, e.embedding FROM unnest(%(ids)s::bigint[], %(keys)s::text[]) "
+                "AS tail(id, key) JOIN kb_chunks c ON c.kb = %(kb)s AND c.id = tail.id "
+                "JOIN kb_embeddings e ON e.model = %(m)s AND e.key = tail.key "
+                "WHERE NOT EXISTS "
+                "(SELECT 1 FROM kb_vectors v WHERE v.kb = c.kb AND v.model = %(t)s AND v.chunk = c.id)",
+                {"t": self.tail_model, "m": self.model, "kb": self.kb, "ids": ids, "keys": keys},
+            )
+            row = conn.execute(
+                "SELECT vector_dims(embedding) FROM kb_vectors WHERE kb = %s AND model = %s LIMIT 1",
+                (self.kb, self.tail_model),
+            ).fetchone()
+            if row:
+                conn.execute(hnsw_index_ddl(self.tail_model, int(row[0])))  # IF NOT EXISTS
+            self.tail_count = self._store_count(conn, self.tail_model)
+        return self.tail_count
+
+    def _store_count(self, conn, model: str) -> int:
+        count = conn.execute("SELECT count(*) FROM kb_vectors WHERE kb=%s AND model=%s", (self.kb, model)).fetchone()[0]
+        conn.execute(
+            "INSERT INTO kb_meta(kb, key, value) VALUES (%s, %s, %s) "
+            "ON CONFLICT (kb, key) DO UPDATE SET value = excluded.value",
+            (self.kb, f"vectors:{model}", str(count)),
+        )
+        return int(count)
 
     def search(self, query: np.ndarray, k: int, access: AccessFilter) -> list[tuple[int, float]]:
+        """The best k chunks, each scored by the better of its head and its tail vector (less TAIL_MARGIN)."""
         if not self.count:
             return []
         query = np.asarray(query, dtype=np.float32).reshape(-1)
-        dim = len(query)
-        # the model key is our own hex digest: inlined so the planner matches the partial HNSW index
-        column = f"embedding::vector({dim})"
-        acl, acl_params = acl_condition(access)  # first guard; row-level security is the second
-        params = [self.kb, *acl_params]
-        sql = (
-            f"SELECT chunk, -({column} <#> %s) FROM kb_vectors WHERE model = '{self.model}' AND kb = %s{acl} "
-            f"ORDER BY {column} <#> %s LIMIT %s"
-        )
+        best: dict[int, float] = {}
         with self.db.read(access) as conn:
             if self.ef_search:
                 conn.execute(f"SET LOCAL hnsw.ef_search = {int(self.ef_search)}")
-            rows = conn.execute(sql, (query, *params, query, max(k, self.fetch))).fetchall()
-        found = [(int(c), float(s)) for c, s in rows]
+            for model in [self.model] + ([self.tail_model] if self.tail_count else []):
+                margin = TAIL_MARGIN if model == self.tail_model else 0.0
+                for chunk, score in self._nearest(conn, model, query, k, access):
+                    score -= margin
+                    if score > best.get(chunk, -np.inf):
+                        best[chunk] = score
         # iterative scans may return neighbours slightly out of order: keep the exact best k
-        return sorted(found, key=lambda r: -r[1])[:k]
+        return sorted(best.items(), key=lambda r: -r[1])[:k]
+
+    def _nearest(self, conn, model: str, query: np.ndarray, k: int, access: AccessFilter) -> list[tuple[int, float]]:
+        # the model key is our own hex digest: inlined so the planner matches the partial HNSW index
+        column = f"embedding::vector({len(query)})"
+        acl, acl_params = acl_condition(access)  # first guard; row-level security is the second
+        sql = (
+            f"SELECT chunk, -({column} <#> %s) FROM kb_vectors WHERE model = '{model}' AND kb = %s{acl} "
+            f"ORDER BY {column} <#> %s LIMIT %s"
+        )
+        rows = conn.execute(sql, (query, self.kb, *acl_params, query, max(k, self.fetch))).fetchall()
+        return [(int(c), float(s)) for c, s in rows]
