@@ -507,6 +507,36 @@ def test_a_sentence_answering_of_a_name_two_lines_up_is_on_the_question(monkeypa
     assert off.add(other) == "" and off.claims[0].off_question
 
 
+EXAMPLES_SECTION = _evidence(
+    "### Using the `openapi_examples` Parameter\n\nYou can declare them with `openapi_examples` for:\n\n"
+    + "\n".join(f"* `Param{i}()`" for i in range(8))
+    + "\n\nThe keys of the `dict` identify each example, and each value is another `dict`.\n\n"
+    "### Other section\n\nThe keys of the `dict` are free text.",
+    "examples.md",
+    91,
+).model_copy(update={"heading_path": ["Declare Request Example Data", "Examples in the docs"]})
+
+
+@pytest.mark.parametrize("headings", [True, False], ids=["section_heading", "control_lines_only"])
+def test_a_sentence_under_a_heading_that_names_the_asked_code_is_on_the_question(monkeypatch, headings):
+    """dev20 t2013: "Which keys can each example dict passed in openapi_examples contain?" was refused: the
+    answering line is twelve lines below the heading that names `openapi_examples`, out of ANCHOR_REACH."""
+    from kb_agent.agent import citations
+    from kb_agent.agent.citations import CheckedAnswer
+
+    if not headings:
+        monkeypatch.setattr(citations, "section_of", lambda evidence, line: "")
+    question = "Which keys can each example dict passed in openapi_examples contain?"
+    checked = CheckedAnswer([EXAMPLES_SECTION], question, anchors=["openapi_examples"])
+    (sentence,) = split_sentences("The keys of the `dict` identify each example [1].")
+    assert bool(checked.add(sentence)) is headings
+    assert checked.claims[0].off_question is not headings
+    # a heading that names something else does not put a line on the question
+    other = CheckedAnswer([EXAMPLES_SECTION], question, anchors=["openapi_examples"])
+    (free,) = split_sentences("The keys of the `dict` are free text [1].")
+    assert other.add(free) == ""
+
+
 @pytest.mark.parametrize("whole", [True, False], ids=["whole_number", "control_digit_in_an_address"])
 def test_a_number_is_not_held_by_an_address_or_version_that_contains_its_digit(monkeypatch, whole):
     """The blind set's bl22 (a message queue FastAPI does not have) was answered "FastAPI 自带的消息队列默认保留消息

@@ -8,6 +8,7 @@ import re
 
 from kb_agent.agent.claim_terms import checkable, holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
+from kb_agent.agent.evidence_units import section_of
 from kb_agent.agent.name_kinds import asked_kind
 from kb_agent.agent.sentences import Sentence, as_read, split_sentences, without_markers
 from kb_agent.store.spans import cite
@@ -189,9 +190,11 @@ class CheckedAnswer:
         return any(name.lower() not in asked for name in found)
 
     def _around(self, claim: Claim) -> str:
-        """The sentence and the lines of its citations, ANCHOR_REACH either side."""
+        """The sentence, the lines of its citations (ANCHOR_REACH either side) and the headings they sit under:
+        a section's heading names what its lines are about, as the extractive ranking reads them."""
         near = [_span_text(self.sources[i], a - ANCHOR_REACH, b + ANCHOR_REACH) for i, a, b in claim.spans]
-        return " ".join([claim.sentence, *near])
+        sections = {section_of(self.sources[i], a) for i, a, _ in claim.spans}
+        return " ".join([claim.sentence, *near, *sorted(sections)])
 
     def add_file(self, index: int) -> str:
         """A file-discovery answer line: the file's path and title, cited to its first lines. The index itself

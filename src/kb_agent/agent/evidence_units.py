@@ -219,6 +219,22 @@ def heading_text(heading: str) -> str:
     return f"{text} ({words})" if words else text
 
 
+def section_of(evidence: Evidence, line: int) -> str:
+    """The heading path a line of the passage sits under (the passage's own path, then the headings it opens
+    on the way down), as `units_of` reads it: "The keys of the `dict` identify each example" is said under
+    "Using the `openapi_examples` Parameter" twelve lines up."""
+    if evidence.is_record:
+        return ""
+    headings = [heading_text(h) for h in evidence.heading_path]
+    fenced = False
+    for raw in (r.strip() for r in evidence.text.split("\n")[: max(0, line - evidence.start_line)]):
+        if raw.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif raw.startswith("#") and not fenced:
+            headings = _under(headings, raw)
+    return " > ".join(headings)
+
+
 def _under(headings: list[str], line: str) -> list[str]:
     """The heading path after a heading line inside the passage (its level is its count of "#")."""
     text = heading_text(line)
