@@ -13,6 +13,7 @@ import pytest
 from kb_agent.config import Settings
 from kb_agent.llm import factory
 from kb_agent.llm.base import LLMError
+from kb_agent.llm.local_backend import Sampling
 from kb_agent.llm.native_backend import NativeLlamaChat
 
 
@@ -61,7 +62,7 @@ def model_file(tmp_path):
 
 
 def test_requests_carry_the_options_and_replies_are_read(fake_llama_cpp, model_file):
-    chat = NativeLlamaChat(model_file, threads=2, n_ctx=4096, max_tokens=100)
+    chat = NativeLlamaChat(model_file, threads=2, n_ctx=4096, sampling=Sampling(max_tokens=100))
     llama = FakeLlama.made[0]
     assert llama.kwargs["n_threads"] == 2 and llama.kwargs["n_ctx"] == 4096
     # loaded without the weight repacking (slower here, and its AMX path crashes); the defaults are restored

@@ -33,7 +33,7 @@ _local_lock = threading.Lock()
 
 def _local(settings: Settings) -> LLM:
     from kb_agent.llm import native_backend
-    from kb_agent.llm.local_backend import LocalLlamaChat
+    from kb_agent.llm.local_backend import LocalLlamaChat, Sampling
 
     path = local_model_file(settings)
     runtime = local_runtime(settings)
@@ -48,18 +48,17 @@ def _local(settings: Settings) -> LLM:
     with _local_lock:  # one copy of the weights per process
         if key not in _local_cache:
             threads = settings.llm_threads or free_cores()
+            sampling = Sampling(seed=settings.llm_seed)
             if runtime == "native":
                 _local_cache[key] = native_backend.NativeLlamaChat(
                     path,
                     threads=threads,
                     n_ctx=settings.llm_context,
+                    sampling=sampling,
                     keep_prefixes=settings.llm_keep_prefixes,
-                    seed=settings.llm_seed,
                 )
             else:
-                _local_cache[key] = LocalLlamaChat(
-                    path, threads=threads, n_ctx=settings.llm_context, seed=settings.llm_seed
-                )
+                _local_cache[key] = LocalLlamaChat(path, threads=threads, n_ctx=settings.llm_context, sampling=sampling)
         return _local_cache[key]
 
 

@@ -12,42 +12,41 @@ import os
 import queue
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from kb_agent.llm.base import LLM, Completion, LLMError, Message
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How an in-process model samples unless a call says otherwise (seed -1: a new one each call)."""
+
+    temperature: float = 0.1
+    max_tokens: int = 768
+    seed: int = -1
 
 
 class InProcessChat(LLM):
     """What both in-process runtimes share: the model file's check, offline loading, one serialized context,
     the request built from the LLM options."""
 
-    def __init__(self, model_path: Path, temperature: float, max_tokens: int, seed: int = -1):
+    def __init__(self, model_path: Path, sampling: Sampling):
         super().__init__()
         if not model_path.is_file():
             raise LLMError(f"model file not found: {model_path} (run `kb-agent models install`)")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         self.model = model_path.stem
-        self._temperature = temperature
-        self._max_tokens = max_tokens
-        self._seed = seed
+        self._sampling = sampling
         self._lock = threading.Lock()  # one context: calls are serialized, which also keeps its KV cache warm
 
     def _request(self, messages: list[Message], options: dict, stream: bool) -> dict:
-        return chat_request(messages, options, stream, self._temperature, self._max_tokens, self._seed)
+        return chat_request(messages, options, stream, self._sampling)
 
 
 class LocalLlamaChat(InProcessChat):
-    def __init__(
-        self,
-        model_path: Path,
-        *,
-        threads: int,
-        n_ctx: int = 8192,
-        temperature: float = 0.1,
-        max_tokens: int = 768,
-        seed: int = -1,
-    ):
-        super().__init__(model_path, temperature, max_tokens, seed)
+    def __init__(self, model_path: Path, *, threads: int, n_ctx: int = 8192, sampling: Sampling = Sampling()):
+        super().__init__(model_path, sampling)
         try:
             import xllamacpp as xlc
         except ImportError as exc:
@@ -106,18 +105,16 @@ class LocalLlamaChat(InProcessChat):
             yield item
 
 
-def chat_request(
-    messages: list[Message], options: dict, stream: bool, temperature: float, max_tokens: int, seed: int = -1
-) -> dict:
-    """An OpenAI-style chat request for an in-process llama.cpp: the LLM options as its fields (seed -1: random)."""
+def chat_request(messages: list[Message], options: dict, stream: bool, sampling: Sampling) -> dict:
+    """An OpenAI-style chat request for an in-process llama.cpp: the LLM options as its fields."""
     request: dict = {
         "messages": messages,
         "stream": stream,
-        "temperature": options.get("temperature", temperature),
-        "max_tokens": options.get("max_tokens") or max_tokens,
+        "temperature": options.get("temperature", sampling.temperature),
+        "max_tokens": options.get("max_tokens") or sampling.max_tokens,
     }
-    if seed >= 0:
-        request["seed"] = seed
+    if sampling.seed >= 0:
+        request["seed"] = sampling.seed
     if options.get("stop"):
         request["stop"] = options["stop"]
     if options.get("json_schema") is not None:  # grammar-constrained decoding

@@ -22,7 +22,7 @@ from typing import Any
 
 from kb_agent.llm.base import Completion, LLMError, Message
 from kb_agent.llm.kv_prefixes import SystemPrefixStates
-from kb_agent.llm.local_backend import InProcessChat, completion_of
+from kb_agent.llm.local_backend import InProcessChat, Sampling, completion_of
 
 log = logging.getLogger("kb_agent.llm")
 _LOADING = threading.Lock()  # the library's default model parameters are swapped while one model loads
@@ -44,12 +44,10 @@ class NativeLlamaChat(InProcessChat):
         *,
         threads: int,
         n_ctx: int = 8192,
-        temperature: float = 0.1,
-        max_tokens: int = 768,
+        sampling: Sampling = Sampling(),
         keep_prefixes: bool = True,
-        seed: int = -1,
     ):
-        super().__init__(model_path, temperature, max_tokens, seed)
+        super().__init__(model_path, sampling)
         try:
             import llama_cpp
         except ImportError as exc:

@@ -146,9 +146,10 @@ def model_key(model_id: str) -> str:
 class SharedParts:
     """What both backends do alike: the write API's delegations to the catalog, and the graph file.
 
-    A backend sets `catalog`, `settings`, `folder`, `_writing` and `_graph`, and implements `delete_file`."""
+    A backend sets `catalog`, `cache`, `settings`, `folder`, `_writing` and `_graph`, and implements `delete_file`."""
 
     catalog: Any
+    cache: Any
     settings: Settings
     folder: Path
     _writing: bool
@@ -245,6 +246,12 @@ class SharedParts:
         chunks = self.catalog.get_chunks(self.catalog.long_chunk_ids(max(0, max_chars + TAIL_MIN_CHARS - 400)))
         texts = {row_id: tail_text(stored.chunk, max_chars) for row_id, stored in chunks.items()}
         return {row_id: embed_key(text) for row_id, text in sorted(texts.items()) if text is not None}
+
+    def _then_tails(self, heads: dict[str, int]) -> dict[str, int]:
+        """`unembedded`'s answer: the heads still to embed (key -> row id), then the tails not cached yet, so
+        dense search covers every chunk before any chunk's second passage."""
+        tails = {key: row_id for row_id, key in self.tail_keys().items()}
+        return heads | {key: tails[key] for key in self.cache.missing(tails) if key not in heads}
 
 
 class CatalogReader(Protocol):

@@ -257,10 +257,7 @@ class EmbeddedKnowledgeBase(SharedParts):
         """Embedding key -> chunk row id, for the passages whose vector is not cached yet: every chunk's head
         in catalog order, then the tails of long chunks (dense search covers every chunk first)."""
         heads = {key: row_id for row_id, key, _ in self.catalog.embed_keys()}
-        tails = {key: row_id for row_id, key in self.tail_keys().items()}
-        return {key: heads[key] for key in self.cache.missing(heads)} | {
-            key: tails[key] for key in self.cache.missing(tails) if key not in heads
-        }
+        return self._then_tails({key: heads[key] for key in self.cache.missing(heads)})
 
     def add_vectors(self, vectors: dict[str, np.ndarray]) -> None:
         """Commit one batch to the shared cache; `sync_vectors` brings the dense store in step."""

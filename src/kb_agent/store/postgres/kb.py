@@ -251,9 +251,7 @@ class PostgresKnowledgeBase(SharedParts):
                 "GROUP BY c.embed_key ORDER BY first",
                 (self.name, self.model_key),
             ).fetchall()
-        heads = {key: int(first) for key, first in rows}
-        tails = {key: row_id for row_id, key in self.tail_keys().items()}
-        return heads | {key: tails[key] for key in self.cache.missing(tails) if key not in heads}
+        return self._then_tails({key: int(first) for key, first in rows})
 
     def add_vectors(self, vectors: dict[str, np.ndarray]) -> None:
         self.cache.put_many(vectors)

@@ -86,14 +86,7 @@ class PostgresVectorIndex:
             row = conn.execute(
                 "SELECT vector_dims(embedding) FROM kb_embeddings WHERE model=%s LIMIT 1", (self.model,)
             ).fetchone()
-            # a model's first vectors go in before its HNSW index is built: one bulk build is many times faster
-            # than inserting each row into an existing graph; later rows join the index one by one
-            indexed = bool(
-                conn.execute(
-                    "SELECT 1 FROM pg_indexes WHERE tablename = 'kb_vectors' AND indexname = %s",
-                    (f"kb_vectors_hnsw_{self.model}",),
-                ).fetchone()
-            )
+            indexed = self._indexed(conn, self.model)
             conn.execute(
                 "INSERT INTO kb_vectors(kb, chunk, model, acl, embedding) "
                 "SELECT c.kb, c.id, %(m)s, c.acl, e.embedding FROM kb_chunks c "
@@ -109,11 +102,24 @@ class PostgresVectorIndex:
             self.count = self._store_count(conn, self.model)
         return self.count
 
+    @staticmethod
+    def _indexed(conn, space: str) -> bool:
+        """Whether a vector space has its HNSW index yet. Its first vectors go in before the index is built:
+        one bulk build is many times faster than inserting each row into an existing graph; later rows join
+        the index one by one."""
+        name = f"kb_vectors_hnsw_{space}"
+        return bool(
+            conn.execute(
+                "SELECT 1 FROM pg_indexes WHERE tablename = 'kb_vectors' AND indexname = %s", (name,)
+            ).fetchone()
+        )
+
     def sync_tails(self, tails: dict[int, str]) -> int:
         """Bring the tail vectors in step with `tails` (chunk id -> embedding key of its tail passage): rows for
         chunks no longer listed go, listed chunks whose tail is cached come in with the chunk's ACL."""
         with self.db.write() as conn:
             ids, keys = list(tails), list(tails.values())
+            indexed = self._indexed(conn, self.tail_model)
             conn.execute(
                 "DELETE FROM kb_vectors WHERE kb = %s AND model = %s AND NOT (chunk = ANY(%s))",
                 (self.kb, self.tail_model, ids),
@@ -127,13 +133,9 @@ class PostgresVectorIndex:
                 "(SELECT 1 FROM kb_vectors v WHERE v.kb = c.kb AND v.model = %(t)s AND v.chunk = c.id)",
                 {"t": self.tail_model, "m": self.model, "kb": self.kb, "ids": ids, "keys": keys},
             )
-            row = conn.execute(
-                "SELECT vector_dims(embedding) FROM kb_vectors WHERE kb = %s AND model = %s LIMIT 1",
-                (self.kb, self.tail_model),
-            ).fetchone()
-            if row:
-                conn.execute(hnsw_index_ddl(self.tail_model, int(row[0])))  # IF NOT EXISTS
             self.tail_count = self._store_count(conn, self.tail_model)
+            if self.tail_count and not indexed and self.dim:  # the heads' dimension: the same embedder
+                conn.execute(hnsw_index_ddl(self.tail_model, self.dim))
         return self.tail_count
 
     def _store_count(self, conn, model: str) -> int:
