@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from kb_agent.governance.access import AccessFilter
 from kb_agent.store.vectors import FaissFlatStore
@@ -52,7 +53,8 @@ def test_persistence_delete_and_upsert(tmp_path):
     assert 66 not in [i for i, _ in again.search(vecs[65], 200, AccessFilter.for_groups(["g5"]))]
 
 
-def test_a_chunk_is_returned_once_scored_by_its_head_or_its_tail_less_the_margin(tmp_path):
+@pytest.mark.parametrize("tail_acl", [["hr"], []], ids=["tail_keeps_the_chunks_acl", "control_public_tail_leaks"])
+def test_a_chunk_is_returned_once_scored_by_its_head_or_its_tail_less_the_margin(tmp_path, tail_acl):
     from kb_agent.store.base import TAIL_MARGIN, tail_id
 
     def unit(*xs):
@@ -65,10 +67,12 @@ def test_a_chunk_is_returned_once_scored_by_its_head_or_its_tail_less_the_margin
     store.upsert(
         np.array([1, tail_id(1), 2, tail_id(2)], dtype=np.int64),
         np.vstack([head, near_tail, head, far_tail]),
-        [[], [], ["hr"], ["hr"]],
+        [[], [], ["hr"], tail_acl],
     )
     found = dict(store.search(query, 10, AccessFilter.for_groups(["hr"])))
     assert set(found) == {1, 2} and len(store) == 2  # chunk ids, each once; tails are not chunks
     assert abs(found[1] - float(head @ query)) < 1e-6  # a tail barely above its head does not count
     assert abs(found[2] - (float(far_tail @ query) - TAIL_MARGIN)) < 1e-6
-    assert dict(store.search(query, 10, AccessFilter.for_groups([]))).keys() == {1}  # the tail keeps the ACL
+    # the stores give a tail its chunk's ACL (kb._sync_vectors, pgvector sync_tails); a public one leaks the chunk
+    leaked = dict(store.search(query, 10, AccessFilter.for_groups([]))).keys() == {1, 2}
+    assert leaked is (tail_acl == [])
