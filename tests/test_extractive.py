@@ -171,6 +171,28 @@ def test_a_terminal_transcripts_frame_and_log_lines_are_no_answers(monkeypatch, 
     assert any("INFO:" in t for t in texts) is not rule
 
 
+TESTIMONIAL = """"_It is **beautifully designed** and **simple to use**._"
+
+<div style="text-align: right; margin-right: 10%;">Deon Pillsbury - <strong>Cisco</strong> <a href="https://www.linkedin.com/posts/deonpillsbury_cisco-cx-python-activity"><small>(ref)</small></a></div>
+
+```html
+<p class="item">Item ID: 42</p>
+```
+"""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["markup_skipped", "control_markup_read"])
+def test_a_block_of_page_html_showing_a_few_words_is_no_answer(monkeypatch, rule):
+    """dev21 t2114 with the model: a testimonial's attribution `<div …>Deon Pillsbury - Cisco (ref)</div>` was
+    kept as an answer sentence, markup and all. The same markup in an example stays: it is what is shown."""
+    if not rule:
+        monkeypatch.setattr(evidence_units, "_markup", lambda line: False)
+    texts = [u.text for u in evidence_units.units_of(0, _evidence(TESTIMONIAL, "index.md", ["FastAPI"]))]
+    assert any("Pillsbury" in t for t in texts) is not rule
+    assert any(t.startswith('<p class="item">Item ID: 42') for t in texts)
+    assert any("beautifully designed" in t for t in texts)
+
+
 SWAGGER_ZH = """# 配置 Swagger UI { #configure-swagger-ui }
 
 ## 禁用语法高亮 { #disable-syntax-highlighting }

@@ -109,7 +109,7 @@ def test_the_main_search_takes_two_hops_unless_a_rule_found_an_exact_key(route, 
     from kb_agent.agent.plan import _table_calls
     from kb_agent.tools.registry import default_tools
 
-    ctx = type("Ctx", (), {"tools": default_tools(), "settings": settings})()
+    ctx = type("Ctx", (), {"tools": default_tools(), "settings": settings, "term_weights": None})()
     calls = _table_calls(ctx, route, ["What did LANG-1 change?"])
     main = next(c for c in calls if c["name"] == "hybrid_search")
     assert main["args"].get("hops", 1) == hops

@@ -186,9 +186,31 @@ def test_file_questions_plan_a_local_file_qa_call(question, pattern, settings):
     from kb_agent.agent.rules import route_by_rules
 
     route, _ = route_by_rules(question)
-    ctx = type("Ctx", (), {"tools": default_tools(), "settings": settings})()
+    ctx = type("Ctx", (), {"tools": default_tools(), "settings": settings, "term_weights": None})()
     calls = _file_calls(ctx, route.model_dump(), question)
     assert calls[0] == {"name": "local_file_qa", "args": {"pattern": pattern, "question": question}}
+
+
+def test_a_file_search_looks_up_the_rarest_words_not_the_longest(settings):
+    """dev21 f2101: "application" names every page about apps; "Flask" names the WSGI page."""
+    from kb_agent.agent.plan import _file_calls
+    from kb_agent.agent.rules import route_by_rules
+
+    question = "Which page explains how to mount a Flask app inside a FastAPI application?"
+    route, _ = route_by_rules(question)
+    rarity = {"mount": 4.5, "flask": 4.0, "insid": 3.2, "applic": 2.0, "app": 1.7, "fastapi": 0.8}
+
+    def looked_up(weights):
+        fields = {
+            "tools": default_tools(),
+            "settings": settings,
+            "term_weights": staticmethod(weights) if weights else None,
+        }
+        ctx = type("Ctx", (), fields)()
+        return [c["args"]["pattern"] for c in _file_calls(ctx, route.model_dump(), question)]
+
+    assert looked_up(lambda terms: {t: rarity.get(t, 0.0) for t in terms}) == ["mount", "Flask"]
+    assert looked_up(None) == ["application", "FastAPI"]  # control: by length, Flask is not looked up
 
 
 def test_agent_answers_a_file_discovery_question_from_the_named_file(engine, tmp_path):

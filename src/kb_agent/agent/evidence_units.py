@@ -20,6 +20,7 @@ _NOISE = re.compile(r"^\{\*.*\*\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[
 _CONSOLE = re.compile(r"^[│┃║╭╮╰╯─━═┌┐└┘├┤╞╡]|^(?:INFO|DEBUG|WARNING|ERROR|CRITICAL):\s")
 _TAG = re.compile(r"<[^>]+>")  # "<span style=…>INFO</span>:     Uvicorn running on …" is a log line too
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
+_BLOCK_TAG, _MARKUP_WORDS = re.compile(r"^<(?:div|p|a|img|span|small|center|figure|section|table|tr|td)\b", re.I), 8
 LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a link's URL is not the line's content
 _ANCHOR_WORDS = re.compile(r"\{\s*#([A-Za-z0-9_-]+)\s*\}")  # an English anchor (a translation keeps it)
 _BULLET = re.compile(r"^(?:[*+-]|\d{1,3}[.)])\s+")
@@ -74,7 +75,13 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
                 introduced = None
                 headings = _under(headings, raw)
             continue
-        if not raw or _NOISE.match(raw) or _menu(raw) or _CONSOLE.match(_TAG.sub("", raw)):
+        if (
+            not raw
+            or _NOISE.match(raw)
+            or _menu(raw)
+            or (not fenced and _markup(raw))
+            or _CONSOLE.match(_TAG.sub("", raw))
+        ):
             continue
         cleaned = _BULLET.sub("", HEADING_ANCHOR.sub("", raw).strip(" >"))
         label = ""
@@ -254,3 +261,9 @@ def _menu(line: str) -> bool:
     """Navigation and link lists: several links and few words of their own."""
     links = _LINK.findall(line)
     return len(links) >= 2 and len(_LINK.sub("", line).split()) < 6
+
+
+def _markup(line: str) -> bool:
+    """A block of page HTML that shows a few words (a testimonial's "Deon Pillsbury - Cisco (ref)", a badge):
+    its URLs and styles are not its content. In an example (fenced) the markup is what is shown."""
+    return bool(_BLOCK_TAG.match(line)) and len(_TAG.sub(" ", line).split()) < _MARKUP_WORDS

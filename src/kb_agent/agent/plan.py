@@ -14,7 +14,7 @@ from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.rules import FILE_QUESTION_WORDS, TICKET_RE, URL_RE
 from kb_agent.agent.state import AgentState, RouteState, ToolCall
 from kb_agent.agent.step_rules import decompose
-from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, cut_chinese, has_cjk
+from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, cut_chinese, has_cjk, tokenize
 from kb_agent.tools.base import ToolArgsError
 
 log = logging.getLogger("kb_agent.agent")
@@ -218,7 +218,7 @@ _NOT_A_NAME = EN_STOPWORDS | QUESTION_WORDS | FILE_QUESTION_WORDS
 
 def _file_calls(ctx: AgentContext, route: RouteState, question: str) -> list[dict]:
     """File discovery and file-path questions first look the file up by name (seed 001 D1): a path, or the two
-    longest words that could name a file (a word that names no file costs a refused lookup, nothing more)."""
+    rarest words that could name a file (a word that names no file costs a refused lookup, nothing more)."""
     if "local_file_qa" not in ctx.tools:
         return []
     paths = [k for k in route.get("grep_keywords") or [] if "/" in k or "." in k.strip(".")]
@@ -228,10 +228,25 @@ def _file_calls(ctx: AgentContext, route: RouteState, question: str) -> list[dic
         words = cut_chinese(question) if has_cjk(question) else re.split(r"[\s?？,，。.!！]+", question)
         names = [w.strip("\"'`,.;:!?()？，。") for w in words]
         names = [w for w in names if len(w) > 1 and w.lower() not in _NOT_A_NAME and w not in ZH_STOPWORDS]
-        patterns = sorted(dict.fromkeys(names), key=len, reverse=True)[:2]
+        patterns = _rarest(ctx, list(dict.fromkeys(names)))[:2]
     else:
         return []
     return [{"name": "local_file_qa", "args": {"pattern": p[:300], "question": question[:1000]}} for p in patterns]
+
+
+def _rarest(ctx: AgentContext, words: list[str]) -> list[str]:
+    """The words most likely to name a file, rarest in the knowledge base first (longest first without its
+    statistics): "mount a Flask app inside a FastAPI application" looks up "mount" and "Flask", not the longer
+    "application" every page about apps is named by."""
+    rarity: dict[str, float] = {}
+    if ctx.term_weights is not None and words:
+        try:
+            parts = {w: tokenize(w) for w in words}
+            weights = ctx.term_weights(set().union(*map(set, parts.values())))
+            rarity = {w: max((weights.get(t, 0.0) for t in ts), default=0.0) for w, ts in parts.items()}
+        except Exception:  # statistics are a refinement: the longest words without them
+            rarity = {}
+    return sorted(words, key=lambda w: (-rarity.get(w, 0.0), -len(w)))
 
 
 def _graph_calls(ctx: AgentContext, route: RouteState, question: str) -> list[dict]:
