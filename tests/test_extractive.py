@@ -263,8 +263,11 @@ def test_a_sub_item_is_read_with_the_short_item_it_describes(monkeypatch):
     )
     which = "Which TLS termination proxies handle certificate renewals automatically?"
     assert "Traefik" in _answer(which, [renewals, source])
-    monkeypatch.setattr(extractive, "NAME_BONUS", 0.0)  # control: the label counts for nothing
-    assert "Traefik" not in _answer(which, [renewals, source])
+    # control: the label counts for nothing (and the list is read without the line introducing it, whose
+    # "TLS Termination Proxy" the items are read under)
+    monkeypatch.setattr(extractive, "NAME_BONUS", 0.0)
+    bare = _evidence(PROXIES.split("\n", 2)[2], "concepts.md", ["Deployments Concepts"])
+    assert "Traefik" not in _answer(which, [renewals, bare])
     monkeypatch.setattr(evidence_units, "_SHORT_PARENT", 0)  # control: the sub-item alone
     assert "Automatically handles certificate renewals ✨" in [u.text for u in evidence_units.units_of(0, source)]
 
@@ -886,3 +889,64 @@ def test_asked_which_command_a_console_line_says_it_is_one(monkeypatch, rule):
     sources = [_evidence(DOCKER_BUILD, "en/docs/deployment/docker.md", ["FastAPI in Containers - Docker"])]
     top = extractive.rank(question, sources)[0]
     assert ("docker build" in top.text) is rule
+
+
+ASSETS = """The API docs use **Swagger UI** and **ReDoc**, and each of those need some JavaScript and CSS files.
+
+### Download the files { #download-the-files }
+
+**Swagger UI** uses the files:
+
+* [`swagger-ui-bundle.js`](https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui-bundle.js)
+* [`swagger-ui.css`](https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui.css)
+
+And **ReDoc** uses the file:
+
+* [`redoc.standalone.js`](https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js)
+"""
+
+
+def test_asked_which_files_a_list_naming_files_is_quoted_with_the_line_introducing_it(monkeypatch):
+    """dev20 t2005: "Which files does Swagger UI need …?" was answered by the line saying it needs "some
+    JavaScript and CSS files", never naming one. The items name files (the kind asked for); each is read under
+    the line introducing its list, and quoted as that list."""
+    import kb_agent.agent.extractive as extractive
+    from kb_agent.agent import name_kinds
+
+    question = "Which files does Swagger UI need when I self-host the docs assets?"
+    source = _evidence(ASSETS, "custom-docs-ui-assets.md", ["Custom Docs UI Static Assets"])
+    items = [u for u in evidence_units.units_of(0, source) if "swagger-ui.css" in u.text]
+    assert items[0].intro is not None and items[0].intro.text == "**Swagger UI** uses the files:"
+    answer = _answer(question, [source])
+    assert "**Swagger UI** uses the files:\n- [`swagger-ui-bundle.js`]" in answer and "swagger-ui.css" in answer
+    # control: an item alone is quoted, without what it is one of
+    monkeypatch.setattr(extractive, "_as_lists", lambda chosen, sources: chosen)
+    assert "uses the files:" not in _answer(question, [source])
+    # control: "file" no kind asked for - the line saying "files" without naming one comes first
+    monkeypatch.setattr(name_kinds, "_ASKS_FOR_A_NAME", re.compile(r"(?!)"))
+    assert _answer(question, [source]).startswith("The API docs use")
+
+
+CUSTOM_ID = """FastAPI uses a **unique ID** for each *path operation*.
+
+You can customize that function. It takes an `APIRoute` and outputs a string.
+
+You can then pass that custom function to **FastAPI** as the `generate_unique_id_function` parameter:
+
+{* ../../docs_src/generate_clients/tutorial003_py310.py hl[6:7,10] *}
+"""
+
+
+@pytest.mark.parametrize("example", [True, False], ids=["example_below", "control_prose_below"])
+def test_a_line_announcing_an_example_is_no_confident_quote(example):
+    """dev20 t2003 with the model: "What does a custom generate_unique_id_function take as its argument?" was
+    answered at 0 calls by quoting "… pass that custom function … as the `generate_unique_id_function`
+    parameter:", the line announcing the example; the model never saw the question. A line that announces an
+    example leaves the answer out of the quote, so the model answers (here asked how to pass it, which makes
+    that line the best one)."""
+    from kb_agent.agent.extractive import confident_quotes
+
+    text = CUSTOM_ID if example else CUSTOM_ID.replace("{* ../../docs_src", "Then it is used for every ID. {*")
+    source = _evidence(text, "generate-clients.md", ["Custom Generate Unique ID Function"])
+    question = "How do I pass a custom generate_unique_id_function to FastAPI?"
+    assert (confident_quotes(question, [source], weights=_weights) == []) is example

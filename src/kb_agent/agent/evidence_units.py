@@ -47,6 +47,7 @@ class Unit:
     line: int = 0  # its line in the passage (0-based)
     label: str = ""  # the short list item it is a sub-item of ("Traefik"): what it describes
     pointed_to: bool = False  # chosen as the line another chosen one points back to ("For that, …")
+    intro: Unit | None = None  # a list item's: the line introducing its list ("**Swagger UI** uses the files:")
 
 
 def terms(text: str) -> set[str]:
@@ -65,14 +66,15 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
     fenced = False
     introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
     items: list[tuple[int, str]] = []  # the list items above this line: (indent, text)
+    lead: Unit | None = None  # the line ending in ":" that the list being read follows
     for at, line in enumerate(lines):
         raw = line.strip()
         if raw.startswith(("```", "~~~")):
-            fenced = not fenced
+            fenced, lead = not fenced, None
             continue
         if raw.startswith("#"):  # a heading (or a comment in an example): no answer
             if not fenced:
-                introduced = None
+                introduced = lead = None
                 headings = _under(headings, raw)
             continue
         if (
@@ -85,9 +87,12 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
             continue
         cleaned = _BULLET.sub("", HEADING_ANCHOR.sub("", raw).strip(" >"))
         label = ""
-        if not fenced and _BULLET.match(raw):
+        item = not fenced and bool(_BULLET.match(raw))
+        if item:
             label, items = _nested(line, cleaned, items)
             cleaned = f"{label}: {cleaned}" if label else cleaned
+        elif not fenced:
+            lead = None
         if introduced is not None and not fenced and _CONTINUES.match(cleaned):
             # "You can set the parameter `x=True`:" {example} "and those default values won't be included":
             # one sentence, broken by its example
@@ -120,10 +125,13 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
                         note=notes.get(at, ""),
                         line=at,
                         label=label,
+                        intro=lead if item else None,
                     )
                 )
         if units and not fenced and units[-1].text.endswith(":"):
             introduced = units[-1]
+        if units and not fenced and not item and units[-1].line == at and units[-1].text.endswith((":", "：")):
+            lead = units[-1]
     return units
 
 
@@ -204,6 +212,17 @@ def commands_after(unit: Unit, evidence: Evidence) -> list[str]:
         elif commands or (raw and not MARKUP_LINE.match(raw)):
             break  # the output after a command, or prose before one
     return commands
+
+
+def introduces_example(unit: Unit, evidence: Evidence) -> bool:
+    """The line ends in ":" and leads to an example (a code block, an included source file) that is neither a
+    short list nor commands: "You can then pass that custom function … parameter:" / {code}. What the example
+    shows is the answer; the line only announces it."""
+    lines = _lines_of_introducer(unit, evidence)
+    if lines is None or list_after(unit, evidence) or commands_after(unit, evidence):
+        return False
+    after = next((raw for raw in (line.strip() for line in lines[unit.line + 1 :]) if raw), "")
+    return after.startswith(("```", "~~~", "{*", "{!"))
 
 
 def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:

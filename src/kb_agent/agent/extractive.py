@@ -13,7 +13,15 @@ from collections.abc import Callable
 
 from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, OWNER_LINES, TELLS_AN_END, names_word, version_owner
 from kb_agent.agent.definitions import asks_name, defines, gives_name
-from kb_agent.agent.evidence_units import LINK_TARGET, Unit, commands_after, list_after, terms, units_of
+from kb_agent.agent.evidence_units import (
+    LINK_TARGET,
+    Unit,
+    commands_after,
+    introduces_example,
+    list_after,
+    terms,
+    units_of,
+)
 from kb_agent.agent.name_kinds import COMMAND_KINDS, asked_kind, console_line, new_names, says_kind
 from kb_agent.agent.question_terms import (
     KIND_OF,
@@ -345,6 +353,8 @@ def confident_quotes(
     ranked = rank(question, sources, embed, weights)
     if not ranked or ranked[0].own < QUOTE_OWN or ranked[0].zh != has_cjk(question):
         return []
+    if introduces_example(ranked[0], sources[ranked[0].source]):
+        return []  # "… you will see an error like:" - the answer is the example below it, which a quote leaves out
     return _chosen(question, ranked, sources, 3)
 
 
@@ -378,9 +388,24 @@ def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sent
         reason = reason_beside(top, units_of(top.source, sources[top.source]))
         if reason is not None and not any((u.source, u.position) == (reason.source, reason.position) for u in chosen):
             chosen = [top, reason, *chosen[1 : max_sentences - 1]]
-    chosen = _with_antecedents(chosen, sources, max_sentences, ranked)
+    chosen = _with_antecedents(_as_lists(chosen, sources), sources, max_sentences, ranked)
     chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
     return [Sentence(_with_list(u, sources[u.source]), [u.source + 1], joins_next=u.pointed_to) for u in chosen]
+
+
+def _as_lists(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
+    """A list item chosen is quoted as its list, with the line that introduces it ("**Swagger UI** uses the
+    files:" / `swagger-ui-bundle.js` / `swagger-ui.css`), once for all its items: an item alone does not say
+    what it is one of. A list too long to quote leaves its items as they are."""
+    kept: list[Unit] = []
+    for unit in chosen:
+        lead = unit.intro
+        if lead is not None and list_after(lead, sources[unit.source]):
+            lead.score, lead.own, lead.coverage = unit.score, unit.own, unit.coverage
+            unit = lead
+        if not any(_same(unit, other) for other in kept):
+            kept.append(unit)
+    return kept
 
 
 def _with_list(unit: Unit, evidence: Evidence) -> str:
