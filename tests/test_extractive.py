@@ -942,11 +942,27 @@ def test_a_line_announcing_an_example_is_no_confident_quote(example):
     """dev20 t2003 with the model: "What does a custom generate_unique_id_function take as its argument?" was
     answered at 0 calls by quoting "… pass that custom function … as the `generate_unique_id_function`
     parameter:", the line announcing the example; the model never saw the question. A line that announces an
-    example leaves the answer out of the quote, so the model answers (here asked how to pass it, which makes
-    that line the best one)."""
+    example leaves the answer out of the quote, so the model answers (here without the line that answers, so
+    that the announcing line ranks first, as it did there)."""
     from kb_agent.agent.extractive import confident_quotes
 
     text = CUSTOM_ID if example else CUSTOM_ID.replace("{* ../../docs_src", "Then it is used for every ID. {*")
     source = _evidence(text, "generate-clients.md", ["Custom Generate Unique ID Function"])
-    question = "How do I pass a custom generate_unique_id_function to FastAPI?"
+    question = "What does a custom generate_unique_id_function take as its argument?"
+    text = text.replace("You can customize that function. It takes an `APIRoute` and outputs a string.", "")
+    source = _evidence(text, "generate-clients.md", ["Custom Generate Unique ID Function"])
     assert (confident_quotes(question, [source], weights=_weights) == []) is example
+
+
+def test_a_line_announcing_an_example_that_names_the_answer_stays_a_quote():
+    """tune fq08: "… add a custom header `X-Process-Time` containing the time …:" announces an example and names
+    the header asked for: the quote holds the answer, no model call is needed."""
+    from kb_agent.agent.extractive import confident_quotes
+
+    text = (
+        "For example, you could add a custom header `X-Process-Time` containing the time in seconds that it "
+        "took to process the request and generate a response:\n\n{* ../../docs_src/middleware/tutorial001.py *}\n"
+    )
+    source = _evidence(text, "middleware.md", ["Middleware", "Create a middleware"])
+    quotes = confident_quotes("What custom header does the middleware example add to responses?", [source])
+    assert quotes and "X-Process-Time" in quotes[0].text

@@ -167,6 +167,7 @@ _ASKS_WHICH = re.compile(
 DEFINES_BONUS = 0.3
 _ASKS_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|什么是", re.I)
 _CODE_SPAN = re.compile(r"`([^`]+)`")
+_ASKS_THING = re.compile(r"^\s*(?:what|which)\b|什么|哪个|哪些", re.I)  # not why, how or whether
 
 
 def rank(
@@ -353,8 +354,17 @@ def confident_quotes(
     ranked = rank(question, sources, embed, weights)
     if not ranked or ranked[0].own < QUOTE_OWN or ranked[0].zh != has_cjk(question):
         return []
-    if introduces_example(ranked[0], sources[ranked[0].source]):
-        return []  # "… you will see an error like:" - the answer is the example below it, which a quote leaves out
+    top = ranked[0]
+    if (
+        _ASKS_THING.search(question)
+        and not asks_why(question)
+        and introduces_example(top, sources[top.source])
+        and not _new_code(top.text, question)
+    ):
+        # asked what a thing is, "… you will see an error like:" names no code the question does not: the answer
+        # is the example below it, which a quote leaves out ("add a custom header `X-Process-Time` …:" names
+        # it and stays a quote; a reason or a way is said by the line itself)
+        return []
     return _chosen(question, ranked, sources, 3)
 
 
