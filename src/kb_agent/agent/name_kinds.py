@@ -25,9 +25,9 @@ _CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:\(\))?
 _HEADER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?::.*)?")  # X-Process-Time, Cache-Control: no-cache
 _LOWER_NAME = re.compile(r"@?[a-z_][\w.]*(?:\(\)|=\S+)?")  # fastapi.sse, compare_digest(), docs_url, exclude_unset=True
 _CONSTANT_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Z0-9_]+")  # HTTP_418_IM_A_TEAPOT
-# python-dotenv, email-validator, "fastapi[standard]": what an installer takes, not `BaseSettings` or "dotenv"
 # redoc.standalone.js, app/main.py, .env: a file is named with its extension (or is a dotfile)
 _FILE_NAME = re.compile(r"(?:[\w.-]+/)*(?:[\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,6}|\.[\w-]+)")
+# python-dotenv, email-validator, "fastapi[standard]": what an installer takes, not `BaseSettings` or "dotenv"
 _PACKAGE_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*(?:\[[\w,-]+\])?")
 # the shape a name of some kinds has (a code name, not a quoted string); other kinds take any name
 _SHAPES = {
