@@ -25,6 +25,7 @@ LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a link's URL is not the line's conte
 _ANCHOR_WORDS = re.compile(r"\{\s*#([A-Za-z0-9_-]+)\s*\}")  # an English anchor (a translation keeps it)
 _BULLET = re.compile(r"^(?:[*+-]|\d{1,3}[.)])\s+")
 _MIN_CHARS, _MAX_UNIT_CHARS, _SHORT_TAIL = 15, 400, 45
+_SHORT_LEAD = 80  # a line introducing a list this short titles it ("Some of the tools you could use as … are:")
 _SHORT_PARENT = 30  # a list item this short (a name: no clause of its own) is a label its sub-items describe
 _CLAUSE_END = re.compile(r"[.。!?！？:：;；]")
 _ENGLISH_WORD, _ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}\b"), 4
@@ -113,7 +114,10 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
         for piece in merged:
             if len(piece) >= _MIN_CHARS:
                 zh = _in_chinese(piece, fenced, page_zh)
-                about = " ".join([*headings, notes.get(at, "")]).strip()  # `FROM python:3.14`: "the base image"
+                # `FROM python:3.14`: "the base image"; a list item is read under a short line introducing its
+                # list as under a heading ("**Swagger UI** uses the files:"); a long one is prose, not a title
+                titled = [lead.text] if item and lead is not None and len(lead.text) <= _SHORT_LEAD else []
+                about = " ".join([*headings, *titled, notes.get(at, "")]).strip()
                 units.append(
                     Unit(
                         piece[:_MAX_UNIT_CHARS],
