@@ -966,3 +966,24 @@ def test_a_line_announcing_an_example_that_names_the_answer_stays_a_quote():
     source = _evidence(text, "middleware.md", ["Middleware", "Create a middleware"])
     quotes = confident_quotes("What custom header does the middleware example add to responses?", [source])
     assert quotes and "X-Process-Time" in quotes[0].text
+
+
+EDITORS = """The whole framework was designed to be easy and intuitive to use, all the decisions were tested on multiple editors even before starting development, to ensure the best development experience.
+
+## Design { #design }
+
+I tested several ideas in the most popular Python editors: PyCharm, VS Code, Jedi based editors.
+"""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["instances_first", "control_no_instances"])
+def test_asked_which_things_of_a_kind_the_line_listing_some_answers(monkeypatch, rule):
+    """dev21 t2114: "In which editors …?" was answered by "… tested on multiple editors …", which names none;
+    the line listing "editors: PyCharm, VS Code, Jedi …" answers."""
+    import kb_agent.agent.extractive as extractive
+
+    if not rule:
+        monkeypatch.setattr(extractive, "INSTANCES", 99)
+    source = _evidence(EDITORS, "history-design-future.md", ["History, Design and Future"])
+    answer = _answer("In which editors was the design of FastAPI's developer API tested?", [source])
+    assert ("PyCharm" in answer) is rule
