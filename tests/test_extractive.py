@@ -968,7 +968,8 @@ def test_a_line_announcing_an_example_that_names_the_answer_stays_a_quote():
     assert quotes and "X-Process-Time" in quotes[0].text
 
 
-EDITORS = """The whole framework was designed to be easy and intuitive to use, all the decisions were tested on multiple editors even before starting development, to ensure the best development experience.
+EDITORS = """The whole framework was designed to be easy and intuitive to use, all the decisions were tested on \
+multiple editors even before starting development, to ensure the best development experience.
 
 ## Design { #design }
 
