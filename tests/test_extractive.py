@@ -981,10 +981,10 @@ I tested several ideas in the most popular Python editors: PyCharm, VS Code, Jed
 def test_asked_which_things_of_a_kind_the_line_listing_some_answers(monkeypatch, rule):
     """dev21 t2114: "In which editors …?" was answered by "… tested on multiple editors …", which names none;
     the line listing "editors: PyCharm, VS Code, Jedi …" answers."""
-    import kb_agent.agent.extractive as extractive
+    from kb_agent.agent import name_kinds
 
     if not rule:
-        monkeypatch.setattr(extractive, "INSTANCES", 99)
+        monkeypatch.setattr(name_kinds, "INSTANCES", 99)
     source = _evidence(EDITORS, "history-design-future.md", ["History, Design and Future"])
     answer = _answer("In which editors was the design of FastAPI's developer API tested?", [source])
     assert ("PyCharm" in answer) is rule

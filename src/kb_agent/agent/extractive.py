@@ -22,7 +22,15 @@ from kb_agent.agent.evidence_units import (
     terms,
     units_of,
 )
-from kb_agent.agent.name_kinds import COMMAND_KINDS, asked_kind, console_line, new_names, says_kind
+from kb_agent.agent.name_kinds import (
+    COMMAND_KINDS,
+    asked_kind,
+    console_line,
+    instances_of,
+    lists_instances,
+    new_names,
+    says_kind,
+)
 from kb_agent.agent.question_terms import (
     KIND_OF,
     QUESTION_TERMS,
@@ -195,7 +203,7 @@ def rank(
     what_is = bool(_ASKS_WHAT_IS.search(question) or KIND_OF.search(question))
     named_for = asks_name(question)
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
-    instances = _instances_of(question)
+    instances = instances_of(question)
     asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
     source_lines = [e.text.split("\n") for e in sources]  # the whole line each unit was cut from
@@ -262,7 +270,7 @@ def rank(
             unit.score += DEFINES_BONUS
         if kind is None and asks_which and unit.label and unit.label.lower() not in lowered:
             unit.score += NAME_BONUS  # "Which proxies renew certificates?": "Traefik: Automatically handles …"
-        elif kind is None and instances is not None and _lists_instances(instances, unit.text):
+        elif kind is None and instances is not None and lists_instances(instances, unit.text):
             unit.score += NAME_BONUS + 0.1  # "In which editors …?": "… editors: PyCharm, VS Code, Jedi …"
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             # a subject name in code is code: `fastapi` is the module to import from, **FastAPI** the product
@@ -291,32 +299,6 @@ def rank(
             unit.score += 0.5 * float(similarity)
         found = sorted(top, key=lambda u: -u.score) + found[12:]
     return found
-
-
-# "In which editors …?", "Which databases …?": the kind asked for, plural, after "which" and a preposition
-_WHICH_PLURAL = re.compile(
-    r"^\s*(?:(?:in|on|at|from|for|with|to|by|of)\s+)?which\s+(?:\w+\s+){0,2}?([a-z]{3,}s)\b", re.I
-)
-_LISTED_NAME = re.compile(r"(?:^|,|\band\b|\bor\b)\s*[*`\"\[]*([A-Z`][\w.-]*)")
-INSTANCES = 2  # names a line must list after the kind asked for
-
-
-def _instances_of(question: str) -> re.Pattern[str] | None:
-    """Asked which things of a kind no name shape covers ("editors"): where a line introduces instances of it
-    ("editors: …", "databases like …", "proxies such as …"). None otherwise."""
-    match = _WHICH_PLURAL.search(question)
-    if match is None:
-        return None
-    noun = match.group(1).lower()
-    stem = noun[:-3] if noun.endswith("ies") else noun[:-1]  # proxies - proxy, editors - editor
-    return re.compile(rf"\b{re.escape(stem)}\w*\s*(?::|,?\s+(?:such as|like|including|e\.g\.,?))", re.I)
-
-
-def _lists_instances(lead: re.Pattern[str], text: str) -> bool:
-    """The line names INSTANCES or more, capitalised or as code, right after the kind: "… editors: PyCharm, VS
-    Code, Jedi based editors", not "… tested on multiple editors"."""
-    found = lead.search(text)
-    return found is not None and len(_LISTED_NAME.findall(text[found.end() : found.end() + 160])) >= INSTANCES
 
 
 def _names_near(name: str, unit: Unit, lines: list[str], e: Evidence) -> bool:

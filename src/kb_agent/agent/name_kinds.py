@@ -108,3 +108,29 @@ def says_kind(text: str, kind: str) -> bool:
     if kind in COMMAND_KINDS and console_line(text):
         return True
     return kind in text if has_cjk(kind) else bool(re.search(rf"\b{kind}s?\b", text, re.I))
+
+
+# "In which editors …?", "Which databases …?": the kind asked for, plural, after "which" and a preposition
+_WHICH_PLURAL = re.compile(
+    r"^\s*(?:(?:in|on|at|from|for|with|to|by|of)\s+)?which\s+(?:\w+\s+){0,2}?([a-z]{3,}s)\b", re.I
+)
+_LISTED_NAME = re.compile(r"(?:^|,|\band\b|\bor\b)\s*[*`\"\[]*([A-Z`][\w.-]*)")
+INSTANCES = 2  # names a line must list after the kind asked for
+
+
+def instances_of(question: str) -> re.Pattern[str] | None:
+    """Asked which things of a kind no name shape covers ("editors"): where a line introduces instances of it
+    ("editors: …", "databases like …", "proxies such as …"). None otherwise."""
+    match = _WHICH_PLURAL.search(question)
+    if match is None:
+        return None
+    noun = match.group(1).lower()
+    stem = noun[:-3] if noun.endswith("ies") else noun[:-1]  # proxies - proxy, editors - editor
+    return re.compile(rf"\b{re.escape(stem)}\w*\s*(?::|,?\s+(?:such as|like|including|e\.g\.,?))", re.I)
+
+
+def lists_instances(lead: re.Pattern[str], text: str) -> bool:
+    """The line names INSTANCES or more, capitalised or as code, right after the kind: "… editors: PyCharm, VS
+    Code, Jedi based editors", not "… tested on multiple editors"."""
+    found = lead.search(text)
+    return found is not None and len(_LISTED_NAME.findall(text[found.end() : found.end() + 160])) >= INSTANCES
