@@ -988,3 +988,23 @@ def test_asked_which_things_of_a_kind_the_line_listing_some_answers(monkeypatch,
     source = _evidence(EDITORS, "history-design-future.md", ["History, Design and Future"])
     answer = _answer("In which editors was the design of FastAPI's developer API tested?", [source])
     assert ("PyCharm" in answer) is rule
+
+
+HEY_API = """对于 **TypeScript 客户端**，[Hey API](https://heyapi.dev/) 是为 TypeScript 生态打造的专用方案。
+
+当我们有了带模型的 FastAPI 应用后，可以使用 Hey API 来生成 TypeScript 客户端。最快的方式是通过 npx。
+
+这会在 `./src/client` 生成一个 TypeScript SDK。
+"""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["path_named", "control_no_directory_kind"])
+def test_asked_which_directory_the_line_naming_a_path_answers(monkeypatch, rule):
+    """dev20 z2005: "…TypeScript SDK 放在哪个目录？" quoted the lines about Hey API and npx, which name no directory;
+    the line naming `./src/client` answers."""
+    from kb_agent.agent import name_kinds
+
+    if not rule:
+        monkeypatch.setitem(name_kinds._SHAPES, "目录", re.compile(r"(?!)"))
+    source = _evidence(HEY_API, "generate-clients.md", ["生成客户端"])
+    assert ("./src/client" in _answer("用 Hey API 生成的 TypeScript SDK 放在哪个目录？", [source])) is rule

@@ -10,14 +10,14 @@ from kb_agent.text.tokenize import has_cjk
 _KINDS = (
     "class|package|parameter|argument|function|method|header|exception|module|constant|setting|option|command|"
     "library|type|url|field|name|attribute|property|middleware|decorator|algorithm|variable|key|tool|server|"
-    "client|marker|image|format|member|model|file"
+    "client|marker|image|format|member|model|file|directory|folder"
 )
 # "what does X mean for a parameter", "what happens if I declare cookie parameters": no kind is asked
 _VERBS = "does|do|did|is|are|was|were|can|could|should|would|will|must|has|have|happens?|happened|if|when"
 # the kind is the phrase's last noun: "which path operation decorator parameter" asks for a parameter
 _ASKS_FOR_A_NAME = re.compile(
     rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_KINDS}))s?\b"
-    r"|(?:哪个|哪些|什么)[^，,？?\s]{0,6}?(类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器|模型|文件)"
+    r"|(?:哪个|哪些|什么)[^，,？?\s]{0,6}?(类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器|模型|文件|目录|文件夹)"
     r"|(类|包|参数|函数|方法|异常|模块|常量|库|命令|字段|属性|中间件|变量|算法)(?:是|叫)(?:什么|哪个|哪些)[？?]?\s*$",
     re.I,
 )
@@ -27,6 +27,8 @@ _LOWER_NAME = re.compile(r"@?[a-z_][\w.]*(?:\(\)|=\S+)?")  # fastapi.sse, compar
 _CONSTANT_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Z0-9_]+")  # HTTP_418_IM_A_TEAPOT
 # redoc.standalone.js, app/main.py, .env: a file is named with its extension (or is a dotfile)
 _FILE_NAME = re.compile(r"(?:[\w.-]+/)*(?:[\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,6}|\.[\w-]+)")
+# ./src/client, static/, app/routers: a directory is a path
+_DIRECTORY_NAME = re.compile(r"\.{0,2}/?[\w.-]+(?:/[\w.-]*)+|[\w.-]+/")
 # python-dotenv, email-validator, "fastapi[standard]": what an installer takes, not `BaseSettings` or "dotenv"
 _PACKAGE_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*(?:\[[\w,-]+\])?")
 # the shape a name of some kinds has (a code name, not a quoted string); other kinds take any name
@@ -57,6 +59,7 @@ _SHAPES = {
     **dict.fromkeys(("constant", "常量"), _CONSTANT_NAME),
     **dict.fromkeys(("package", "包"), _PACKAGE_NAME),
     **dict.fromkeys(("file", "文件"), _FILE_NAME),
+    **dict.fromkeys(("directory", "folder", "目录", "文件夹"), _DIRECTORY_NAME),
     # a method is code or an HTTP method: "Which HTTP methods send a body?" - `POST`, `PUT`
     **dict.fromkeys(("method", "方法"), re.compile(rf"{_LOWER_NAME.pattern}|[A-Z]{{3,7}}")),
 }
