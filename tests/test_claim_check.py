@@ -887,3 +887,24 @@ def test_code_a_removed_model_sentence_introduced_goes_with_it():
     said = "When defining WebSockets, you normally declare a parameter of type `WebSocket` [1]." + code
     kept.add_text(said, written=True)
     assert kept.kept == 2 and "WebSocketState" in kept.body
+
+
+RELEASE_NOTE = _evidence(
+    "* ✨ Export `WebSocketState` in `fastapi.websockets`. PR [#4376](https://github.com/tiangolo/fastapi/pull/4376)"
+    " by [@matiuszka](https://github.com/matiuszka).",
+    "release-notes.md",
+    5095,
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["whole_code_name", "control_prefix_and_link_count"])
+def test_code_is_stated_by_a_whole_name_outside_link_targets(monkeypatch, rule):
+    """check ck15 with the model: "…可以从 `fastapi` 模块导入" was kept, cited to a line saying
+    `fastapi.websockets` and linking to github.com/tiangolo/fastapi/…: neither states the module `fastapi`."""
+    if not rule:
+        monkeypatch.setattr(evidence_lines, "holds_code", holds)
+    question = "WebSocketDisconnect 和 WebSocketState 可以从哪个模块导入？"
+    wrong = _check([RELEASE_NOTE], question, "WebSocketState 可以从 `fastapi` 模块导入。")
+    assert wrong.supported is not rule
+    right = _check([RELEASE_NOTE], question, "WebSocketState 可以从 `fastapi.websockets` 模块导入。")
+    assert right.supported

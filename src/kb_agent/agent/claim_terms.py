@@ -110,6 +110,24 @@ def holds(text: str, item: str) -> bool:
     return item in text
 
 
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")
+
+
+@functools.lru_cache(maxsize=4096)
+def _code_pattern(item: str) -> re.Pattern[str]:
+    # a whole name: not the head of a dotted one (`fastapi` is not `fastapi.websockets`)
+    return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(item) + r"(?:e?s)?(?![A-Za-z0-9_])(?!\.[A-Za-z_])")
+
+
+def holds_code(text: str, item: str) -> bool:
+    """A name the sentence writes as code is stated by the same whole name, outside link targets: a line saying
+    `fastapi.websockets` and linking to github.com/tiangolo/fastapi/… does not state the module `fastapi`.
+    Numbers, dotted names and paths are read as `holds` reads them."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", item):
+        return holds(text, item)
+    return _code_pattern(item).search(_LINK_TARGET.sub("]", text)) is not None
+
+
 def shown(sentence: str) -> set[str]:
     """What a sentence states that its cited lines themselves must show: its values, and whatever it writes as
     code - `float`, `str`, `jinja2` are values here, not names the passage may mention anywhere."""

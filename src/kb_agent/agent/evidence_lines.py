@@ -7,7 +7,7 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from kb_agent.agent.claim_terms import CODE, HEADING_ANCHOR, content_terms, holds, normalise
+from kb_agent.agent.claim_terms import CODE, HEADING_ANCHOR, content_terms, holds, holds_code, normalise
 from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence
 
@@ -141,7 +141,11 @@ def windows(
             # the sentence's subject may be named by the list item or heading that frames the lines
             framed = " ".join(lines.texts[f] for k in range(start, start + size) for f in lines.frames[k])
             inside = {
-                i for i in items if holds(f"{text} {framed}" if i in subjects or i in anchored else text_bound, i)
+                i
+                for i in items
+                if (holds_code if i in shown else holds)(
+                    f"{text} {framed}" if i in subjects or i in anchored else text_bound, i
+                )
             }
             covered = len(terms & set().union(*lines.line_terms[start : start + size])) if terms else 0
             if not inside and not covered:
