@@ -110,13 +110,13 @@ def holds(text: str, item: str) -> bool:
     return item in text
 
 
-_LINK_TARGET = re.compile(r"\]\([^)]*\)")
+LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a link's URL is not the line's content
 
 
 @functools.lru_cache(maxsize=4096)
 def _code_pattern(item: str) -> re.Pattern[str]:
-    # a whole name: not the head of a dotted one (`fastapi` is not `fastapi.websockets`)
-    return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(item) + r"(?:e?s)?(?![A-Za-z0-9_])(?!\.[A-Za-z_])")
+    # the word, whole, and not the head of a dotted name (`fastapi` is not `fastapi.websockets`)
+    return re.compile(_pattern(item).pattern + r"(?!\.[A-Za-z_])")
 
 
 def holds_code(text: str, item: str) -> bool:
@@ -125,7 +125,7 @@ def holds_code(text: str, item: str) -> bool:
     Numbers, dotted names and paths are read as `holds` reads them."""
     if not re.fullmatch(r"[A-Za-z_]\w*", item):
         return holds(text, item)
-    return _code_pattern(item).search(_LINK_TARGET.sub("]", text)) is not None
+    return _code_pattern(item).search(LINK_TARGET.sub("]", text)) is not None
 
 
 def shown(sentence: str) -> set[str]:

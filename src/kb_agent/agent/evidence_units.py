@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from kb_agent.agent.annotations import code_annotations
-from kb_agent.agent.claim_terms import HEADING_ANCHOR
+from kb_agent.agent.claim_terms import HEADING_ANCHOR, LINK_TARGET
 from kb_agent.agent.sentences import split_sentences
 from kb_agent.text.tokenize import EN_STOPWORDS, ZH_STOPWORDS, has_cjk, mostly_chinese, tokenize
 from kb_agent.tools.base import Evidence
@@ -21,7 +21,6 @@ _CONSOLE = re.compile(r"^[│┃║╭╮╰╯─━═┌┐└┘├┤╞╡
 _TAG = re.compile(r"<[^>]+>")  # "<span style=…>INFO</span>:     Uvicorn running on …" is a log line too
 _LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
 _BLOCK_TAG, _MARKUP_WORDS = re.compile(r"^<(?:div|p|a|img|span|small|center|figure|section|table|tr|td)\b", re.I), 8
-LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a link's URL is not the line's content
 _ANCHOR_WORDS = re.compile(r"\{\s*#([A-Za-z0-9_-]+)\s*\}")  # an English anchor (a translation keeps it)
 _BULLET = re.compile(r"^(?:[*+-]|\d{1,3}[.)])\s+")
 _MIN_CHARS, _MAX_UNIT_CHARS, _SHORT_TAIL = 15, 400, 45

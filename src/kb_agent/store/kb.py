@@ -169,15 +169,15 @@ class EmbeddedKnowledgeBase(SharedParts):
         if not force and stamp == self._vector_gen:
             return
         rows = self.catalog.embed_keys()
-        tails = self.tail_keys()
         acls = {row_id: acl for row_id, _, acl in rows}
+        tails = {row_id: key for row_id, key in self.tail_keys().items() if row_id in acls}
         present = set(self.vectors.ids().tolist())
-        wanted = set(acls) | {tail_id(row_id) for row_id in tails if row_id in acls}
+        wanted = set(acls) | {tail_id(row_id) for row_id in tails}
         stale = np.array(sorted(present - wanted), dtype=np.int64)
         if len(stale):
             self.vectors.delete(stale)
         todo = [(row_id, key, acl) for row_id, key, acl in rows if row_id not in present]
-        todo += [(tail_id(r), key, acls[r]) for r, key in tails.items() if r in acls and tail_id(r) not in present]
+        todo += [(tail_id(r), key, acls[r]) for r, key in tails.items() if tail_id(r) not in present]
         for start in range(0, len(todo), 20000):
             part = todo[start : start + 20000]
             vecs = self.cache.get_many(key for _, key, _ in part)
