@@ -81,14 +81,22 @@ def names(text: str, code_only: bool = False) -> set[str]:
     return found - {m.group(5) for m in _NAME.finditer(text) if m.group(5)} if code_only else found
 
 
+# an import statement names its module without backticks: "from fastapi.middleware.trustedhost import …"
+_IMPORTED_MODULE = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
+_MODULE_KINDS = frozenset({"module", "模块", "package", "包"})
+
+
 def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
     """The names `text` gives that the question does not; asked for a kind with a shape (a class, a header),
     only names of that shape. Names most sources give are kept: the class asked for is on every page about it."""
     asked = question.lower()
     shape = _SHAPES.get(kind or "")
+    given = names(text, code_only=shape is not None)
+    if kind in _MODULE_KINDS and (imported := _IMPORTED_MODULE.match(text)):
+        given.add(imported.group(1) or imported.group(2))
     return {
         name
-        for name in names(text, code_only=shape is not None)
+        for name in given
         if name.lower().strip("()") not in asked and (shape is None or shape.fullmatch(name))
     }
 
