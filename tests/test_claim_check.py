@@ -908,3 +908,29 @@ def test_code_is_stated_by_a_whole_name_outside_link_targets(monkeypatch, rule):
     assert wrong.supported is not rule
     right = _check([RELEASE_NOTE], question, "WebSocketState 可以从 `fastapi.websockets` 模块导入。")
     assert right.supported
+
+
+GET_OPENAPI = _evidence(
+    "And that function `get_openapi()` receives as parameters:\n\n* `title`: The OpenAPI title.\n"
+    "* `summary`: A short summary of the API.\n\n/// tip\n\nYou can pass `app.routes` to it.\n\n///\n\n"
+    "/// note\n\nThe parameter `summary` is available in OpenAPI 3.1.0 and above.\n\n///",
+    "extending-openapi.md",
+    21,
+)
+
+
+@pytest.mark.parametrize("tie", [True, False], ids=["passage_ties_name_to_anchor", "control_lines_around_only"])
+def test_a_sentence_on_a_name_the_question_ties_to_its_anchor_is_on_the_question(monkeypatch, tie):
+    """dev22 t2209 (Since which OpenAPI version is the summary parameter of get_openapi available?) lost its
+    answer, the note on `summary` ten lines below the parameter list of `get_openapi()`, as off the question."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    if not tie:
+        monkeypatch.setattr(CheckedAnswer, "_tied_in_passage", lambda self, claim: False)
+    question = "Since which OpenAPI version is the summary parameter of get_openapi available?"
+    checked = CheckedAnswer([GET_OPENAPI], question, anchors=["get_openapi"])
+    (sentence,) = split_sentences("The parameter `summary` is available in OpenAPI 3.1.0 and above [1].")
+    assert bool(checked.add(sentence)) is tie
+    other = CheckedAnswer([GET_OPENAPI], question, anchors=["get_openapi"])
+    (unasked,) = split_sentences("You can pass `app.routes` to it [1].")  # a name the question does not say
+    assert other.add(unasked) == "" and other.claims[0].off_question

@@ -32,6 +32,7 @@ _NAMED = re.compile(
 )
 
 
+_CODE = re.compile(r"`([^`]+)`")
 # a sentence that opens by pointing at the one before it ("This …", "That version …", "It …", "这 …")
 _POINTS_BACK = re.compile(r"\s*(?:this|that|these|those|such|it|they|which)\b|\s*(?:这|那|此|它|其)", re.I)
 
@@ -147,7 +148,19 @@ class CheckedAnswer:
         if not self.anchors:
             return True
         said = normalise(self._around(claim))
-        return any(holds(said, anchor) or _method_named(said, anchor) for anchor in self.anchors)
+        if any(holds(said, anchor) or _method_named(said, anchor) for anchor in self.anchors):
+            return True
+        return self._tied_in_passage(claim)
+
+    def _tied_in_passage(self, claim: Claim) -> bool:
+        """Asked about "the summary parameter of get_openapi", a sentence writing as code a word the question
+        says (`summary`) is on the question when a passage it cites names the anchor: the passage ties the two,
+        as the parameter list of `get_openapi()` does, and the note about `summary` sits further down."""
+        asked = set(re.findall(r"[\w.]+", self.question.lower()))
+        if not {code.lower() for code in _CODE.findall(claim.sentence)} & asked:
+            return False
+        passages = normalise(" ".join(self.sources[i].text for i in {i for i, _, _ in claim.spans}))
+        return any(holds(passages, anchor) for anchor in self.anchors)
 
     def _names_all(self, claim: Claim) -> bool:
         """The passages the sentence cites (with their page's title and path) write every rare name the question
