@@ -49,3 +49,31 @@ def test_asked_which_module_an_import_statement_names_it(monkeypatch, rule):
     ranked = extractive.rank("TrustedHostMiddleware 可以从哪个模块导入？", sources, weights=_weights)
     assert ("fastapi.middleware.trustedhost" in ranked[0].text) is rule
 
+
+SECURITY_TOOLS = """There are multiple tools that you can use to create those dependables.
+
+You can import them from `fastapi.security`:
+
+```python
+from fastapi.security import (
+    APIKeyCookie,
+    APIKeyHeader,
+    HTTPBearer,
+)
+```
+
+Read more about them in the FastAPI docs about Security."""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["block_read_with_its_line", "control_no_block"])
+def test_a_line_introducing_a_code_block_is_about_the_names_it_lists(monkeypatch, rule):
+    """dev22 t2213 (Which module are security tools like APIKeyHeader and HTTPBearer imported from?) was
+    refused: the line naming the module says none of the classes the question names; the block it introduces
+    lists them."""
+    if not rule:
+        monkeypatch.setattr(extractive, "code_after", lambda unit, evidence: "")
+    sources = [_evidence(SECURITY_TOOLS, "reference/security/index.md", ["Security Tools"], 7)]
+    question = "Which module are security tools like APIKeyHeader and HTTPBearer imported from?"
+    rare = {"apikeyheader": 6.0, "httpbearer": 6.0}  # the classes are rare in the docs, "import" is everywhere
+    found = extractive_sentences(question, sources, weights=lambda asked: {t: rare.get(t, 1.5) for t in asked})
+    assert any("`fastapi.security`" in s.text for s in found) is rule

@@ -217,6 +217,27 @@ def commands_after(unit: Unit, evidence: Evidence) -> list[str]:
     return commands
 
 
+CODE_SPAN = 25  # lines of a code block a line introduces that are read with it
+
+
+def code_after(unit: Unit, evidence: Evidence) -> str:
+    """The code block right after a line ending in ":" ("You can import them from `fastapi.security`:" /
+    ```python / from fastapi.security import (APIKeyHeader, …)), its first CODE_SPAN lines; "" when the line
+    leads to anything else."""
+    lines = _lines_of_introducer(unit, evidence)
+    if lines is None:
+        return ""
+    at = next((i for i in range(unit.line + 1, len(lines)) if lines[i].strip()), len(lines))
+    if at >= len(lines) or not lines[at].strip().startswith(("```", "~~~")):
+        return ""
+    block: list[str] = []
+    for line in lines[at + 1 : at + 1 + CODE_SPAN]:
+        if line.strip().startswith(("```", "~~~")):
+            break
+        block.append(line)
+    return "\n".join(block)
+
+
 def introduces_example(unit: Unit, evidence: Evidence) -> bool:
     """The line ends in ":" and leads to an example (a code block, an included source file) that is neither a
     short list nor commands: "You can then pass that custom function … parameter:" / {code}. What the example

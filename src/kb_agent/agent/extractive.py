@@ -16,6 +16,7 @@ from kb_agent.agent.definitions import asks_name, defines, gives_name
 from kb_agent.agent.evidence_units import (
     LINK_TARGET,
     Unit,
+    code_after,
     commands_after,
     introduces_example,
     list_after,
@@ -28,6 +29,7 @@ from kb_agent.agent.name_kinds import (
     console_line,
     instances_of,
     lists_instances,
+    names as named_in,
     new_names,
     says_kind,
 )
@@ -205,6 +207,8 @@ def rank(
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     instances = instances_of(question)
     asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
+    # the code names the question writes (APIKeyHeader): a line introducing a block that lists them is about them
+    code_asked = {t for name in named_in(question, code_only=True) for t in tokenize(name)} & asked
     all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
     source_lines = [e.text.split("\n") for e in sources]  # the whole line each unit was cut from
     weight = rarity(asked, [u for _, u in all_units], weights)
@@ -236,6 +240,9 @@ def rank(
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
             held[t] = max(held.get(t, 0.0), HEADING * c)
+        if code_asked and (block := code_after(unit, sources[index])):
+            for t in code_asked & terms(block):  # "You can import them from `fastapi.security`:" / APIKeyHeader, …
+                held[t] = max(held.get(t, 0.0), HEADING)
         # a line in the other language cannot be read for the question's words in its script: half credit,
         # not full - "推荐" could not rule out an English line that only says "FastAPI" and "GraphQL"
         unknown = sum(weight[t] for t in asked - comparable)

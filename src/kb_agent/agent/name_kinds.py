@@ -95,9 +95,7 @@ def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
     if kind in _MODULE_KINDS and (imported := _IMPORTED_MODULE.match(text)):
         given.add(imported.group(1) or imported.group(2))
     return {
-        name
-        for name in given
-        if name.lower().strip("()") not in asked and (shape is None or shape.fullmatch(name))
+        name for name in given if name.lower().strip("()") not in asked and (shape is None or shape.fullmatch(name))
     }
 
 
