@@ -29,9 +29,11 @@ from kb_agent.agent.name_kinds import (
     console_line,
     instances_of,
     lists_instances,
-    names as named_in,
     new_names,
     says_kind,
+)
+from kb_agent.agent.name_kinds import (
+    names as named_in,
 )
 from kb_agent.agent.question_terms import (
     KIND_OF,
