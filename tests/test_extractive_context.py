@@ -77,3 +77,47 @@ def test_a_line_introducing_a_code_block_is_about_the_names_it_lists(monkeypatch
     rare = {"apikeyheader": 6.0, "httpbearer": 6.0}  # the classes are rare in the docs, "import" is everywhere
     found = extractive_sentences(question, sources, weights=lambda asked: {t: rare.get(t, 1.5) for t in asked})
     assert any("`fastapi.security`" in s.text for s in found) is rule
+
+
+ENCODER = """It receives an object, like a Pydantic model, and returns a JSON compatible version.
+
+The result of calling it is something that can be encoded with the Python standard `json.dumps()`.
+
+It doesn't return a large `str` containing the data in JSON format (as a string). It returns a Python standard data structure (e.g. a `dict`) with values and sub-values that are all compatible with JSON."""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["goes_on_with_what_it_is", "control_no_rule"])
+def test_a_line_saying_what_a_thing_is_not_is_quoted_with_what_it_is(monkeypatch, rule):
+    """dev22 c2201 (Does jsonable_encoder return a string with the data in JSON format?) was answered "It
+    doesn't return a large `str` …" alone; the same paragraph goes on "It returns a … `dict` …"."""
+    if not rule:
+        monkeypatch.setattr(extractive, "contrast_after", lambda unit, units: None)
+    sources = [_evidence(ENCODER, "encoder.md", ["JSON Compatible Encoder"], 21)]
+    found = extractive_sentences(
+        "Does jsonable_encoder return a string with the data in JSON format?", sources, weights=_weights
+    )
+    assert found[0].text.startswith("It doesn't return")
+    assert any("`dict`" in s.text for s in found) is rule
+
+
+CACHE = """### Cache the OpenAPI schema
+
+You can use the property `.openapi_schema` as a "cache", to store your generated schema.
+
+That way, your application won't have to generate the schema every time a user opens your API docs.
+
+It will be generated only once."""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["benefit_is_a_reason", "control_why_only"])
+def test_asked_the_benefit_the_line_saying_what_it_gains_comes_with_it(monkeypatch, rule):
+    """dev22 c2202 (What is the benefit of storing the generated schema in .openapi_schema?) was answered with
+    the line saying it can be used as a cache, without the next one, "That way, … won't have to generate …"."""
+    if not rule:
+        monkeypatch.setattr(extractive, "asks_benefit", lambda question: False)
+    sources = [_evidence(CACHE, "extending-openapi.md", ["Extending OpenAPI"], 68)]
+    question = "What is the benefit of storing the generated schema in .openapi_schema?"
+    rare = {"openapi_schema": 6.0, "store": 3.0}
+    found = extractive_sentences(question, sources, weights=lambda asked: {t: rare.get(t, 1.5) for t in asked})
+    assert found[0].text.startswith("You can use the property")
+    assert any(s.text.startswith("That way") for s in found) is rule

@@ -44,7 +44,16 @@ from kb_agent.agent.question_terms import (
     rarity,
     term_credits,
 )
-from kb_agent.agent.reasons import antecedent, asks_risk, asks_why, reason_beside, states_risk, under_why_heading
+from kb_agent.agent.reasons import (
+    antecedent,
+    asks_benefit,
+    asks_risk,
+    asks_why,
+    contrast_after,
+    reason_beside,
+    states_risk,
+    under_why_heading,
+)
 from kb_agent.agent.rules import TICKET_RE
 from kb_agent.agent.sentences import Sentence
 from kb_agent.retrieval.exact import versioned_names
@@ -413,11 +422,15 @@ def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sent
         if len(chosen) >= max_sentences:
             break
         chosen.append(unit)
-    if chosen and asks_why(question):  # the best line restates the question; its reason is beside it
+    if chosen:
         top = chosen[0]
-        reason = reason_beside(top, units_of(top.source, sources[top.source]))
-        if reason is not None and not any((u.source, u.position) == (reason.source, reason.position) for u in chosen):
-            chosen = [top, reason, *chosen[1 : max_sentences - 1]]
+        units = units_of(top.source, sources[top.source])
+        # asked why (or what it gains), the best line restates the question: its reason is beside it; a line
+        # saying what a thing is not goes on with what it is
+        reason = reason_beside(top, units) if asks_why(question) or asks_benefit(question) else None
+        beside = reason or contrast_after(top, units)
+        if beside is not None and not any(_same(beside, u) for u in chosen):
+            chosen = [top, beside, *chosen[1 : max_sentences - 1]]
     chosen = _with_antecedents(_as_lists(chosen, sources), sources, max_sentences, ranked)
     chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
     return [Sentence(_with_list(u, sources[u.source]), [u.source + 1], joins_next=u.pointed_to) for u in chosen]

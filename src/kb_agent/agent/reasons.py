@@ -48,8 +48,21 @@ _STATES_RISK = re.compile(
 _NEGATED = re.compile(r"\b(?:not|no|never)\b|n't\b|不|没")
 
 
+# "What is the benefit of storing the schema in `.openapi_schema`?" asks a reason as why-questions do: the line
+# that matches restates the setup ("You can use … as a cache"), the next one says what it gains ("That way, …")
+_BENEFIT = re.compile(
+    r"\b(?:benefits?|advantages?|gains?|point|purpose)\b(?: \w+){0,2} (?:of|in|to|for)\b|\bwhat (?:for|good)\b"
+    r"|好处|优点|优势|用处|有什么用|目的",
+    re.I,
+)
+
+
 def asks_why(question: str) -> bool:
     return bool(_WHY.search(question))
+
+
+def asks_benefit(question: str) -> bool:
+    return bool(_BENEFIT.search(question))
 
 
 def asks_risk(question: str) -> bool:
@@ -78,6 +91,23 @@ def reason_beside(unit: Unit, units: list[Unit]) -> Unit | None:
     if at > 0 and _FOLLOWS_FROM.search(unit.text) and not _introduces(units[at - 1]):
         return units[at - 1]
     return None
+
+
+_FIRST_WORD = re.compile(r"^\s*([A-Za-z]+)\b")
+
+
+def contrast_after(unit: Unit, units: list[Unit]) -> Unit | None:
+    """The next line of `unit`'s section when `unit` says what something is not and that line goes on with the
+    same subject saying what it is: "It doesn't return a large `str` …" / "It returns a Python standard data
+    structure (e.g. a `dict`) …". None otherwise."""
+    at = unit.position
+    after = units[at + 1] if at + 1 < len(units) else None
+    if after is None or after.heading != unit.heading or after.note or not _NEGATED.search(unit.text):
+        return None
+    own, next_ = _FIRST_WORD.match(unit.text), _FIRST_WORD.match(after.text)
+    if own is None or next_ is None or own.group(1).lower() != next_.group(1).lower() or _NEGATED.search(after.text):
+        return None
+    return after
 
 
 # a line opening with these means half of what it says with the line before it ("That tells the browser to show
