@@ -79,11 +79,12 @@ def test_a_line_introducing_a_code_block_is_about_the_names_it_lists(monkeypatch
     assert any("`fastapi.security`" in s.text for s in found) is rule
 
 
-ENCODER = """It receives an object, like a Pydantic model, and returns a JSON compatible version.
-
-The result of calling it is something that can be encoded with the Python standard `json.dumps()`.
-
-It doesn't return a large `str` containing the data in JSON format (as a string). It returns a Python standard data structure (e.g. a `dict`) with values and sub-values that are all compatible with JSON."""
+ENCODER = (
+    "It receives an object, like a Pydantic model, and returns a JSON compatible version.\n\n"
+    "The result of calling it is something that can be encoded with the Python standard `json.dumps()`.\n\n"
+    "It doesn't return a large `str` containing the data in JSON format (as a string). It returns a Python "
+    "standard data structure (e.g. a `dict`) with values and sub-values that are all compatible with JSON."
+)
 
 
 @pytest.mark.parametrize("rule", [True, False], ids=["goes_on_with_what_it_is", "control_no_rule"])
