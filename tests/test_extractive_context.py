@@ -122,3 +122,19 @@ def test_asked_the_benefit_the_line_saying_what_it_gains_comes_with_it(monkeypat
     found = extractive_sentences(question, sources, weights=lambda asked: {t: rare.get(t, 1.5) for t in asked})
     assert found[0].text.startswith("You can use the property")
     assert any(s.text.startswith("That way") for s in found) is rule
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["restated_number_once", "control_both_quoted"])
+def test_the_same_number_restated_on_another_page_is_quoted_once_from_the_page_asked_about(monkeypatch, rule):
+    """dev22 x2202 (Cookie 参数模型从 FastAPI 哪个版本开始支持？) quoted the cookie page's note and the query
+    model page's, which says the same version in other words about another feature."""
+    if not rule:
+        monkeypatch.setattr(extractive, "RESTATED", 1.01)
+    sources = [
+        _evidence("/// note\n\n自 FastAPI 版本 `0.115.0` 起支持此功能。🤓\n\n///", "zh/cookie-param-models.md",
+                  ["Cookie 参数模型 { #cookie-parameter-models }"], 7),
+        _evidence("/// note\n\nFastAPI 从 `0.115.0` 版本开始支持这个特性。🤓\n\n///", "zh/query-param-models.md",
+                  ["查询参数模型 { #query-parameter-models }"], 7),
+    ]  # fmt: skip
+    found = extractive_sentences("Cookie 参数模型从 FastAPI 哪个版本开始支持？", sources, weights=_weights)
+    assert [s.cited for s in found] == ([[1]] if rule else [[1], [2]])

@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Callable
 
-from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, OWNER_LINES, TELLS_AN_END, names_word, version_owner
+from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, OWNER_LINES, TELLS_AN_END, checkable, names_word, version_owner
 from kb_agent.agent.definitions import asks_name, defines, gives_name
 from kb_agent.agent.evidence_units import (
     LINK_TARGET,
@@ -407,16 +407,24 @@ def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sent
     # "Is data read from the Request validated?" is answered by the line that says all it asks ("… it won't be
     # validated"); a line saying less of it beside that one ("FastAPI is validating that data") misleads
     yes_no = bool(_YES_NO.search(question))
+    asked = key_terms(question)
     for unit in ranked:
         if chosen and unit.score < 0.8 * ranked[0].score:
             break
         if yes_no and chosen and unit.own < 0.8 * ranked[0].own:
             continue
-        twin = next((at for at, other in enumerate(chosen) if similar(unit.terms, other.terms)), None)
+        twin = next((at for at, other in enumerate(chosen) if _twins(unit, other)), None)
         if twin is not None:
-            if unit.own > chosen[twin].own and unit.zh == chosen[twin].zh:
+            other = chosen[twin]
+            if unit.zh == other.zh and (
+                unit.own > other.own
+                if similar(unit.terms, other.terms)
+                else len(asked & terms(unit.heading)) > len(asked & terms(other.heading))
+            ):
                 # the same sentence twice (another page, another version): the one that says more of the
-                # question - "multiple `File` and `Form` parameters" over "multiple `Form` parameters", asked both
+                # question - "multiple `File` and `Form` parameters" over "multiple `Form` parameters", asked both;
+                # a number restated in other words (the same note on the cookie and the query model pages): the
+                # one whose headings say more of what is asked
                 chosen[twin] = unit
             continue
         if len(chosen) >= max_sentences:
@@ -483,5 +491,19 @@ def _same(a: Unit, b: Unit) -> bool:
     return (a.source, a.position) == (b.source, b.position)
 
 
-def similar(a: set[str], b: set[str]) -> bool:
-    return bool(a and b) and len(a & b) / len(a | b) >= 0.7
+def similar(a: set[str], b: set[str], share: float = 0.7) -> bool:
+    return bool(a and b) and len(a & b) / len(a | b) >= share
+
+
+RESTATED = 0.5  # share of words two lines giving the same number must have to say one fact
+
+
+def _twins(a: Unit, b: Unit) -> bool:
+    """The same sentence twice, or the same number restated in other words on another page: "自 FastAPI 版本
+    `0.115.0` 起支持此功能" and "FastAPI 从 `0.115.0` 版本开始支持这个特性" (the cookie and the query model pages)."""
+    if similar(a.terms, b.terms):
+        return True
+    items = checkable(a.text)
+    return (
+        any(c.isdigit() for c in "".join(items)) and items == checkable(b.text) and similar(a.terms, b.terms, RESTATED)
+    )
