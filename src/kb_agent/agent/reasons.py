@@ -93,7 +93,8 @@ def reason_beside(unit: Unit, units: list[Unit]) -> Unit | None:
     return None
 
 
-_FIRST_WORD = re.compile(r"^\s*([A-Za-z]+)\b")
+# the subject a line opens with, when it is a pronoun: "But …" / "But …" is no subject carried on
+_FIRST_WORD = re.compile(r"^\s*(it|they|this|these|you|we)\b", re.I)
 
 
 def contrast_after(unit: Unit, units: list[Unit]) -> Unit | None:
