@@ -138,3 +138,28 @@ def test_the_same_number_restated_on_another_page_is_quoted_once_from_the_page_a
     ]  # fmt: skip
     found = extractive_sentences("Cookie 参数模型从 FastAPI 哪个版本开始支持？", sources, weights=_weights)
     assert [s.cited for s in found] == ([[1]] if rule else [[1], [2]])
+
+
+FILES_NOTE = (
+    "你可以在一个*路径操作*中声明多个 `File` 和 `Form` 参数，但不能同时声明希望以 JSON 接收的 `Body` 字段，"
+    "因为此时请求体会使用 `multipart/form-data` 编码，而不是 `application/json`。"
+)
+FORMS_NOTE = (
+    "你可以在一个*路径操作*中声明多个 `Form` 参数，但不能同时再声明要接收为 JSON 的 `Body` 字段，"
+    "因为此时请求体会使用 `application/x-www-form-urlencoded` 而不是 `application/json` 进行编码。"
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["twin_naming_less_unasked", "control_first_twin"])
+def test_of_two_twins_saying_as_much_the_one_naming_less_the_question_does_not_is_quoted(monkeypatch, rule):
+    """dev22 z2202 asked why Form parameters and a JSON Body cannot be declared together; the request files
+    page's twin note (about `File` and `Form`, encoded as multipart/form-data) was quoted, not the forms page's."""
+    if not rule:
+        monkeypatch.setattr(extractive, "_unasked", lambda unit, question: 0)
+    sources = [
+        _evidence(FILES_NOTE, "zh/request-files.md", ["请求文件 { #request-files }"], 130),
+        _evidence(FORMS_NOTE, "zh/request-forms.md", ["表单数据 { #form-data }"], 65),
+    ]  # fmt: skip
+    question = "为什么不能在同一个路径操作中同时声明 Form 参数和以 JSON 接收的 Body 字段？"
+    found = extractive_sentences(question, sources, weights=_weights)
+    assert len(found) == 1 and ("x-www-form-urlencoded" in found[0].text) is rule

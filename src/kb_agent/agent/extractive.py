@@ -408,23 +408,28 @@ def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sent
     # validated"); a line saying less of it beside that one ("FastAPI is validating that data") misleads
     yes_no = bool(_YES_NO.search(question))
     asked = key_terms(question)
+    replaced: list[Unit] = []
     for unit in ranked:
         if chosen and unit.score < 0.8 * ranked[0].score:
             break
         if yes_no and chosen and unit.own < 0.8 * ranked[0].own:
             continue
+        if any(_twins(unit, other) for other in replaced):
+            continue  # a third copy, of the one a better twin replaced
         twin = next((at for at, other in enumerate(chosen) if _twins(unit, other)), None)
         if twin is not None:
             other = chosen[twin]
             if unit.zh == other.zh and (
-                unit.own > other.own
+                (unit.own, -_unasked(unit, question)) > (other.own, -_unasked(other, question))
                 if similar(unit.terms, other.terms)
                 else len(asked & terms(unit.heading)) > len(asked & terms(other.heading))
             ):
                 # the same sentence twice (another page, another version): the one that says more of the
-                # question - "multiple `File` and `Form` parameters" over "multiple `Form` parameters", asked both;
+                # question - "multiple `File` and `Form` parameters" over "multiple `Form` parameters", asked both,
+                # and saying as much, the one naming less the question does not (asked only of `Form`);
                 # a number restated in other words (the same note on the cookie and the query model pages): the
                 # one whose headings say more of what is asked
+                replaced.append(other)
                 chosen[twin] = unit
             continue
         if len(chosen) >= max_sentences:
@@ -493,6 +498,11 @@ def _same(a: Unit, b: Unit) -> bool:
 
 def similar(a: set[str], b: set[str], share: float = 0.7) -> bool:
     return bool(a and b) and len(a & b) / len(a | b) >= share
+
+
+def _unasked(unit: Unit, question: str) -> int:
+    """How many code names the line gives that the question does not."""
+    return len(new_names(unit.text, question))
 
 
 RESTATED = 0.5  # share of words two lines giving the same number must have to say one fact
