@@ -524,8 +524,9 @@ def test_a_sentence_under_a_heading_that_names_the_asked_code_is_on_the_question
     from kb_agent.agent import citations
     from kb_agent.agent.citations import CheckedAnswer
 
-    if not headings:
+    if not headings:  # neither the heading path nor the section's lines read
         monkeypatch.setattr(citations, "section_of", lambda evidence, line: "")
+        monkeypatch.setattr(citations, "section_lines", lambda evidence, line: "")
     question = "Which keys can each example dict passed in openapi_examples contain?"
     checked = CheckedAnswer([EXAMPLES_SECTION], question, anchors=["openapi_examples"])
     (sentence,) = split_sentences("The keys of the `dict` identify each example [1].")

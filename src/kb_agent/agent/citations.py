@@ -8,7 +8,7 @@ import re
 
 from kb_agent.agent.claim_terms import checkable, holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
-from kb_agent.agent.evidence_units import section_of
+from kb_agent.agent.evidence_units import section_lines, section_of
 from kb_agent.agent.name_kinds import asked_kind
 from kb_agent.agent.sentences import Sentence, as_read, split_sentences, without_markers
 from kb_agent.store.spans import cite
@@ -154,13 +154,14 @@ class CheckedAnswer:
 
     def _tied_in_passage(self, claim: Claim) -> bool:
         """Asked about "the summary parameter of get_openapi", a sentence writing as code a word the question
-        says (`summary`) is on the question when a passage it cites names the anchor: the passage ties the two,
-        as the parameter list of `get_openapi()` does, and the note about `summary` sits further down."""
+        says (`summary`) is on the question when the section of a line it cites names the anchor: the section
+        ties the two, as the parameter list of `get_openapi()` does, and the note about `summary` sits further
+        down."""
         asked = set(re.findall(r"[\w.]+", self.question.lower()))
         if not {code.lower() for code in _CODE.findall(claim.sentence)} & asked:
             return False
-        passages = normalise(" ".join(self.sources[i].text for i in {i for i, _, _ in claim.spans}))
-        return any(holds(passages, anchor) for anchor in self.anchors)
+        sections = normalise(" ".join(section_lines(self.sources[i], a) for i, a, _ in claim.spans))
+        return any(holds(sections, anchor) for anchor in self.anchors)
 
     def _names_all(self, claim: Claim) -> bool:
         """The passages the sentence cites (with their page's title and path) write every rare name the question

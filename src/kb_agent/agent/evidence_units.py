@@ -285,6 +285,22 @@ def section_of(evidence: Evidence, line: int) -> str:
     return " > ".join(headings)
 
 
+def section_lines(evidence: Evidence, line: int) -> str:
+    """The passage's lines of the section `line` sits in: from the heading above it (or the passage's start) to
+    the next heading (or its end)."""
+    lines = evidence.text.split("\n")
+    at = min(max(0, line - evidence.start_line), len(lines) - 1)
+    fenced, starts = False, [0]
+    for i, raw in enumerate(r.strip() for r in lines):
+        if raw.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif raw.startswith("#") and not fenced:
+            starts.append(i)
+    start = max(i for i in starts if i <= at)
+    end = min([i for i in starts if i > at] or [len(lines)])
+    return "\n".join(lines[start:end])
+
+
 def _under(headings: list[str], line: str) -> list[str]:
     """The heading path after a heading line inside the passage (its level is its count of "#")."""
     text = heading_text(line)
