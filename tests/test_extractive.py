@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from kb_agent.agent import evidence_units, question_terms
+from kb_agent.agent import evidence_units, question_terms, quote_selection
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.tools.base import Evidence
@@ -655,7 +655,7 @@ def test_a_line_that_introduces_a_list_is_quoted_with_its_items(monkeypatch):
     nested = _evidence("Tools:\n\n* Traefik\n    * renews certificates\n* Caddy\n", "https.md", [])
     assert evidence_units.list_after(evidence_units.units_of(0, nested)[0], nested) == []
 
-    monkeypatch.setattr("kb_agent.agent.extractive.list_after", lambda unit, evidence: [])  # control
+    monkeypatch.setattr("kb_agent.agent.quote_selection.list_after", lambda unit, evidence: [])  # control
     assert "cookie" not in checked(question, source).body
 
 
@@ -910,7 +910,6 @@ def test_asked_which_files_a_list_naming_files_is_quoted_with_the_line_introduci
     """dev20 t2005: "Which files does Swagger UI need …?" was answered by the line saying it needs "some
     JavaScript and CSS files", never naming one. The items name files (the kind asked for); each is read under
     the line introducing its list, and quoted as that list."""
-    import kb_agent.agent.extractive as extractive
     from kb_agent.agent import name_kinds
 
     question = "Which files does Swagger UI need when I self-host the docs assets?"
@@ -920,7 +919,7 @@ def test_asked_which_files_a_list_naming_files_is_quoted_with_the_line_introduci
     answer = _answer(question, [source])
     assert "**Swagger UI** uses the files:\n- [`swagger-ui-bundle.js`]" in answer and "swagger-ui.css" in answer
     # control: an item alone is quoted, without what it is one of
-    monkeypatch.setattr(extractive, "_as_lists", lambda chosen, sources: chosen)
+    monkeypatch.setattr(quote_selection, "_as_lists", lambda chosen, sources: chosen)
     assert "uses the files:" not in _answer(question, [source])
     # control: "file" no kind asked for - the line saying "files" without naming one comes first
     monkeypatch.setattr(name_kinds, "_ASKS_FOR_A_NAME", re.compile(r"(?!)"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb_agent.agent import extractive, name_kinds
+from kb_agent.agent import extractive, name_kinds, quote_selection
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.tools.base import Evidence
 
@@ -92,7 +92,7 @@ def test_a_line_saying_what_a_thing_is_not_is_quoted_with_what_it_is(monkeypatch
     """dev22 c2201 (Does jsonable_encoder return a string with the data in JSON format?) was answered "It
     doesn't return a large `str` …" alone; the same paragraph goes on "It returns a … `dict` …"."""
     if not rule:
-        monkeypatch.setattr(extractive, "contrast_after", lambda unit, units: None)
+        monkeypatch.setattr(quote_selection, "contrast_after", lambda unit, units: None)
     sources = [_evidence(ENCODER, "encoder.md", ["JSON Compatible Encoder"], 21)]
     found = extractive_sentences(
         "Does jsonable_encoder return a string with the data in JSON format?", sources, weights=_weights
@@ -115,7 +115,7 @@ def test_asked_the_benefit_the_line_saying_what_it_gains_comes_with_it(monkeypat
     """dev22 c2202 (What is the benefit of storing the generated schema in .openapi_schema?) was answered with
     the line saying it can be used as a cache, without the next one, "That way, … won't have to generate …"."""
     if not rule:
-        monkeypatch.setattr(extractive, "asks_benefit", lambda question: False)
+        monkeypatch.setattr(quote_selection, "asks_benefit", lambda question: False)
     sources = [_evidence(CACHE, "extending-openapi.md", ["Extending OpenAPI"], 68)]
     question = "What is the benefit of storing the generated schema in .openapi_schema?"
     rare = {"openapi_schema": 6.0, "store": 3.0}
@@ -129,7 +129,7 @@ def test_the_same_number_restated_on_another_page_is_quoted_once_from_the_page_a
     """dev22 x2202 (Cookie 参数模型从 FastAPI 哪个版本开始支持？) quoted the cookie page's note and the query
     model page's, which says the same version in other words about another feature."""
     if not rule:
-        monkeypatch.setattr(extractive, "RESTATED", 1.01)
+        monkeypatch.setattr(quote_selection, "RESTATED", 1.01)
     sources = [
         _evidence("/// note\n\n自 FastAPI 版本 `0.115.0` 起支持此功能。🤓\n\n///", "zh/cookie-param-models.md",
                   ["Cookie 参数模型 { #cookie-parameter-models }"], 7),
@@ -155,7 +155,7 @@ def test_of_two_twins_saying_as_much_the_one_naming_less_the_question_does_not_i
     """dev22 z2202 asked why Form parameters and a JSON Body cannot be declared together; the request files
     page's twin note (about `File` and `Form`, encoded as multipart/form-data) was quoted, not the forms page's."""
     if not rule:
-        monkeypatch.setattr(extractive, "_unasked", lambda unit, question: 0)
+        monkeypatch.setattr(quote_selection, "_unasked", lambda unit, question: 0)
     sources = [
         _evidence(FILES_NOTE, "zh/request-files.md", ["请求文件 { #request-files }"], 130),
         _evidence(FORMS_NOTE, "zh/request-forms.md", ["表单数据 { #form-data }"], 65),

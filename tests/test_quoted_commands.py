@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb_agent.agent import evidence_units, extractive, question_terms
+from kb_agent.agent import evidence_units, extractive, question_terms, quote_selection
 from kb_agent.agent.citations import CheckedAnswer
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.question_terms import term_credits
@@ -54,6 +54,7 @@ def test_a_line_that_introduces_a_command_is_quoted_with_it_and_cited_to_it(monk
     the question and, quoted, ended at its colon; the command sits in the terminal block below it."""
     if not rule:
         monkeypatch.setattr(extractive, "commands_after", lambda unit, evidence: [])
+        monkeypatch.setattr(quote_selection, "commands_after", lambda unit, evidence: [])
     source = _evidence(SECRET, "en/docs/tutorial/security/oauth2-jwt.md", ["JWT", "Handle JWT tokens"], 135)
     answer = _checked("Which command generates a secure random secret key for signing JWT tokens?", [source])
     assert ("- $ openssl rand -hex 32" in answer.body) is rule

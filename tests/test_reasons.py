@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from kb_agent.agent import definitions, extractive, reasons
+from kb_agent.agent import definitions, extractive, quote_selection, reasons
 from kb_agent.agent.evidence_units import units_of
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.reasons import asks_why, reason_beside
@@ -63,6 +63,7 @@ def test_only_why_questions_ask_for_a_reason():
 def test_a_why_question_is_answered_with_the_reason_beside_the_restating_line(monkeypatch, why):
     if not why:
         monkeypatch.setattr(extractive, "asks_why", lambda question: False)
+        monkeypatch.setattr(quote_selection, "asks_why", lambda question: False)
     question = "Why does the framework require a Content-Type header on JSON request bodies by default?"
     quoted = " ".join(s.text for s in extractive_sentences(question, [STRICT]))
     assert "requires a valid Content-Type header" in quoted
@@ -81,15 +82,15 @@ BASIC_AUTH = _evidence(
 
 def test_a_line_that_opens_by_pointing_back_refers_to_the_line_before_it_in_its_section():
     units = units_of(0, BASIC_AUTH)
-    assert extractive.antecedent(units[2], units) is units[1]  # "That tells …" <- the header line
-    assert extractive.antecedent(units[1], units) is None  # "And returns …" points nowhere
-    assert extractive.antecedent(units[3], units) is None  # first line of its section
+    assert reasons.antecedent(units[2], units) is units[1]  # "That tells …" <- the header line
+    assert reasons.antecedent(units[1], units) is None  # "And returns …" points nowhere
+    assert reasons.antecedent(units[3], units) is None  # first line of its section
 
 
 @pytest.mark.parametrize("rule", [True, False], ids=["antecedent_quoted", "control_no_antecedent_rule"])
 def test_the_best_line_comes_with_the_line_it_points_back_to(monkeypatch, rule):
     if not rule:
-        monkeypatch.setattr(extractive, "antecedent", lambda unit, units: None)
+        monkeypatch.setattr(quote_selection, "antecedent", lambda unit, units: None)
     question = "What tells the browser to show the prompt for a username and password?"
     answer = " ".join(s.text for s in extractive_sentences(question, [BASIC_AUTH], max_sentences=2))
     assert answer.startswith("That tells the browser") != rule
@@ -182,7 +183,7 @@ def test_a_lesser_line_pointing_back_to_a_line_that_is_not_quoted_is_left_out(mo
     """ "That tells the browser to show the integrated login prompt" quoted without what "that" is (bl04) says
     half of it; the best line answers."""
     if not rule:
-        monkeypatch.setattr(extractive, "antecedent", lambda unit, units: None)
+        monkeypatch.setattr(quote_selection, "antecedent", lambda unit, units: None)
     question = "What makes the browser show the login prompt again?"
     answer = " ".join(s.text for s in extractive_sentences(question, PROMPT_PAGES))
     assert "`WWW-Authenticate` header" in answer

@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Callable
 
-from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, OWNER_LINES, TELLS_AN_END, checkable, names_word, version_owner
+from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, OWNER_LINES, TELLS_AN_END, names_word, version_owner
 from kb_agent.agent.definitions import asks_name, defines, gives_name
 from kb_agent.agent.evidence_units import (
     LINK_TARGET,
@@ -19,7 +19,6 @@ from kb_agent.agent.evidence_units import (
     code_after,
     commands_after,
     introduces_example,
-    list_after,
     terms,
     units_of,
 )
@@ -44,13 +43,10 @@ from kb_agent.agent.question_terms import (
     rarity,
     term_credits,
 )
+from kb_agent.agent.quote_selection import choose
 from kb_agent.agent.reasons import (
-    antecedent,
-    asks_benefit,
     asks_risk,
     asks_why,
-    contrast_after,
-    reason_beside,
     states_risk,
     under_why_heading,
 )
@@ -370,7 +366,8 @@ def extractive_sentences(
     weights: Weights | None = None,
 ) -> list[Sentence]:
     """The best 1-3 units, without near-duplicates, each citing its source; [] when none covers the question."""
-    return _chosen(question, rank(question, sources, embed, weights), sources, max_sentences)
+    yes_no = bool(_YES_NO.search(question))
+    return choose(question, rank(question, sources, embed, weights), sources, max_sentences, yes_no)
 
 
 def confident_quotes(
@@ -394,126 +391,9 @@ def confident_quotes(
         # is the example below it, which a quote leaves out ("add a custom header `X-Process-Time` …:" names
         # it and stays a quote; a reason or a way is said by the line itself)
         return []
-    return _chosen(question, ranked, sources, 3)
+    return choose(question, ranked, sources, 3, yes_no=bool(_YES_NO.search(question)))
 
 
 def _line_of(lines: list[str], unit: Unit) -> str:
     """The whole source line a unit was cut from (a sentence of it, or all of it)."""
     return lines[unit.line] if 0 <= unit.line < len(lines) else unit.text
-
-
-def _chosen(question: str, ranked: list[Unit], sources: list[Evidence], max_sentences: int) -> list[Sentence]:
-    chosen: list[Unit] = []
-    # "Is data read from the Request validated?" is answered by the line that says all it asks ("… it won't be
-    # validated"); a line saying less of it beside that one ("FastAPI is validating that data") misleads
-    yes_no = bool(_YES_NO.search(question))
-    asked = key_terms(question)
-    replaced: list[Unit] = []
-    for unit in ranked:
-        if chosen and unit.score < 0.8 * ranked[0].score:
-            break
-        if yes_no and chosen and unit.own < 0.8 * ranked[0].own:
-            continue
-        if any(_twins(unit, other) for other in replaced):
-            continue  # a third copy, of the one a better twin replaced
-        twin = next((at for at, other in enumerate(chosen) if _twins(unit, other)), None)
-        if twin is not None:
-            other = chosen[twin]
-            if unit.zh == other.zh and (
-                (unit.own, -_unasked(unit, question)) > (other.own, -_unasked(other, question))
-                if similar(unit.terms, other.terms)
-                else len(asked & terms(unit.heading)) > len(asked & terms(other.heading))
-            ):
-                # the same sentence twice (another page, another version): the one that says more of the
-                # question - "multiple `File` and `Form` parameters" over "multiple `Form` parameters", asked both,
-                # and saying as much, the one naming less the question does not (asked only of `Form`);
-                # a number restated in other words (the same note on the cookie and the query model pages): the
-                # one whose headings say more of what is asked
-                replaced.append(other)
-                chosen[twin] = unit
-            continue
-        if len(chosen) >= max_sentences:
-            break
-        chosen.append(unit)
-    if chosen:
-        top = chosen[0]
-        units = units_of(top.source, sources[top.source])
-        # asked why (or what it gains), the best line restates the question: its reason is beside it; a line
-        # saying what a thing is not goes on with what it is
-        reason = reason_beside(top, units) if asks_why(question) or asks_benefit(question) else None
-        beside = reason or contrast_after(top, units)
-        if beside is not None and not any(_same(beside, u) for u in chosen):
-            chosen = [top, beside, *chosen[1 : max_sentences - 1]]
-    chosen = _with_antecedents(_as_lists(chosen, sources), sources, max_sentences, ranked)
-    chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
-    return [Sentence(_with_list(u, sources[u.source]), [u.source + 1], joins_next=u.pointed_to) for u in chosen]
-
-
-def _as_lists(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
-    """A list item chosen is quoted as its list, with the line that introduces it ("**Swagger UI** uses the
-    files:" / `swagger-ui-bundle.js` / `swagger-ui.css`), once for all its items: an item alone does not say
-    what it is one of. A list too long to quote leaves its items as they are."""
-    kept: list[Unit] = []
-    for unit in chosen:
-        lead = unit.intro
-        if lead is not None and list_after(lead, sources[unit.source]):
-            lead.score, lead.own, lead.coverage = unit.score, unit.own, unit.coverage
-            unit = lead
-        if not any(_same(unit, other) for other in kept):
-            kept.append(unit)
-    return kept
-
-
-def _with_list(unit: Unit, evidence: Evidence) -> str:
-    """A line that introduces a list ("… can come from:") or a command ("… use the command:") quoted with it, as
-    a list: alone it says only that there is one."""
-    items = list_after(unit, evidence) or commands_after(unit, evidence)
-    return "\n".join([unit.text, *(f"- {item}" for item in items)])
-
-
-def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit]) -> list[Unit]:
-    """The best line, when it opens by pointing back ("That tells the browser …"), with the line it points to;
-    a lesser one only when that line matches the question too, else not at all. Within `limit` lines (the best
-    one's pair may exceed it), a line and its antecedent come in together or not at all."""
-    kept: list[Unit] = []
-    passages: dict[int, list[Unit]] = {}  # a passage's units, read once
-    for at, unit in enumerate(chosen):
-        if unit.source not in passages:
-            passages[unit.source] = units_of(unit.source, sources[unit.source])
-        before = antecedent(unit, passages[unit.source])
-        if before is not None and at > 0 and not any(_same(before, other) for other in ranked):
-            continue  # "That tells the browser …" without what "that" is says half of it: not quoted
-        group = [unit] if before is None or any(_same(before, other) for other in [*kept, *chosen]) else [before, unit]
-        if before is not None and len(group) == 2:
-            before.pointed_to = True  # quoted for `unit`'s sake: kept only with it
-        fits = len(kept) + len(group) <= limit or not kept  # the best line is never dropped for its antecedent
-        if fits and not any(_same(unit, other) for other in kept):
-            kept.extend(group)
-    return kept
-
-
-def _same(a: Unit, b: Unit) -> bool:
-    return (a.source, a.position) == (b.source, b.position)
-
-
-def similar(a: set[str], b: set[str], share: float = 0.7) -> bool:
-    return bool(a and b) and len(a & b) / len(a | b) >= share
-
-
-def _unasked(unit: Unit, question: str) -> int:
-    """How many code names the line gives that the question does not."""
-    return len(new_names(unit.text, question))
-
-
-RESTATED = 0.5  # share of words two lines giving the same number must have to say one fact
-
-
-def _twins(a: Unit, b: Unit) -> bool:
-    """The same sentence twice, or the same number restated in other words on another page: "自 FastAPI 版本
-    `0.115.0` 起支持此功能" and "FastAPI 从 `0.115.0` 版本开始支持这个特性" (the cookie and the query model pages)."""
-    if similar(a.terms, b.terms):
-        return True
-    items = checkable(a.text)
-    return (
-        any(c.isdigit() for c in "".join(items)) and items == checkable(b.text) and similar(a.terms, b.terms, RESTATED)
-    )

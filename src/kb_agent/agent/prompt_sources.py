@@ -8,7 +8,7 @@ import re
 
 from kb_agent.agent.claim_terms import content_terms
 from kb_agent.agent.evidence_units import Unit, heading_text, is_prose
-from kb_agent.agent.extractive import similar
+from kb_agent.agent.quote_selection import similar
 from kb_agent.tools.base import Evidence
 
 _CONTEXT_LINES = 2
