@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb_agent.agent import extractive, name_kinds, quote_selection
+from kb_agent.agent import extractive, name_kinds, quote_selection, reasons
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.tools.base import Evidence
 
@@ -163,3 +163,26 @@ def test_of_two_twins_saying_as_much_the_one_naming_less_the_question_does_not_i
     question = "为什么不能在同一个路径操作中同时声明 Form 参数和以 JSON 接收的 Body 字段？"
     found = extractive_sentences(question, sources, weights=_weights)
     assert len(found) == 1 and ("x-www-form-urlencoded" in found[0].text) is rule
+
+
+MULTIPART = """The `python-multipart` package is automatically installed with **FastAPI** when you install it.
+
+However, if you use the `uv add fastapi` command, the `python-multipart` package is not included by default.
+
+To install it manually, add it to your project with:
+
+```console
+$ uv add python-multipart
+```
+
+This is because **OAuth2** uses "form data" for sending the `username` and `password`."""
+
+
+@pytest.mark.parametrize("reach", [4, 0], ids=["explicit_reason_past_an_example", "control_neighbours_only"])
+def test_asked_why_a_line_saying_it_gives_the_reason_a_few_lines_down_comes_with_the_best(monkeypatch, reach):
+    """dev23 c2302 (Why does OAuth2 need the python-multipart package?) quoted the install lines; the reason,
+    "This is because OAuth2 uses form data …", is past the command they introduce."""
+    monkeypatch.setattr(reasons, "REASON_REACH", reach)
+    sources = [_evidence(MULTIPART, "security/first-steps.md", ["Security - First Steps", "Run it"], 29)]
+    found = extractive_sentences("Why does OAuth2 need the python-multipart package?", sources, weights=_weights)
+    assert any("form data" in s.text for s in found) is (reach > 0)

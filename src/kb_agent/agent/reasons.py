@@ -27,6 +27,13 @@ _FOLLOWS_FROM = re.compile(
 )
 
 
+# a line that says it gives the reason for what comes before it, a few lines (an example) further down
+_GIVES_CAUSE = re.compile(
+    r"^(?:this|that) is (?:because|why)\b|^that's (?:because|why)\b|^(?:这是因为|这是由于|原因是)", re.I
+)
+REASON_REACH = 4  # units after the line where its explicit reason may be
+
+
 # a section titled as a reason ("Why use password hashing", "为什么使用…")
 _WHY_HEADING = re.compile(r"(?:^|\s)Why\s|为什么|为何")
 
@@ -90,6 +97,12 @@ def reason_beside(unit: Unit, units: list[Unit]) -> Unit | None:
         return after
     if at > 0 and _FOLLOWS_FROM.search(unit.text) and not _introduces(units[at - 1]):
         return units[at - 1]
+    # "This is because OAuth2 uses form data …" past the command the line before it introduced
+    for later in units[at + 1 : at + 1 + REASON_REACH]:
+        if later.heading != unit.heading:
+            break
+        if _GIVES_CAUSE.match(later.text):
+            return later
     return None
 
 
