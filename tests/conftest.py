@@ -12,6 +12,7 @@ import pytest
 from kb_agent.config import Settings
 from kb_agent.engine import Engine
 from kb_agent.text.tokenize import tokenize
+from kb_agent.tools.base import Evidence
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -25,6 +26,15 @@ def pytest_collection_modifyitems(config, items):
         callspec = getattr(item, "callspec", None)
         if item.get_closest_marker("ripgrep") or (callspec and callspec.params.get("mode") == "grep"):
             item.add_marker(skip)
+
+
+def evidence_under(text: str, path: str, headings: list[str], start: int = 1) -> Evidence:
+    """A passage of `path` from line `start`, under `headings`: what a search hands the answer step."""
+    lines = text.rstrip("\n").split("\n")
+    return Evidence(
+        source=path, path=path, start_line=start, end_line=start + len(lines) - 1, text="\n".join(lines),
+        heading_path=headings,
+    )  # fmt: skip
 
 
 class HashEmbedder:

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from conftest import evidence_under
 from kb_agent.agent import evidence_units, question_terms, quote_selection
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
@@ -32,12 +33,7 @@ Import `BaseSettings` from Pydantic and create a sub-class, very much like with 
 """
 
 
-def _evidence(text: str, path: str, headings: list[str], start: int = 1) -> Evidence:
-    lines = text.rstrip("\n").split("\n")
-    return Evidence(
-        source=path, path=path, start_line=start, end_line=start + len(lines) - 1, text="\n".join(lines),
-        heading_path=headings,
-    )  # fmt: skip
+_evidence = evidence_under
 
 
 # the terms' rarity in the FastAPI docs (BM25 document frequencies), as the engine passes them

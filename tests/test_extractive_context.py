@@ -6,17 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import evidence_under
 from kb_agent.agent import extractive, name_kinds, quote_selection, reasons
 from kb_agent.agent.extractive import extractive_sentences
-from kb_agent.tools.base import Evidence
 
-
-def _evidence(text: str, path: str, headings: list[str], start: int = 1) -> Evidence:
-    lines = text.rstrip("\n").split("\n")
-    return Evidence(
-        source=path, path=path, start_line=start, end_line=start + len(lines) - 1, text="\n".join(lines),
-        heading_path=headings,
-    )  # fmt: skip
+_evidence = evidence_under
 
 
 def _weights(asked: set[str]) -> dict[str, float]:
