@@ -927,7 +927,7 @@ def test_a_sentence_on_a_name_the_question_ties_to_its_anchor_is_on_the_question
     from kb_agent.agent.citations import CheckedAnswer
 
     if not tie:
-        monkeypatch.setattr(CheckedAnswer, "_tied_in_passage", lambda self, claim: False)
+        monkeypatch.setattr(CheckedAnswer, "_tied_in_section", lambda self, claim: False)
     question = "Since which OpenAPI version is the summary parameter of get_openapi available?"
     checked = CheckedAnswer([GET_OPENAPI], question, anchors=["get_openapi"])
     (sentence,) = split_sentences("The parameter `summary` is available in OpenAPI 3.1.0 and above [1].")

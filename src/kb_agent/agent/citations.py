@@ -150,9 +150,9 @@ class CheckedAnswer:
         said = normalise(self._around(claim))
         if any(holds(said, anchor) or _method_named(said, anchor) for anchor in self.anchors):
             return True
-        return self._tied_in_passage(claim)
+        return self._tied_in_section(claim)
 
-    def _tied_in_passage(self, claim: Claim) -> bool:
+    def _tied_in_section(self, claim: Claim) -> bool:
         """Asked about "the summary parameter of get_openapi", a sentence writing as code a word the question
         says (`summary`) is on the question when the section of a line it cites names the anchor: the section
         ties the two, as the parameter list of `get_openapi()` does, and the note about `summary` sits further
