@@ -276,12 +276,11 @@ def section_of(evidence: Evidence, line: int) -> str:
     if evidence.is_record:
         return ""
     headings = [heading_text(h) for h in evidence.heading_path]
-    fenced = False
-    for raw in (r.strip() for r in evidence.text.split("\n")[: max(0, line - evidence.start_line)]):
-        if raw.startswith(("```", "~~~")):
-            fenced = not fenced
-        elif raw.startswith("#") and not fenced:
-            headings = _under(headings, raw)
+    lines = evidence.text.split("\n")
+    for at in _heading_rows(lines):
+        if at >= line - evidence.start_line:
+            break
+        headings = _under(headings, lines[at].strip())
     return " > ".join(headings)
 
 
@@ -290,15 +289,21 @@ def section_lines(evidence: Evidence, line: int) -> str:
     the next heading (or its end)."""
     lines = evidence.text.split("\n")
     at = min(max(0, line - evidence.start_line), len(lines) - 1)
-    fenced, starts = False, [0]
+    starts = [0, *_heading_rows(lines)]
+    start = max(i for i in starts if i <= at)
+    end = min([i for i in starts if i > at] or [len(lines)])
+    return "\n".join(lines[start:end])
+
+
+def _heading_rows(lines: list[str]) -> list[int]:
+    """The rows of a passage's heading lines, outside code blocks (a `# comment` in a fence is no heading)."""
+    rows, fenced = [], False
     for i, raw in enumerate(r.strip() for r in lines):
         if raw.startswith(("```", "~~~")):
             fenced = not fenced
         elif raw.startswith("#") and not fenced:
-            starts.append(i)
-    start = max(i for i in starts if i <= at)
-    end = min([i for i in starts if i > at] or [len(lines)])
-    return "\n".join(lines[start:end])
+            rows.append(i)
+    return rows
 
 
 def _under(headings: list[str], line: str) -> list[str]:
