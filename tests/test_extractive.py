@@ -746,6 +746,7 @@ def test_asked_which_package_the_line_that_installs_a_package_name_answers(monke
     if not rule:
         monkeypatch.setattr(name_kinds, "_SHAPES", {k: v for k, v in name_kinds._SHAPES.items() if k != "package"})
         monkeypatch.setattr(name_kinds, "_SAYS_PACKAGE", re.compile(r"(?!)"))
+        monkeypatch.setattr(extractive, "POINTED_TO", 0.0)  # "For this to work" also reads the line before it
     question = "Which package do I add so Pydantic Settings can read a .env file?"
     sources = [_evidence(DOTENV, "settings.md", ["Settings", "Reading a `.env` file"])]
     top = extractive.rank(question, sources)[0]
@@ -1001,5 +1002,6 @@ def test_asked_which_directory_the_line_naming_a_path_answers(monkeypatch, rule)
 
     if not rule:
         monkeypatch.setitem(name_kinds._SHAPES, "目录", re.compile(r"(?!)"))
+        monkeypatch.setattr("kb_agent.agent.extractive.POINTED_TO", 0.0)  # "这会在 …" also reads the line before
     source = _evidence(HEY_API, "generate-clients.md", ["生成客户端"])
     assert ("./src/client" in _answer("用 Hey API 生成的 TypeScript SDK 放在哪个目录？", [source])) is rule

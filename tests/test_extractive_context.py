@@ -110,6 +110,7 @@ def test_asked_the_benefit_the_line_saying_what_it_gains_comes_with_it(monkeypat
     the line saying it can be used as a cache, without the next one, "That way, … won't have to generate …"."""
     if not rule:
         monkeypatch.setattr(quote_selection, "asks_benefit", lambda question: False)
+        monkeypatch.setattr(extractive, "POINTED_TO", 0.0)  # "That way, …" also reads the line it points to
     sources = [_evidence(CACHE, "extending-openapi.md", ["Extending OpenAPI"], 68)]
     question = "What is the benefit of storing the generated schema in .openapi_schema?"
     rare = {"openapi_schema": 6.0, "store": 3.0}
@@ -180,3 +181,48 @@ def test_asked_why_a_line_saying_it_gives_the_reason_a_few_lines_down_comes_with
     sources = [_evidence(MULTIPART, "security/first-steps.md", ["Security - First Steps", "Run it"], 29)]
     found = extractive_sentences("Why does OAuth2 need the python-multipart package?", sources, weights=_weights)
     assert any("form data" in s.text for s in found) is (reach > 0)
+
+
+TOKEN_URL = """When we create an instance of the `OAuth2PasswordBearer` class we pass in the `tokenUrl` parameter. This parameter contains the URL that the client will use to send the `username` and `password` in order to get a token.
+
+/// tip
+
+Here `tokenUrl="token"` refers to a relative URL `token` that we haven't created yet.
+
+///
+
+This parameter doesn't create that endpoint / *path operation*, but declares that the URL `/token` will be the one that the client should use to get the token.
+
+We will soon also create the actual path operation."""  # noqa: E501 - the lines as the docs write them
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["reads_what_it_points_to", "control_line_alone"])
+def test_a_line_opening_this_is_read_with_the_lines_it_points_back_to_past_an_admonition(monkeypatch, rule):
+    """dev23 c2303 (Does the tokenUrl parameter create the /token path operation?): "This parameter doesn't
+    create that endpoint …" answers, but says none of `tokenUrl`; the line it points back to, past a tip, does
+    (through "This parameter contains …", which points back in turn). Quoted, the chain comes with it."""
+    if not rule:
+        monkeypatch.setattr(extractive, "POINTED_TO", 0.0)
+    sources = [_evidence(TOKEN_URL, "security/first-steps.md", ["Security - First Steps", "OAuth2PasswordBearer"])]
+    question = "Does the tokenUrl parameter create the /token path operation?"
+    rare = {"tokenurl": 6.0}
+    found = extractive_sentences(question, sources, weights=lambda asked: {t: rare.get(t, 1.5) for t in asked})
+    said = " ".join(s.text for s in found)
+    assert ("doesn't create that endpoint" in said) is rule
+    if rule:  # quoted after the lines it points back to, the `tokenUrl` line first
+        assert found[0].text.startswith("When we create") and found[0].joins_next and found[1].joins_next
+
+
+def test_a_chain_of_lines_pointing_back_is_shown_whole_after_the_claim_check():
+    """Two quoted lines held for the one pointing back to them: both are shown with it (the check held only the
+    last one before, and the `tokenUrl` line was lost)."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    sources = [_evidence(TOKEN_URL, "security/first-steps.md", ["Security - First Steps", "OAuth2PasswordBearer"])]
+    question = "Does the tokenUrl parameter create the /token path operation?"
+    checked = CheckedAnswer(sources, question)
+    rare = {"tokenurl": 6.0}
+    for sentence in extractive_sentences(question, sources, weights=lambda asked: {t: rare.get(t, 1.5) for t in asked}):
+        checked.add(sentence)
+    assert checked.body.startswith("When we create") and "doesn't create that endpoint" in checked.body
+    assert checked.kept == 3

@@ -76,7 +76,7 @@ class CheckedAnswer:
         self._numbers: dict[tuple[int, int, int], int] = {}
         self._parts: list[str] = []
         self._fenced = False  # inside a code block the answer opened
-        self._waiting: Sentence | None = None  # an antecedent held until the line pointing back to it is judged
+        self._waiting: list[Sentence] = []  # antecedents held until the line pointing back to them is judged
         self._written_before: bool | None = None  # whether the model's previous sentence was kept
         self._prose_before: bool | None = None  # whether the model's last sentence outside a code block was kept
 
@@ -98,9 +98,9 @@ class CheckedAnswer:
         if not re.search(r"\w", sentence.text):
             return ""  # punctuation left between markers: no claim at all
         if sentence.joins_next:
-            self._waiting = sentence
+            self._waiting.append(sentence)
             return ""
-        waiting, self._waiting = self._waiting, None
+        waiting, self._waiting = self._waiting, []
         claim = self.checker.check(sentence, verbatim=self._fenced)
         if claim.supported and not (
             self._on_question(claim)
@@ -122,12 +122,12 @@ class CheckedAnswer:
                 self._prose_before = claim.supported
             self._written_before = claim.supported
         shown = ""
-        if waiting is not None:  # on the question through the line that points back to it, or not at all
-            before = self.checker.check(waiting, verbatim=self._fenced)
+        for held in waiting:  # on the question through the line that points back to them, or not at all
+            before = self.checker.check(held, verbatim=self._fenced)
             if before.supported and not claim.supported:
                 before.supported, before.off_question = False, True
             self.claims.append(before)
-            shown = self._show(waiting, before) if before.supported else ""
+            shown += self._show(held, before) if before.supported else ""
         self.claims.append(claim)
         return shown + (self._show(sentence, claim) if claim.supported else "")
 

@@ -48,6 +48,7 @@ class Unit:
     label: str = ""  # the short list item it is a sub-item of ("Traefik"): what it describes
     pointed_to: bool = False  # chosen as the line another chosen one points back to ("For that, …")
     intro: Unit | None = None  # a list item's: the line introducing its list ("**Swagger UI** uses the files:")
+    aside: bool = False  # inside an admonition ("/// tip" … "///"): beside the text, not part of its flow
 
 
 def terms(text: str) -> set[str]:
@@ -67,10 +68,14 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
     introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
     items: list[tuple[int, str]] = []  # the list items above this line: (indent, text)
     lead: Unit | None = None  # the line ending in ":" that the list being read follows
+    aside = False
     for at, line in enumerate(lines):
         raw = line.strip()
         if raw.startswith(("```", "~~~")):
             fenced, lead = not fenced, None
+            continue
+        if raw.startswith("///") and not fenced:  # "/// tip" opens an admonition, a bare "///" closes it
+            aside = raw != "///"
             continue
         if raw.startswith("#"):  # a heading (or a comment in an example): no answer
             if not fenced:
@@ -129,6 +134,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
                         line=at,
                         label=label,
                         intro=lead if item else None,
+                        aside=aside,
                     )
                 )
         if units and not fenced and units[-1].text.endswith(":"):

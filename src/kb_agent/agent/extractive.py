@@ -45,6 +45,7 @@ from kb_agent.agent.question_terms import (
 )
 from kb_agent.agent.quote_selection import choose
 from kb_agent.agent.reasons import (
+    antecedent,
     asks_risk,
     asks_why,
     states_risk,
@@ -63,6 +64,7 @@ NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outr
 # a name written in a quarter or more of the knowledge base's passages names its subject ("FastAPI" in the
 # FastAPI docs), never the class or module asked for (an IDF of log(1 + 4), as the engine's term weights count)
 SUBJECT_NAME = math.log(1 + 4)
+POINTED_TO = 1.0  # credit for a key term said by the line a line opening "This …" points back to
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
@@ -216,7 +218,8 @@ def rank(
     asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
     # the code names the question writes (APIKeyHeader): a line introducing a block that lists them is about them
     code_asked = {t for name in named_in(question, code_only=True) for t in tokenize(name)} & asked
-    all_units = [(index, unit) for index, e in enumerate(sources) for unit in units_of(index, e)]
+    per_source = [units_of(index, e) for index, e in enumerate(sources)]
+    all_units = [(index, unit) for index, units in enumerate(per_source) for unit in units]
     source_lines = [e.text.split("\n") for e in sources]  # the whole line each unit was cut from
     weight = rarity(asked, [u for _, u in all_units], weights)
     # the names of the kind asked for that each line gives and the question does not, read once
@@ -247,6 +250,9 @@ def rank(
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
             held[t] = max(held.get(t, 0.0), HEADING * c)
+        for before in _pointed_to(unit, per_source[index]):  # "This parameter doesn't create …": `tokenUrl`'s
+            for t, c in term_credits(before.terms, before.text, asked).items():
+                held[t] = max(held.get(t, 0.0), POINTED_TO * c)
         if code_asked and (block := code_after(unit, sources[index])):
             for t in code_asked & terms(block):  # "You can import them from `fastapi.security`:" / APIKeyHeader, …
                 held[t] = max(held.get(t, 0.0), HEADING)
@@ -312,6 +318,16 @@ def rank(
         for unit, similarity in zip(top, similarities, strict=False):
             unit.score += 0.5 * float(similarity)
         found = sorted(top, key=lambda u: -u.score) + found[12:]
+    return found
+
+
+def _pointed_to(unit: Unit, units: list[Unit]) -> list[Unit]:
+    """The lines a line opening "This …" points back to: its antecedent, and that one's when it points back
+    too ("… pass in the `tokenUrl` parameter. This parameter contains the URL …" / a tip / "This parameter
+    doesn't create that endpoint")."""
+    found: list[Unit] = []
+    while len(found) < 2 and (before := antecedent(found[-1] if found else unit, units)) is not None:
+        found.append(before)
     return found
 
 

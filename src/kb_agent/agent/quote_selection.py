@@ -56,8 +56,8 @@ def choose(
         # saying what a thing is not goes on with what it is
         reason = reason_beside(top, units) if asks_why(question) or asks_benefit(question) else None
         beside = reason or contrast_after(top, units)
-        if beside is not None and not any(_same(beside, u) for u in chosen):
-            chosen = [top, beside, *chosen[1 : max_sentences - 1]]
+        if beside is not None and not _same(beside, top):  # second, even when ranked lower among the chosen
+            chosen = [top, beside, *[u for u in chosen[1:] if not _same(u, beside)]][:max_sentences]
     chosen = _with_antecedents(_as_lists(chosen, sources), sources, max_sentences, ranked)
     chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
     return [Sentence(_with_list(u, sources[u.source]), [u.source + 1], joins_next=u.pointed_to) for u in chosen]
@@ -98,8 +98,11 @@ def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, r
         if before is not None and at > 0 and not any(_same(before, other) for other in ranked):
             continue  # "That tells the browser …" without what "that" is says half of it: not quoted
         group = [unit] if before is None or any(_same(before, other) for other in [*kept, *chosen]) else [before, unit]
-        if before is not None and len(group) == 2:
-            before.pointed_to = True  # quoted for `unit`'s sake: kept only with it
+        first = antecedent(before, passages[unit.source]) if before is not None and len(group) == 2 else None
+        if first is not None and not any(_same(first, other) for other in [*kept, *chosen]):
+            group = [first, *group]  # "This parameter contains …" points back in turn: to the `tokenUrl` line
+        for pointed in group[:-1]:
+            pointed.pointed_to = True  # quoted for `unit`'s sake: kept only with it
         fits = len(kept) + len(group) <= limit or not kept  # the best line is never dropped for its antecedent
         if fits and not any(_same(unit, other) for other in kept):
             kept.extend(group)

@@ -153,9 +153,14 @@ def antecedent(unit: Unit, units: list[Unit]) -> Unit | None:
 
 
 def _line_before(unit: Unit, units: list[Unit]) -> Unit | None:
-    if unit.position == 0:
+    """The text line before `unit` in its section; a line of the text reads past an admonition between them
+    ("… we pass in the `tokenUrl` parameter." / a tip / "This parameter doesn't create that endpoint")."""
+    at = unit.position - 1
+    while at >= 0 and units[at].aside and not unit.aside and units[at].heading == unit.heading:
+        at -= 1
+    if at < 0:
         return None
-    before = units[unit.position - 1]
+    before = units[at]
     if before.heading != unit.heading or before.note or _introduces(before):
         return None
     return before
