@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from kb_agent.agent.claim_terms import checkable, holds, normalise
+from kb_agent.agent.claim_terms import CODE, checkable, holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
 from kb_agent.agent.evidence_units import section_lines, section_of
 from kb_agent.agent.name_kinds import asked_kind
@@ -32,7 +32,6 @@ _NAMED = re.compile(
 )
 
 
-_CODE = re.compile(r"`([^`]+)`")
 # a sentence that opens by pointing at the one before it ("This …", "That version …", "It …", "这 …")
 _POINTS_BACK = re.compile(r"\s*(?:this|that|these|those|such|it|they|which)\b|\s*(?:这|那|此|它|其)", re.I)
 
@@ -71,6 +70,7 @@ class CheckedAnswer:
         # the pieces of the names the question writes ("pytest" of "pytest-xdist"), read once per answer
         self._question_pieces = {p for item in self.checker.question_items for p in re.split(r"[-.]", item) if p}
         self._kind = asked_kind(question)  # the kind of name asked for, if any
+        self._question_words = set(re.findall(r"[\w.]+", question.lower()))  # what a sentence's code may say of it
         self.claims: list[Claim] = []
         self.citations: list[dict] = []
         self._numbers: dict[tuple[int, int, int], int] = {}
@@ -157,8 +157,7 @@ class CheckedAnswer:
         says (`summary`) is on the question when the section of a line it cites names the anchor: the section
         ties the two, as the parameter list of `get_openapi()` does, and the note about `summary` sits further
         down."""
-        asked = set(re.findall(r"[\w.]+", self.question.lower()))
-        if not {code.lower() for code in _CODE.findall(claim.sentence)} & asked:
+        if not {code.lower() for code in CODE.findall(claim.sentence)} & self._question_words:
             return False
         sections = normalise(" ".join(section_lines(self.sources[i], a) for i, a, _ in claim.spans))
         return any(holds(sections, anchor) for anchor in self.anchors)

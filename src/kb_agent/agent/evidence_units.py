@@ -233,8 +233,8 @@ def code_after(unit: Unit, evidence: Evidence) -> str:
     lines = _lines_of_introducer(unit, evidence)
     if lines is None:
         return ""
-    at = next((i for i in range(unit.line + 1, len(lines)) if lines[i].strip()), len(lines))
-    if at >= len(lines) or not lines[at].strip().startswith(("```", "~~~")):
+    at = _next_text_row(lines, unit.line)
+    if not lines[at].strip().startswith(("```", "~~~")):
         return ""
     block: list[str] = []
     for line in lines[at + 1 : at + 1 + CODE_SPAN]:
@@ -251,8 +251,12 @@ def introduces_example(unit: Unit, evidence: Evidence) -> bool:
     lines = _lines_of_introducer(unit, evidence)
     if lines is None or list_after(unit, evidence) or commands_after(unit, evidence):
         return False
-    after = next((raw for raw in (line.strip() for line in lines[unit.line + 1 :]) if raw), "")
-    return after.startswith(("```", "~~~", "{*", "{!"))
+    return lines[_next_text_row(lines, unit.line)].strip().startswith(("```", "~~~", "{*", "{!"))
+
+
+def _next_text_row(lines: list[str], row: int) -> int:
+    """The first non-blank row after `row`; the last row when none is (a blank one, which starts nothing)."""
+    return next((i for i in range(row + 1, len(lines)) if lines[i].strip()), len(lines) - 1)
 
 
 def _in_chinese(piece: str, fenced: bool, page_zh: bool) -> bool:
