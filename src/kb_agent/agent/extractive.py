@@ -81,14 +81,17 @@ Embed = Callable[[str, list[str]], list[float]]  # (question, texts) -> cosine s
 
 
 # a digit inside a name ("OAuth2", "tutorial003") is no number a line states, nor "one" as a pronoun ("this is
-# the one that will validate …")
+# the one that will validate …"), nor 一 in a word of manner or degree (一样, 一些, 一定; 同一个 "the same one" is one)
 _NUMBER = re.compile(
     r"(?<![A-Za-z_])\d|(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bwhich )(?<!\beach )(?<!\bany )(?<!\bno )\bone\b"
     r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
-    r"dozen|half)\b|[一二两三四五六七八九十百千万]",
+    r"dozen|half)\b|(?<!统)一(?![些样起旦般直定切下致边])|[二两三四五六七八九十百千万]",
     re.I,
 )
+_DEFAULT = re.compile(r"\bdefault|默认|缺省", re.I)
+# asked what a thing defaults to - not "Which IP address does it listen on by default?", which asks what it does
+_ASKS_DEFAULT = re.compile(r"(?<!\bby )\bdefault(?!ly)|默认(?!情况下|地)|缺省", re.I)
 # a change-log entry: a line that ends by naming its pull request ("… PR [#9647](…) by [@tiangolo](…).")
 _CHANGELOG_ENTRY = re.compile(r"\bPR \[#\d+\]\([^)]*\)(?: by \[@[\w-]+\]\([^)]*\))?\.?\s*$")
 # what a change-log entry can answer: when, in which version or release, something was added, changed or ended
@@ -216,6 +219,8 @@ def rank(
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     instances = instances_of(question)
     asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
+    # asked what something defaults to, a line that never says "default" tells some other value of it
+    default = bool(_ASKS_DEFAULT.search(question)) and not (yes_no or why or means)
     # the code names the question writes (APIKeyHeader): a line introducing a block that lists them is about them
     code_asked = {t for name in named_in(question, code_only=True) for t in tokenize(name)} & asked
     per_source = [units_of(index, e) for index, e in enumerate(sources)]
@@ -229,6 +234,15 @@ def rank(
         owner = None  # the knowledge base's own subject ("FastAPI" in its docs): every line is about it
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
     contexts = [term_credits(terms(f"{e.title} {e.path} {e.text}"), f"{e.title} {e.text}", asked) for e in sources]
+    # a code name the question writes that some passage holds is what it asks about: a line whose passage never
+    # names one answers of something else (asked `GzipRequest`'s compression level: GZipMiddleware's `compresslevel`)
+    # (a name the knowledge base writes everywhere - FastAPI in its docs - says nothing of the passage)
+    rarest = max(weight.values(), default=0.0)
+    code_found = {
+        t
+        for t in _code_names(question) & asked
+        if weight.get(t, 0.0) >= rarest / 2 and any(c.get(t) == 1.0 for c in contexts)
+    }
     # the lines of a section share its headings: each heading path is read once
     under = {h: term_credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
     found: list[Unit] = []
@@ -256,6 +270,12 @@ def rank(
         if code_asked and (block := code_after(unit, sources[index])):
             for t in code_asked & terms(block):  # "You can import them from `fastapi.security`:" / APIKeyHeader, …
                 held[t] = max(held.get(t, 0.0), HEADING)
+        if default and not _DEFAULT.search(f"{unit.heading} {unit.text}"):
+            continue  # asked GzipRequest's default compression level: "同一个路由类…处理 gzip 压缩…" says none
+        if code_found and not any(contexts[index].get(t) == 1.0 or held.get(t) for t in code_found):
+            continue
+        if unit_zh != zh and not any(held.get(t) for t in comparable):
+            continue  # a line in the other language saying none of the names it could share: a guess
         # a line in the other language cannot be read for the question's words in its script: half credit,
         # not full - "推荐" could not rule out an English line that only says "FastAPI" and "GraphQL"
         unknown = sum(weight[t] for t in asked - comparable)
@@ -319,6 +339,11 @@ def rank(
             unit.score += 0.5 * float(similarity)
         found = sorted(top, key=lambda u: -u.score) + found[12:]
     return found
+
+
+def _code_names(question: str) -> set[str]:
+    """The analysed code names the question writes, less acronyms: "HTTP" is no name of one thing."""
+    return {t for name in named_in(question, code_only=True) if not name.isupper() for t in tokenize(name)}
 
 
 def _pointed_to(unit: Unit, units: list[Unit]) -> list[Unit]:

@@ -34,13 +34,14 @@ def choose(
         if twin is not None:
             other = chosen[twin]
             if unit.zh == other.zh and (
-                (unit.own, -_unasked(unit, question)) > (other.own, -_unasked(other, question))
+                _says_more(unit, asked, question) > _says_more(other, asked, question)
                 if similar(unit.terms, other.terms)
                 else len(asked & terms(unit.heading)) > len(asked & terms(other.heading))
             ):
                 # the same sentence twice (another page, another version): the one that says more of the
                 # question - "multiple `File` and `Form` parameters" over "multiple `Form` parameters", asked both,
-                # and saying as much, the one naming less the question does not (asked only of `Form`);
+                # and saying as much, the one naming less the question does not (asked only of `Form`), then the
+                # one whose headings say more of it (a page's section over the release note that copies it);
                 # a number restated in other words (the same note on the cookie and the query model pages): the
                 # one whose headings say more of what is asked
                 replaced.append(other)
@@ -50,17 +51,30 @@ def choose(
             break
         chosen.append(unit)
     if chosen:
-        top = chosen[0]
-        units = units_of(top.source, sources[top.source])
-        # asked why (or what it gains), the best line restates the question: its reason is beside it; a line
-        # saying what a thing is not goes on with what it is
-        reason = reason_beside(top, units) if asks_why(question) or asks_benefit(question) else None
-        beside = reason or contrast_after(top, units)
+        top, beside = _reasoned(question, chosen, sources)
         if beside is not None and not _same(beside, top):  # second, even when ranked lower among the chosen
-            chosen = [top, beside, *[u for u in chosen[1:] if not _same(u, beside)]][:max_sentences]
-    chosen = _with_antecedents(_as_lists(chosen, sources), sources, max_sentences, ranked)
+            rest = [u for u in chosen if not _same(u, top) and not _same(u, beside)]
+            chosen = [top, beside, *rest][: max(max_sentences, 2)]  # a line and the one it needs come together
+    limit = max(max_sentences, len(chosen))  # a line and its reason may exceed it
+    chosen = _once(_with_antecedents(_as_lists(chosen, sources), sources, limit, ranked))
     chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
     return [Sentence(_with_list(u, sources[u.source]), [u.source + 1], joins_next=u.pointed_to) for u in chosen]
+
+
+def _reasoned(question: str, chosen: list[Unit], sources: list[Evidence]) -> tuple[Unit, Unit | None]:
+    """The line to quote first and the one it needs beside it. Asked why (or what it gains), the best line
+    restates the question and its reason is beside it - or beside the next chosen line, when the best one has
+    none: "Here, the `shutdown` event handler … writes … `log.txt`" has no reason; "So, we declare the event
+    handler … with standard `def`" has it before it ("But `open()` doesn't use `async` and `await`"). Else a
+    line saying what a thing is not goes on with what it is."""
+    passages: dict[int, list[Unit]] = {}
+    if asks_why(question) or asks_benefit(question):
+        for unit in chosen:
+            units = passages.setdefault(unit.source, units_of(unit.source, sources[unit.source]))
+            if (reason := reason_beside(unit, units)) is not None:
+                return unit, reason
+    top = chosen[0]
+    return top, contrast_after(top, passages.get(top.source) or units_of(top.source, sources[top.source]))
 
 
 def _as_lists(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
@@ -95,6 +109,8 @@ def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, r
         if unit.source not in passages:
             passages[unit.source] = units_of(unit.source, sources[unit.source])
         before = antecedent(unit, passages[unit.source])
+        if before is not None and (copy := _copy_beside(unit, before, [*kept, *chosen], passages, sources)):
+            unit, before = copy
         if before is not None and at > 0 and not any(_same(before, other) for other in ranked):
             continue  # "That tells the browser …" without what "that" is says half of it: not quoted
         group = [unit] if before is None or any(_same(before, other) for other in [*kept, *chosen]) else [before, unit]
@@ -109,12 +125,47 @@ def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, r
     return kept
 
 
+def _copy_beside(
+    unit: Unit, before: Unit, chosen: list[Unit], passages: dict[int, list[Unit]], sources: list[Evidence]
+) -> tuple[Unit, Unit] | None:
+    """When the line `unit` points back to is the twin of one chosen from another page (two pages share a
+    note and its follow-up: "…不能同时声明…`Body` 字段…" / "这不是 **FastAPI** 的限制…"), the follow-up on the
+    chosen page, with the chosen line: the answer reads on one page. None when there is no such copy."""
+    for other in chosen:
+        if other.source == unit.source or not _twins(before, other):
+            continue
+        units = passages.setdefault(other.source, units_of(other.source, sources[other.source]))
+        at = other.position + unit.position - before.position
+        if 0 <= at < len(units) and _twins(units[at], unit):
+            return units[at], other
+    return None
+
+
+def _once(chosen: list[Unit]) -> list[Unit]:
+    """Each sentence once: a line an antecedent chain brought in may be the twin of one already chosen (a
+    release note copies the page's paragraph); the copy that another line points back to stays."""
+    kept: list[Unit] = []
+    for unit in chosen:
+        twin = next((at for at, other in enumerate(kept) if _twins(unit, other)), None)
+        if twin is None:
+            kept.append(unit)
+        elif unit.pointed_to and not kept[twin].pointed_to:
+            kept[twin] = unit
+    return kept
+
+
 def _same(a: Unit, b: Unit) -> bool:
     return (a.source, a.position) == (b.source, b.position)
 
 
 def similar(a: set[str], b: set[str], share: float = 0.7) -> bool:
     return bool(a and b) and len(a & b) / len(a | b) >= share
+
+
+def _says_more(unit: Unit, asked: set[str], question: str) -> tuple[float, int, int]:
+    """How a line ranks among its twins: what it says of the question, less the names it gives unasked, and
+    what its headings say of the question."""
+    return unit.own, -_unasked(unit, question), len(asked & terms(unit.heading))
 
 
 def _unasked(unit: Unit, question: str) -> int:

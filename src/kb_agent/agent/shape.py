@@ -24,7 +24,6 @@ _MULTI_STEP_EN = [
         r"first|last|before|after)\b.*\b(than|or)\b",
         re.I,
     ),
-    re.compile(r"\b(?:the|a|an)\s+\w+(?:\s+\w+)?\s+(?:that|which|who|whose|where)\b", re.I),  # relative clause
     re.compile(r"\w['’]s\b[^?]*\b\w+['’]s\b"),  # possessive chain: "X's Y's"
     re.compile(r"\bof the \w+(?:\s+\w+)? (?:of|that|which|who)\b", re.I),
 ]
@@ -32,6 +31,10 @@ _MULTI_STEP_EN = [
 _MULTI_STEP_ZH = re.compile(
     r"(分别|同一|相同|不同|比较|相比|还是|更(?:早|晚|大|小|多|少|高|低|长|短|老|好|快|慢)|的.{1,12}的.{1,12}的)"
 )
+_RELATIVE_CLAUSE = re.compile(r"\b(?:the|a|an)\s+\w+(?:\s+\w+)?\s+(?:that|which|who|whose|where)\b", re.I)
+# asked why, or how to do something, a relative clause describes what the question is about, which the page
+# names: "Why is the shutdown event handler that writes to a file declared with def?" is one lookup, not a chain
+_REASON_OR_WAY = re.compile(r"^\s*(?:why\b|how\s+(?:do|does|can|could|should|would)\s+(?:i|we|you)\b)", re.I)
 _JOINED_EN = re.compile(r"\b(and|or|but|while|whereas)\b|[,;]", re.I)
 _JOINED_ZH = re.compile(r"[，,；;和与及]")
 
@@ -42,9 +45,18 @@ def question_shape(query: str) -> Shape:
         if _MULTI_STEP_ZH.search(text):
             return "multi_step"
         return "simple" if len(text) <= 30 and not _JOINED_ZH.search(text) else "unsure"
-    if any(pattern.search(text) for pattern in _MULTI_STEP_EN) or (_COMPARES.search(text) and _TWO_THINGS.search(text)):
+    if (
+        any(pattern.search(text) for pattern in _MULTI_STEP_EN)
+        or (_RELATIVE_CLAUSE.search(text) and not asks_reason_or_way(text))
+        or (_COMPARES.search(text) and _TWO_THINGS.search(text))
+    ):
         return "multi_step"
     return "simple" if len(text.split()) <= 14 and not _JOINED_EN.search(text) else "unsure"
+
+
+def asks_reason_or_way(question: str) -> bool:
+    """Why, or how do I: one lookup of the thing the question describes, whatever clause describes it."""
+    return bool(_REASON_OR_WAY.search(question))
 
 
 # a second question joined to the first: "what do I raise and how do I declare …", "…，还要怎么…" ("On a Kubernetes

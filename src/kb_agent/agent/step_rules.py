@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kb_agent.agent.shape import question_shape
+from kb_agent.agent.shape import asks_reason_or_way, question_shape
 from kb_agent.text.tokenize import has_cjk
 
 _RELATIVE = re.compile(
@@ -117,6 +117,10 @@ _TIME_NOUNS = frozenset("year years day days date time times period era season m
 
 
 def _relative_clauses(text: str) -> list[re.Match]:
+    """The relative clauses that describe a hidden entity; none in a question asking why or how to do something
+    (`asks_reason_or_way`): its clause describes the thing it asks about, which the page names."""
+    if asks_reason_or_way(text):
+        return []
     return [
         m
         for m in _RELATIVE.finditer(text)

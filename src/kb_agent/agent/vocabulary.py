@@ -34,6 +34,18 @@ _IRREGULAR = dict(
 )
 
 
+# comparatives the stemmer leaves whole, to their adjective: "Why is it harder to …?" over a page that says
+# "more difficult" is not about a word the documents lack when they write "hard" elsewhere
+_COMPARATIVE = dict(
+    pair.split(":")
+    for pair in (
+        "harder:hard easier:easy faster:fast slower:slow safer:safe simpler:simple bigger:big smaller:small "
+        "cheaper:cheap quicker:quick larger:large longer:long shorter:short newer:new older:old stronger:strong "
+        "weaker:weak better:good worse:bad cleaner:clean clearer:clear lighter:light heavier:heavy"
+    ).split()
+)
+
+
 # a word's absence says something only of a vocabulary this rich: a few hundred passages do not write "report"
 # though they answer "how do I report a missing item"; a code name is specific at any size
 RICH_VOCABULARY = 500  # chunks
@@ -56,6 +68,9 @@ def unknown_terms(
     if chunks < RICH_VOCABULARY:
         asked &= code_names
     pieces = {t: [] if t in code_names else [p for p in tokenize(t) if p != t and len(p) > 1] for t in asked}
+    for word in {w.lower() for w in _WORD.findall(question)} & _COMPARATIVE.keys():
+        for t in set(tokenize(word)) & asked:
+            pieces[t] = tokenize(_COMPARATIVE[word])  # known when its adjective is
     probe = set(asked) | {p for parts in pieces.values() for p in parts}
     in_evidence = probe & {t for text in texts for t in tokenize(text)}  # a page's path and title count too
     # a Chinese word is cut by its context: "不传" is a word of "可以不传它吗" but not of "你不能不传这个参数"
