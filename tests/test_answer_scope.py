@@ -184,15 +184,16 @@ NOT_A_LIMIT = "这不是 **FastAPI** 的限制，而是 HTTP 协议的一部分�
 
 @pytest.mark.parametrize("rule", [True, False], ids=["follow_up_on_the_chosen_page", "control_follow_up_elsewhere"])
 def test_a_note_two_pages_share_is_read_on_the_page_whose_copy_was_chosen(monkeypatch, rule):
-    """dev22 z2202: the forms page's note was chosen over the files page's twin; the follow-up "这不是 … 的限制"
-    then brought in the files page's note as what it points back to, and the forms page's was dropped."""
+    """dev22 z2202: the forms page's note was chosen over the files page's twin (it names no `File`, which the
+    question does not ask about); the follow-up "这不是 … 的限制" then brought in the files page's note as what
+    it points back to, and the forms page's was dropped."""
     if not rule:
         monkeypatch.setattr(quote_selection, "_copy_beside", lambda *args: None)
     sources = [
         _evidence(f"{FILES_NOTE}\n\n{NOT_A_LIMIT}", "zh/request-files.md", ["请求文件"], 130),
         _evidence(f"{FORMS_NOTE}\n\n{NOT_A_LIMIT}", "zh/request-forms.md", ["表单数据"], 65),
     ]
-    question = "为什么不能在同一个路径操作中同时声明 Form 参数和以 JSON 接收的 Body 字段？"
+    question = "Form 参数和 JSON 的 Body 字段不能同时声明是谁的限制？"  # "whose limitation": the follow-up answers
     found = extractive_sentences(question, sources, weights=_weights)
     assert all(s.cited == [2] for s in found) is rule
 
@@ -210,3 +211,90 @@ def test_of_two_copies_saying_as_much_the_one_whose_headings_say_more_is_quoted(
     ]
     found = extractive_sentences("When does the exit code of a dependency with yield run?", sources, weights=_weights)
     assert (found[0].cited == [2]) is rule
+
+
+def test_a_maximum_size_with_words_between_asks_for_a_number_and_a_release_is_none():
+    """dev25 u2501 (the maximum template cache size of Jinja2Templates, which no page gives) was answered with
+    "Before FastAPI 0.108.0, … the `name` was the first parameter": "maximum template cache size" asks for a
+    number, and a release states no quantity."""
+    question = "What is the maximum template cache size of Jinja2Templates?"
+    assert 1 in extractive.asked_types(question)
+    release = _evidence("Before FastAPI 0.108.0, the `Jinja2Templates` `name` was the first parameter.", "t.md",
+                        ["Templates"], 34)  # fmt: skip
+    sized = _evidence("`Jinja2Templates` keeps a template cache of at most 400 entries.", "t.md", ["Templates"], 40)
+    assert not rank(question, [release], weights=_weights)
+    assert rank(question, [sized], weights=_weights)
+
+
+NOTE = """When you import `Query`, `Path` and others from `fastapi`, they are actually functions.
+
+That when called, return instances of classes of the same name.
+
+So, you import `Query`, which is a function. And when you call it, it returns an instance of a class also named `Query`.
+
+These functions are there (instead of just using the classes directly) so that your editor doesn't mark errors about their types."""  # noqa: E501
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["line_giving_a_cause", "control_no_cause_read"])
+def test_asked_why_a_line_giving_a_cause_is_quoted(monkeypatch, rule):
+    """dev25 c2502 (Why are Query, Path and the others functions instead of classes?) quoted the lines saying they
+    are functions; the reason was the line saying "so that your editor doesn't mark errors"."""
+    if not rule:
+        monkeypatch.setattr(extractive, "gives_cause", lambda text: False)
+        monkeypatch.setattr(quote_selection, "gives_cause", lambda text: False)
+    sources = [_evidence(NOTE, "tutorial/path-params-numeric-validations.md", ["Recap"], 144)]
+    found = extractive_sentences("Why are Query, Path and the others functions instead of classes?", sources,
+                                 weights=_weights)  # fmt: skip
+    assert any("so that your editor" in s.text for s in found) is rule
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["translation_read", "control_guessed_credit"])
+def test_an_other_language_line_counts_less_when_the_translation_says_its_names(monkeypatch, rule):
+    """dev25 z2502 (每个操作的 operation_id 必须满足什么要求？) was answered with the English line naming
+    `operation_id` - credited three quarters for every Chinese word it cannot be read for - over the Chinese
+    page's "务必确保每个操作的 `operation_id` 都是唯一的"."""
+    if not rule:
+        monkeypatch.setattr(extractive, "ECHOED", extractive.UNREADABLE)
+    weights = {"要求": 4.7, "每个": 3.2, "operation_id": 6.3, "操作": 2.4, "满足": 5.9}
+    sources = [
+        _evidence("You can set the OpenAPI `operationId` with the parameter `operation_id`.",
+                  "en/advanced/path-operation-advanced-configuration.md", ["OpenAPI operationId"], 11),
+        _evidence("务必确保每个操作的 `operation_id` 都是唯一的。",
+                  "zh/advanced/path-operation-advanced-configuration.md", ["OpenAPI 的 operationId"], 13),
+    ]  # fmt: skip
+    ranked = rank("每个操作的 operation_id 必须满足什么要求？", sources, weights=lambda asked: weights)
+    assert ("唯一" in ranked[0].text) is rule
+
+
+OPERATION_ID = _evidence(
+    "If you want to use your APIs' function names as `operationId`s, you can pass a custom "
+    "`generate_unique_id_function` to `FastAPI`.\n\nThe function receives each `APIRoute` and returns the id.\n\n"
+    "{* ../../docs_src/path_operation_advanced_configuration/tutorial002_py310.py *}\n\n/// warning\n\n"
+    "If you do this, you have to make sure each one of your *path operation functions* has a unique name.\n\n///",
+    "advanced/path-operation-advanced-configuration.md",
+    ["Path Operation Advanced Configuration"],
+    19,
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["goes_on_from_the_line_before", "control_judged_alone"])
+def test_a_sentence_pointing_back_is_on_the_question_through_the_one_before(monkeypatch, rule):
+    """dev25 x2502: "If you do this, you have to make sure each one of your *path operation functions* has a
+    unique name" names neither `generate_unique_id_function` nor `operationId`: the claim check removed it as
+    off the question, though it goes on from the line before, which names both."""
+    from kb_agent.agent.citations import CheckedAnswer
+    from kb_agent.agent.sentences import split_sentences
+
+    if not rule:
+        monkeypatch.setattr(CheckedAnswer, "_goes_on", lambda self, claim: False)
+    question = "What must be true of the function names when generate_unique_id_function uses them as operationId?"
+    checked = CheckedAnswer([OPERATION_ID], question, anchors=["generate_unique_id_function", "operationId"])
+    first, second = split_sentences(
+        "If you want to use your APIs' function names as `operationId`s, you can pass a custom "
+        "`generate_unique_id_function` to `FastAPI` [1]. If you do this, you have to make sure each one of your "
+        "*path operation functions* has a unique name [1]."
+    )
+    assert checked.add(first)
+    assert bool(checked.add(second)) is rule
+    alone = CheckedAnswer([OPERATION_ID], question, anchors=["generate_unique_id_function", "operationId"])
+    assert alone.add(second) == ""  # with nothing before it, it is judged alone

@@ -225,6 +225,7 @@ def test_asked_for_members_in_chinese_a_code_line_does_not_answer_on_identifiers
     assert "`filename`" in answer and "myfile.read()" not in answer
     assert coverage("myfile.read()") < coverage("`filename`")
     monkeypatch.setattr(evidence_units, "_in_chinese", lambda piece, fenced, page_zh: evidence_units.has_cjk(piece))
+    monkeypatch.setattr(extractive, "ECHOED", extractive.UNREADABLE)  # (a second guard: the Chinese line's names)
     assert coverage("myfile.read()") > coverage("`filename`")  # control: judged on `UploadFile` alone
 
 
@@ -267,6 +268,7 @@ def test_a_line_in_the_other_language_gets_no_full_credit_for_words_it_cannot_ho
     best = extractive_sentences(question, sources, max_sentences=1, weights=rarity)[0].text
     assert "Strawberry" in best
     monkeypatch.setattr(extractive, "UNREADABLE", 1.0)  # control: the unreadable words count as held
+    monkeypatch.setattr(extractive, "ECHOED", 1.0)  # even where the Chinese line says the names it shares
     assert "Strawberry" not in extractive_sentences(question, sources, max_sentences=1, weights=rarity)[0].text
 
 

@@ -178,6 +178,8 @@ def test_asked_why_a_line_saying_it_gives_the_reason_a_few_lines_down_comes_with
     """dev23 c2302 (Why does OAuth2 need the python-multipart package?) quoted the install lines; the reason,
     "This is because OAuth2 uses form data …", is past the command they introduce."""
     monkeypatch.setattr(reasons, "REASON_REACH", reach)
+    if not reach:  # and "because" read as a cause anywhere (`extractive.gives_cause`) would find it too
+        monkeypatch.setattr(extractive, "gives_cause", lambda text: False)
     sources = [_evidence(MULTIPART, "security/first-steps.md", ["Security - First Steps", "Run it"], 29)]
     found = extractive_sentences("Why does OAuth2 need the python-multipart package?", sources, weights=_weights)
     assert any("form data" in s.text for s in found) is (reach > 0)

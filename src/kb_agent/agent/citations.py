@@ -10,6 +10,7 @@ from kb_agent.agent.claim_terms import CODE, checkable, holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
 from kb_agent.agent.evidence_units import section_lines, section_of
 from kb_agent.agent.name_kinds import asked_kind
+from kb_agent.agent.reasons import refers_back
 from kb_agent.agent.sentences import Sentence, as_read, split_sentences, without_markers
 from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import has_cjk, tokenize
@@ -25,6 +26,7 @@ REFUSAL_RE = re.compile(
 )
 _END_PUNCT = ".!?。！？:：;；"
 ANCHOR_REACH = 3  # lines either side of a citation where a pronoun's name may be
+FOLLOW_REACH = 8  # lines below the sentence before it where one pointing back may go on (past a note's fence)
 # what names something in a sentence: code, an identifier, a number, a capitalised word past the first, a Latin
 # word in a Chinese sentence
 _NAMED = re.compile(
@@ -150,7 +152,19 @@ class CheckedAnswer:
         said = normalise(self._around(claim))
         if any(holds(said, anchor) or _method_named(said, anchor) for anchor in self.anchors):
             return True
-        return self._tied_in_section(claim)
+        return self._tied_in_section(claim) or self._goes_on(claim)
+
+    def _goes_on(self, claim: Claim) -> bool:
+        """A sentence opening by pointing back ("If you do this, you have to make sure each one of your *path
+        operation functions* has a unique name") is on the question when the sentence before it is, and cites
+        lines just above its own in the same passage: it says the rest of what that one says."""
+        before = self.claims[-1] if self.claims else None
+        if before is None or not before.supported or not before.spans or not claim.spans:
+            return False
+        if not refers_back(without_markers(claim.sentence)):
+            return False
+        (index, _, end), (own, start, _) = before.spans[-1], claim.spans[0]
+        return index == own and 0 < start - end <= FOLLOW_REACH
 
     def _tied_in_section(self, claim: Claim) -> bool:
         """Asked about "the summary parameter of get_openapi", a sentence writing as code a word the question

@@ -48,6 +48,7 @@ from kb_agent.agent.reasons import (
     antecedent,
     asks_risk,
     asks_why,
+    gives_cause,
     states_risk,
     under_why_heading,
 )
@@ -67,6 +68,7 @@ SUBJECT_NAME = math.log(1 + 4)
 POINTED_TO = 1.0  # credit for a key term said by the line a line opening "This …" points back to
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
+ECHOED = 0.5  # that credit when a line in the question's language says the names the line shares with it
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
 REASON_BONUS = 0.3  # asked "why …", a line in a section titled "Why …" outranks one that only restates it
 MEANS_BONUS = 0.3  # asked "how can I …", a line that offers a way ("you can …", "use …") outranks a history of it
@@ -89,6 +91,8 @@ _NUMBER = re.compile(
     r"dozen|half)\b|(?<!统)一(?![些样起旦般直定切下致边])|[二两三四五六七八九十百千万]",
     re.I,
 )
+# a release ("FastAPI 0.108.0") is no quantity: asked a maximum size, a line giving only one states none
+_VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b")
 _DEFAULT = re.compile(r"\bdefault|默认|缺省", re.I)
 # asked what a thing defaults to - not "Which IP address does it listen on by default?", which asks what it does
 _ASKS_DEFAULT = re.compile(r"(?<!\bby )\bdefault(?!ly)|默认(?!情况下|地)|缺省", re.I)
@@ -124,7 +128,7 @@ _ANSWER_TYPES = [
     ),
     (
         re.compile(
-            r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ )?(?:number|size|length|value|limit)\b"
+            r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ ){0,2}(?:number|size|length|value|limit)\b"
             r"|\bdefault (?:\w+ )?(?:number|size|length|limit)\b"  # a default value may be False or None
             r"|\bwhich port\b|多少|几个|几秒|(?:哪个|什么)端口"
             # a status code is a number ("418"), not its constant's name
@@ -245,6 +249,7 @@ def rank(
     }
     # the lines of a section share its headings: each heading path is read once
     under = {h: term_credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
+    said_in_own = set().union(*(u.terms for _, u in all_units if u.zh == zh)) & asked  # the question's language
     found: list[Unit] = []
     for (index, unit), names in zip(all_units, named_by, strict=True):
         unit_zh = unit.zh
@@ -252,7 +257,7 @@ def rank(
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
         stated = _REFERENCES.sub("", _foreign_versions(LINK_TARGET.sub("", unit.text), question))
-        if any(not shape.search(stated) for shape in must_hold):
+        if any(not shape.search(stated if shape is not _NUMBER else _VERSION.sub(" ", stated)) for shape in must_hold):
             continue  # asked for a version / a number / an address, and this line has none
         if owner and not _names_near(owner, unit, source_lines[index], sources[index]):
             continue  # FastAPI's `0.112.0` pinned, asked uv's minimum version
@@ -278,9 +283,12 @@ def rank(
             continue  # a line in the other language saying none of the names it could share: a guess
         # a line in the other language cannot be read for the question's words in its script: half credit,
         # not full - "推荐" could not rule out an English line that only says "FastAPI" and "GraphQL"
+        # and less when a line in the question's language says the names this one shares: the page's translation
+        # is there to be read (每个操作的 `operation_id` … over "You can set the OpenAPI `operationId` …")
+        unreadable = ECHOED if unit_zh != zh and _echoed(held, comparable, said_in_own) else UNREADABLE
         unknown = sum(weight[t] for t in asked - comparable)
         total = sum(weight[t] for t in comparable) + unknown or 1.0
-        own = (sum(weight[t] * held.get(t, 0.0) for t in comparable) + UNREADABLE * unknown) / total
+        own = (sum(weight[t] * held.get(t, 0.0) for t in comparable) + unreadable * unknown) / total
         context = sum(weight[t] * max(0.0, contexts[index].get(t, 0.0) - held.get(t, 0.0)) for t in comparable)
         coverage = own + 0.5 * context / total
         if coverage < COVERAGE or own < 1 / 3:
@@ -301,7 +309,9 @@ def rank(
             unit.score += MEANS_BONUS
         if risk and states_risk(unit.text):  # "What is the risk of …?": "we could be sending … to every client"
             unit.score += REASON_BONUS
-        if why and under_why_heading(unit):  # "Why should I hash passwords?": the "Why use password hashing" section
+        if why and (under_why_heading(unit) or gives_cause(unit.text)):
+            # "Why should I hash passwords?": the "Why use password hashing" section; "Why are `Query`, `Path` …
+            # functions?": "These functions are there … so that your editor doesn't mark errors …"
             unit.score += REASON_BONUS
         if named_for:  # "What are types that take type parameters called?": "… are called **Generic types**";
             # a line that calls nothing by a name the question does not say cannot answer it
@@ -339,6 +349,12 @@ def rank(
             unit.score += 0.5 * float(similarity)
         found = sorted(top, key=lambda u: -u.score) + found[12:]
     return found
+
+
+def _echoed(held: dict[str, float], comparable: set[str], said_in_own: set[str]) -> bool:
+    """Does a line of the question's language say every name this other-language line shares with the question?"""
+    shared = {t for t in comparable if held.get(t)}
+    return bool(shared) and shared <= said_in_own
 
 
 def _code_names(question: str) -> set[str]:

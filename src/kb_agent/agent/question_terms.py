@@ -14,7 +14,7 @@ from kb_agent.text.tokenize import FUNCTION_WORDS, QUESTION_WORDS, guessed_word,
 # words that shape a question without saying what it is about
 _FRAME = (
     "mean means meaning purpose must need needs should would could might way ways used go goes get gets make "
-    "happen happens work works put one ones 意思 含义 用途 需要 应该 "  # "a different one": a pronoun
+    "happen happens work works put one ones 意思 含义 用途 需要 应该 必须 "  # "a different one": a pronoun
     "many much "  # "how many", "how much": the question asks for a number, not about "many"
     "so from "  # "… so Pydantic can read …", "… from being included": a clause's glue
     "up "  # "set up", "look up": a particle (a rare word in docs, it had covered "set up blue-green deployments")

@@ -8,7 +8,7 @@ from kb_agent.agent.claim_terms import checkable
 from kb_agent.agent.evidence_units import Unit, commands_after, list_after, terms, units_of
 from kb_agent.agent.name_kinds import new_names
 from kb_agent.agent.question_terms import key_terms
-from kb_agent.agent.reasons import antecedent, asks_benefit, asks_why, contrast_after, reason_beside
+from kb_agent.agent.reasons import antecedent, asks_benefit, asks_why, contrast_after, gives_cause, reason_beside
 from kb_agent.agent.sentences import Sentence
 from kb_agent.tools.base import Evidence
 
@@ -65,11 +65,13 @@ def _reasoned(question: str, chosen: list[Unit], sources: list[Evidence]) -> tup
     """The line to quote first and the one it needs beside it. Asked why (or what it gains), the best line
     restates the question and its reason is beside it - or beside the next chosen line, when the best one has
     none: "Here, the `shutdown` event handler … writes … `log.txt`" has no reason; "So, we declare the event
-    handler … with standard `def`" has it before it ("But `open()` doesn't use `async` and `await`"). Else a
-    line saying what a thing is not goes on with what it is."""
+    handler … with standard `def`" has it before it ("But `open()` doesn't use `async` and `await`"). A line
+    giving its reason itself needs none. Else a line saying what a thing is not goes on with what it is."""
     passages: dict[int, list[Unit]] = {}
     if asks_why(question) or asks_benefit(question):
         for unit in chosen:
+            if gives_cause(unit.text):
+                return unit, None  # it says its reason itself ("… so that your editor doesn't mark errors")
             units = passages.setdefault(unit.source, units_of(unit.source, sources[unit.source]))
             if (reason := reason_beside(unit, units)) is not None:
                 return unit, reason

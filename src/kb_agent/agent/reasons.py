@@ -64,6 +64,11 @@ _BENEFIT = re.compile(
 )
 
 
+def gives_cause(text: str) -> bool:
+    """The line states a reason itself ("… so that your editor doesn't mark errors", "因为 …")."""
+    return bool(_CAUSE.search(text))
+
+
 def asks_why(question: str) -> bool:
     return bool(_WHY.search(question))
 
@@ -125,12 +130,17 @@ def contrast_after(unit: Unit, units: list[Unit]) -> Unit | None:
 
 
 # a line opening with these means half of what it says with the line before it ("That tells the browser to show
-# the prompt" - which header does?); "it" is left out: it names the section's subject more often than the line's
+# the prompt" - which header does?; "If you do this, … a unique name" - do what?); "it" is left out: it names the section's subject more often than the line's
 _REFERS_BACK = re.compile(
     r"^(?:that|this|these|those|such)\b(?!\s*(?:is|are)\s+(?:how|where|what|when|why|a|an|the)\b)"
-    r"|^in (?:that|this|such a) case\b|^for (?:that|this)\b|^(?:这|那|此|为此)",
+    r"|^in (?:that|this|such a) case\b|^for (?:that|this)\b|^if (?:you do (?:this|that)|so)\b|^(?:这|那|此|为此)",
     re.I,
 )
+
+
+def refers_back(text: str) -> bool:
+    """The line opens by pointing back to the one before it ("That tells …", "If you do this, …")."""
+    return bool(_REFERS_BACK.match(text))
 
 
 # "For example, if you need to store it in a database." illustrates the line before it; a "For that, …" after it
