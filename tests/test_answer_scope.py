@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import evidence_under
-from kb_agent.agent import extractive, name_kinds, quote_selection, shape, vocabulary
+from kb_agent.agent import answer_types, extractive, name_kinds, quote_selection, shape, vocabulary
 from kb_agent.agent.evidence_units import units_of
 from kb_agent.agent.extractive import extractive_sentences, rank
 from kb_agent.agent.step_rules import decompose
@@ -70,7 +70,7 @@ def test_asked_a_default_a_line_that_never_says_default_does_not_answer(question
 )
 def test_chinese_one_in_words_of_degree_is_no_number(text, number):
     """一些 (some), 一样 (alike) state no number; 同一个 (the same one) answers "使用几个连接？"."""
-    assert bool(extractive._NUMBER.search(text)) is number
+    assert bool(answer_types._NUMBER.search(text)) is number
 
 
 def test_a_line_in_the_other_language_must_say_a_name_it_could_share():
@@ -218,7 +218,7 @@ def test_a_maximum_size_with_words_between_asks_for_a_number_and_a_release_is_no
     "Before FastAPI 0.108.0, … the `name` was the first parameter": "maximum template cache size" asks for a
     number, and a release states no quantity."""
     question = "What is the maximum template cache size of Jinja2Templates?"
-    assert 1 in extractive.asked_types(question)
+    assert 1 in answer_types.asked_types(question)
     release = _evidence("Before FastAPI 0.108.0, the `Jinja2Templates` `name` was the first parameter.", "t.md",
                         ["Templates"], 34)  # fmt: skip
     sized = _evidence("`Jinja2Templates` keeps a template cache of at most 400 entries.", "t.md", ["Templates"], 40)

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import HashEmbedder, write
-from kb_agent.agent import evidence_units, question_terms
+from kb_agent.agent import answer_types, evidence_units, question_terms
 from kb_agent.agent.claim_terms import checkable
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
@@ -124,7 +124,6 @@ def test_a_sentence_broken_by_its_example_is_quoted_whole(monkeypatch):
 
 
 def test_which_path_operation_parameter_is_not_a_question_for_an_address(monkeypatch):
-    import kb_agent.agent.extractive as extractive
 
     question = "Which path operation parameter returns only the values that were actually set?"
     sources = [_evidence(RESPONSE_MODEL, "response-model.md")]
@@ -132,8 +131,8 @@ def test_which_path_operation_parameter_is_not_a_question_for_an_address(monkeyp
     no_path = [_evidence("The schema is served for clients.", "a.md")]
     assert extractive_sentences("At which path is the schema served?", no_path) == []  # still asks for one
     old = re.compile(r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path)\b", re.I)
-    address = extractive._ANSWER_TYPES[2][1]
-    monkeypatch.setattr(extractive, "_ANSWER_TYPES", [*extractive._ANSWER_TYPES[:2], (old, address)])
+    address = answer_types.ANSWER_TYPES[2][1]
+    monkeypatch.setattr(answer_types, "ANSWER_TYPES", [*answer_types.ANSWER_TYPES[:2], (old, address)])
     assert extractive_sentences(question, sources) == []  # control: the old rule wanted a URL in the answer
 
 
@@ -399,7 +398,7 @@ def test_a_particle_covers_nothing_and_a_size_asked_for_needs_a_number(monkeypat
     assert extractive_sentences("What is the default value of allow_credentials?", [_evidence(
         "`allow_credentials` - Indicate that cookies should be supported. Defaults to `False`.", "cors.md"
     )])  # fmt: skip
-    monkeypatch.setattr(extractive, "_ANSWER_TYPES", extractive._ANSWER_TYPES[::2])  # controls: no number shape,
+    monkeypatch.setattr(answer_types, "ANSWER_TYPES", answer_types.ANSWER_TYPES[::2])  # controls: no number shape,
     assert extractive_sentences("What is the maximum upload size?", [limit])
     monkeypatch.setattr(question_terms, "QUESTION_TERMS", question_terms.QUESTION_TERMS - {"up"})  # "up" a key term
     assert coverage.covers(question, [proxy], lambda asked: {t: weights.get(t, 2.0) for t in asked})

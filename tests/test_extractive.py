@@ -8,7 +8,7 @@ import re
 import pytest
 
 from conftest import evidence_under
-from kb_agent.agent import evidence_units, question_terms, quote_selection
+from kb_agent.agent import answer_types, evidence_units, question_terms, quote_selection
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.tools.base import Evidence
@@ -128,15 +128,13 @@ def test_asked_for_an_ip_address_a_line_holding_one_is_an_answer(monkeypatch):
     (dev8's e801 was refused over the line that says it)."""
     import re
 
-    from kb_agent.agent import extractive
-
     question = "Which IP address does the serve command listen on by default?"
     evidence = [_evidence(SERVER, "serving.md", ["Serving"])]
     assert "0.0.0.0" in " ".join(s.text for s in extractive_sentences(question, evidence))
     url_or_path = re.compile(r"https?://|(?<![\w])/[\w.-]+")  # control: the address shape before the fix
     shapes = [(asks, url_or_path if asks.pattern.startswith(r"\b(?:which|what) (?:\w+ ){0,2}(?:url") else shape)
-              for asks, shape in extractive._ANSWER_TYPES]  # fmt: skip
-    monkeypatch.setattr(extractive, "_ANSWER_TYPES", shapes)
+              for asks, shape in answer_types.ANSWER_TYPES]  # fmt: skip
+    monkeypatch.setattr(answer_types, "ANSWER_TYPES", shapes)
     assert extractive_sentences(question, evidence) == []
 
 
@@ -331,7 +329,6 @@ PYTHON_VERSIONS = """Support for Python 3.7 was dropped in FastAPI version `0.10
 def test_asked_which_version_removed_a_feature_a_line_about_its_start_is_no_answer(monkeypatch):
     """ "Which FastAPI version removed support for query parameter models?" (a false premise) had been answered
     "This is supported since FastAPI version `0.115.0`"."""
-    import kb_agent.agent.extractive as extractive
 
     sources = [
         _evidence(QUERY_MODELS, "query-param-models.md", ["Query Parameter Models"]),
@@ -339,7 +336,7 @@ def test_asked_which_version_removed_a_feature_a_line_about_its_start_is_no_answ
     ]
     assert _answer("Which FastAPI version removed support for query parameter models?", sources) == ""
     assert "0.104.0" in _answer("Which FastAPI version dropped support for Python 3.7?", sources)
-    monkeypatch.setattr(extractive, "_ANSWER_TYPES", extractive._ANSWER_TYPES[:-1])  # control: any version line
+    monkeypatch.setattr(answer_types, "ANSWER_TYPES", answer_types.ANSWER_TYPES[:-1])  # control: any version line
     assert "0.115.0" in _answer("Which FastAPI version removed support for query parameter models?", sources)
 
 
@@ -407,7 +404,7 @@ def test_a_pull_request_number_is_no_size_a_line_states(monkeypatch):
     assert extractive_sentences(question, notes) == []
     monkeypatch.setattr(extractive, "_CHANGELOG_ENTRY", re.compile(r"(?!x)x"))  # this guard alone
     assert extractive_sentences(question, notes) == []
-    monkeypatch.setattr(extractive, "_REFERENCES", re.compile(r"(?!x)x"))
+    monkeypatch.setattr(answer_types, "_REFERENCES", re.compile(r"(?!x)x"))
     assert extractive_sentences(question, notes)
     sized = [_evidence("The largest file `app.frontend()` serves is 10 MB.", "frontend.md", ["Frontend"])]
     assert extractive_sentences(question, sized)  # a line that states a size is an answer
@@ -481,14 +478,13 @@ def test_a_digit_inside_a_name_is_no_number_a_line_states(monkeypatch):
     """dev12 u1203 (FastAPI 的作者花了多少钱研究 OpenAPI 规范？ - how much money, never said) was answered with
     "I spent several months studying OpenAPI, JSON Schema, OAuth2 …": the 2 of OAuth2 passed for the number
     asked for. Controls: any digit counting as a number again; a line with a number of its own."""
-    from kb_agent.agent import extractive
 
     question = "FastAPI 的作者花了多少钱研究 OpenAPI 规范？"
     studied = "因此，甚至在开发 **FastAPI** 前，我就花了几个月的时间研究 OpenAPI、JSON Schema、OAuth2 等规范。"
     assert extractive_sentences(question, [_evidence(studied, "history.md", ["历史"], 39)]) == []
-    asks_number, number = extractive._ANSWER_TYPES[1]
+    asks_number, number = answer_types.ANSWER_TYPES[1]
     any_digit = re.compile(number.pattern.replace("(?<![A-Za-z_])", ""), re.I)
-    monkeypatch.setattr(extractive, "_ANSWER_TYPES", [(asks_number, any_digit)])
+    monkeypatch.setattr(answer_types, "ANSWER_TYPES", [(asks_number, any_digit)])
     assert extractive_sentences(question, [_evidence(studied, "history.md", ["历史"], 39)])
     monkeypatch.undo()
     paid = "FastAPI 的作者花了 500 美元研究 OpenAPI 规范。"
@@ -510,7 +506,7 @@ def test_asked_for_one_products_version_another_products_version_is_no_answer(mo
     assert extractive_sentences("Which FastAPI version removed support for query parameter models?", own)
     from kb_agent.agent import extractive
 
-    monkeypatch.setattr(extractive, "_foreign_versions", lambda text, question: text)  # control: the rule off
+    monkeypatch.setattr(answer_types, "_foreign_versions", lambda text, question: text)  # control: the rule off
     # (and the asked owner's name near the line, a second guard since stop 39, off too)
     monkeypatch.setattr(extractive, "version_owner", lambda text: None)
     assert extractive_sentences("Which FastAPI version removed support for query parameter models?", notes)
@@ -525,11 +521,10 @@ def test_a_chinese_question_asking_which_port_needs_a_line_with_a_number(monkeyp
     assert extractive_sentences(question, [_evidence(graphql, "graphql.md", ["GraphQL"], 3)]) == []
     port = "FastAPI 自带的 GraphQL 订阅服务器默认监听 8000 端口。"
     assert extractive_sentences(question, [_evidence(port, "graphql.md", ["GraphQL"], 3)])
-    from kb_agent.agent import extractive
 
-    asks, shape = extractive._ANSWER_TYPES[1]
+    asks, shape = answer_types.ANSWER_TYPES[1]
     english_only = re.compile(asks.pattern.replace("|(?:哪个|什么)端口", ""), re.I)
-    monkeypatch.setattr(extractive, "_ANSWER_TYPES", [english_only and (english_only, shape)])  # control
+    monkeypatch.setattr(answer_types, "ANSWER_TYPES", [english_only and (english_only, shape)])  # control
     assert extractive_sentences(question, [_evidence(graphql, "graphql.md", ["GraphQL"], 3)])
 
 
@@ -789,10 +784,9 @@ def test_a_yes_no_question_is_answered_by_the_line_that_says_all_it_asks(monkeyp
 
 
 def test_how_many_is_the_question_frame_and_the_one_that_is_no_number():
-    from kb_agent.agent import extractive
 
     assert {"mani", "many", "much"}.isdisjoint(question_terms.key_terms("How many heroes can the database store?"))
-    number = extractive._ANSWER_TYPES[1][1]
+    number = answer_types.ANSWER_TYPES[1][1]
     assert not number.search("Now we create a `HeroCreate` model, this is the one that will validate the data.")
     assert number.search("Use one worker per core.") and number.search("It runs 4 workers.")
 
@@ -854,11 +848,11 @@ def test_asked_for_a_status_code_a_line_must_state_a_number(monkeypatch, rule):
     constant's name is not asked for as a number."""
     from kb_agent.agent import extractive
 
-    assert extractive.asked_types("What status code does the UnicornException handler return?") == [1]
-    assert extractive.asked_types("UnicornException 的处理器返回什么状态码？") == [1]
-    assert extractive.asked_types("Which status code constant stands for 418?") == []
+    assert answer_types.asked_types("What status code does the UnicornException handler return?") == [1]
+    assert answer_types.asked_types("UnicornException 的处理器返回什么状态码？") == [1]
+    assert answer_types.asked_types("Which status code constant stands for 418?") == []
     if not rule:
-        monkeypatch.setattr(extractive, "asked_types", lambda question: [])
+        monkeypatch.setattr(answer_types, "asked_types", lambda question: [])
     question = "What status code does the UnicornException handler return?"
     top = extractive.rank(question, [_evidence(UNICORN, "errors.md", ["Handling Errors"])], weights=_weights)[0]
     assert ("418" in top.text) is rule

@@ -9,15 +9,16 @@ import contextlib
 import re
 from collections.abc import Callable
 
+from kb_agent.agent.answer_types import asked_types
 from kb_agent.agent.evidence_units import Unit, terms
-from kb_agent.agent.extractive import COVERAGE, asked_types, rank
+from kb_agent.agent.extractive import COVERAGE, rank
 from kb_agent.agent.question_terms import Weights, comparable_terms, key_terms, rarity, term_credits
 from kb_agent.text.tokenize import has_cjk, tokenize
 from kb_agent.tools.base import Evidence
 
 Held = Callable[[set[str]], set[str]]  # terms -> those some passage the caller may read holds
 
-# what each answer type (`extractive.asked_types`) asks for; an address is left out of `value_missing`: "At
+# what each answer type (`answer_types.asked_types`) asks for; an address is left out of `value_missing`: "At
 # which address does the constable live?" asks for a street, which the URL shape cannot see
 _VALUE_KINDS = ("a version", "a number", None, "an end")
 

@@ -11,7 +11,8 @@ import math
 import re
 from collections.abc import Callable
 
-from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, OWNER_LINES, TELLS_AN_END, names_word, version_owner
+from kb_agent.agent import answer_types
+from kb_agent.agent.claim_terms import OWNER_LINES, names_word, version_owner
 from kb_agent.agent.definitions import asks_name, defines, gives_name
 from kb_agent.agent.evidence_units import (
     LINK_TARGET,
@@ -81,21 +82,6 @@ QUOTE_OWN = 0.5
 
 Embed = Callable[[str, list[str]], list[float]]  # (question, texts) -> cosine similarities
 
-
-# a digit inside a name ("OAuth2", "tutorial003") is no number a line states, nor "one" as a pronoun ("this is
-# the one that will validate …"), nor 一 in a word of manner or degree (一样, 一些, 一定; 同一个 "the same one" is one)
-_NUMBER = re.compile(
-    r"(?<![A-Za-z_])\d|(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bwhich )(?<!\beach )(?<!\bany )(?<!\bno )\bone\b"
-    r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
-    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
-    r"dozen|half)\b|(?<!统)一(?![些样起旦般直定切下致边])|[二两三四五六七八九十百千万]",
-    re.I,
-)
-# a release ("FastAPI 0.108.0") is no quantity: asked a maximum size, a line giving only one states none
-_VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b")
-_DEFAULT = re.compile(r"\bdefault|默认|缺省", re.I)
-# asked what a thing defaults to - not "Which IP address does it listen on by default?", which asks what it does
-_ASKS_DEFAULT = re.compile(r"(?<!\bby )\bdefault(?!ly)|默认(?!情况下|地)|缺省", re.I)
 # a change-log entry: a line that ends by naming its pull request ("… PR [#9647](…) by [@tiangolo](…).")
 _CHANGELOG_ENTRY = re.compile(r"\bPR \[#\d+\]\([^)]*\)(?: by \[@[\w-]+\]\([^)]*\))?\.?\s*$")
 # what a change-log entry can answer: when, in which version or release, something was added, changed or ended
@@ -104,66 +90,6 @@ _ASKS_HISTORY = re.compile(
     r"|版本|发布|何时|什么时候|新增|添加|移除|弃用|更新日志",
     re.I,
 )
-# a pull request's or issue's number and its author are no value a line states ("PR [#15800] by [@tiangolo]")
-_REFERENCES = re.compile(r"\[?#\d+\]?|\[?@[\w-]+\]?")
-# asked for one product's version ("Which FastAPI version …"), a line's version of another product ("Add support
-# for Pydantic's 2.7 …", "Python 3.8") is not the one asked for
-_OWNED_VERSION = re.compile(r"\b([A-Z][\w.-]*)(?:'s)?\s+(?:v(?:ersion)?\s*)?\d+\.\d+(?:\.\d+)*\b")
-_ASKED_OWNER = re.compile(r"\b(?i:which|what)\s+([A-Z][\w.-]*)\s+version\b|\bversion of\s+([A-Z][\w.-]*)")
-
-
-def _foreign_versions(text: str, question: str) -> str:
-    owner = _ASKED_OWNER.search(question)
-    if owner is None:
-        return text
-    asked = question.lower()
-    return _OWNED_VERSION.sub(lambda m: m.group() if m.group(1).lower() in asked else " ", text)
-
-
-# what kind of answer a question asks for, and what a quoted line must then contain
-_ANSWER_TYPES = [
-    (
-        re.compile(r"\b(?:which|what) (?:\w+ )?version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本", re.I),
-        re.compile(r"\b\d+\.\d+(?:\.\d+)?\b"),
-    ),
-    (
-        re.compile(
-            r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ ){0,2}(?:number|size|length|value|limit)\b"
-            r"|\bdefault (?:\w+ )?(?:number|size|length|limit)\b"  # a default value may be False or None
-            r"|\bwhich port\b|多少|几个|几秒|(?:哪个|什么)端口"
-            # a status code is a number ("418"), not its constant's name
-            r"|\b(?:which|what) (?:\w+ )?status codes?\b(?! (?:constant|name|variable))|(?:哪个|什么)(?:HTTP ?)?状态码",
-            re.I,
-        ),
-        _NUMBER,
-    ),
-    (
-        # the noun heads the phrase: "which path is ..." asks for an address, "which path operation parameter" not
-        re.compile(
-            r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path)s?\b"
-            r"(?=\s*(?:[?,.]|$)|\s+(?:is|are|was|does|do|did|should|will|can|must|has|have|serves?|of|for|in|to|at)\b)"
-            r"|哪个地址|什么地址|哪个网址",
-            re.I,
-        ),
-        re.compile(r"https?://|(?<![\w])/[\w.-]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|\blocalhost\b"),  # an IP address too
-    ),
-    (
-        # "Which version removed X?" is not answered by "X is supported since 0.115.0": the line must tell of an end
-        re.compile(
-            rf"\b(?:which|what) (?:\w+ )?version\b.*\b{ENDED}|\b{ENDED}.*\b(?:in|since) (?:which|what) version\b"
-            rf"|(?:哪个|什么)版本.*{ENDED_ZH}|{ENDED_ZH}.*(?:哪个|什么)版本",
-            re.I,
-        ),
-        TELLS_AN_END,
-    ),
-]
-
-
-def asked_types(question: str) -> list[int]:
-    """Which of the answer types (a version, a number, an address, an end - in that order) the question asks
-    for: a line that answers it must state each."""
-    return [i for i, (asks, _) in enumerate(_ANSWER_TYPES) if asks.search(question)]
-
 
 # "How can I run code after the response has been sent?" asks for a way; "You can define background tasks to be
 # run after returning a response" offers one, "Before 0.118.0 … it would run the exit code after …" recounts one
@@ -211,8 +137,7 @@ def rank(
     kind = asked_kind(question)
     kind_terms = asked & set(tokenize(kind)) if kind else set()
     plural = kind is not None and bool(re.search(rf"\b{kind}(?:s|es)\b|哪些", question, re.I))
-    types = asked_types(question)
-    must_hold = [_ANSWER_TYPES[i][1] for i in types]
+    types = answer_types.asked_types(question)
     # asked the version of a name ("Which minimum version of uv …?"): a version of something else is no answer
     owner = version_owner(question) if 0 in types else None
     means = bool(_ASKS_MEANS.search(question))
@@ -224,7 +149,7 @@ def rank(
     instances = instances_of(question)
     asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
     # asked what something defaults to, a line that never says "default" tells some other value of it
-    default = bool(_ASKS_DEFAULT.search(question)) and not (yes_no or why or means)
+    default = answer_types.asks_default(question) and not (yes_no or why or means)
     # the code names the question writes (APIKeyHeader): a line introducing a block that lists them is about them
     code_asked = {t for name in named_in(question, code_only=True) for t in tokenize(name)} & asked
     per_source = [units_of(index, e) for index, e in enumerate(sources)]
@@ -256,8 +181,7 @@ def rank(
         comparable = comparable_terms(asked, zh, unit_zh)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
-        stated = _REFERENCES.sub("", _foreign_versions(LINK_TARGET.sub("", unit.text), question))
-        if any(not shape.search(stated if shape is not _NUMBER else _VERSION.sub(" ", stated)) for shape in must_hold):
+        if not answer_types.states_each(types, unit.text, question):
             continue  # asked for a version / a number / an address, and this line has none
         if owner and not _names_near(owner, unit, source_lines[index], sources[index]):
             continue  # FastAPI's `0.112.0` pinned, asked uv's minimum version
@@ -275,7 +199,7 @@ def rank(
         if code_asked and (block := code_after(unit, sources[index])):
             for t in code_asked & terms(block):  # "You can import them from `fastapi.security`:" / APIKeyHeader, …
                 held[t] = max(held.get(t, 0.0), HEADING)
-        if default and not _DEFAULT.search(f"{unit.heading} {unit.text}"):
+        if default and not answer_types.says_default(f"{unit.heading} {unit.text}"):
             continue  # asked GzipRequest's default compression level: "同一个路由类…处理 gzip 压缩…" says none
         if code_found and not any(contexts[index].get(t) == 1.0 or held.get(t) for t in code_found):
             continue

@@ -1,0 +1,105 @@
+"""What kind of answer a question asks for - a version, a number, an address, an end - and whether a line
+states one: asked "What is the maximum size …?", a line that gives no number cannot answer, however many of the
+question's words it says. Also what a question asking for a default needs: a line that says "default"."""
+
+from __future__ import annotations
+
+import re
+
+from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END
+from kb_agent.agent.evidence_units import LINK_TARGET
+
+# a digit inside a name ("OAuth2", "tutorial003") is no number a line states, nor "one" as a pronoun ("this is
+# the one that will validate …"), nor 一 in a word of manner or degree (一样, 一些, 一定; 同一个 "the same one" is one)
+_NUMBER = re.compile(
+    r"(?<![A-Za-z_])\d|(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bwhich )(?<!\beach )(?<!\bany )(?<!\bno )\bone\b"
+    r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
+    r"dozen|half)\b|(?<!统)一(?![些样起旦般直定切下致边])|[二两三四五六七八九十百千万]",
+    re.I,
+)
+# a release ("FastAPI 0.108.0") is no quantity: asked a maximum size, a line giving only one states none
+_VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b")
+_DEFAULT = re.compile(r"\bdefault|默认|缺省", re.I)
+# asked what a thing defaults to - not "Which IP address does it listen on by default?", which asks what it does
+_ASKS_DEFAULT = re.compile(r"(?<!\bby )\bdefault(?!ly)|默认(?!情况下|地)|缺省", re.I)
+# a pull request's or issue's number and its author are no value a line states ("PR [#15800] by [@tiangolo]")
+_REFERENCES = re.compile(r"\[?#\d+\]?|\[?@[\w-]+\]?")
+# asked for one product's version ("Which FastAPI version …"), a line's version of another product ("Add support
+# for Pydantic's 2.7 …", "Python 3.8") is not the one asked for
+_OWNED_VERSION = re.compile(r"\b([A-Z][\w.-]*)(?:'s)?\s+(?:v(?:ersion)?\s*)?\d+\.\d+(?:\.\d+)*\b")
+_ASKED_OWNER = re.compile(r"\b(?i:which|what)\s+([A-Z][\w.-]*)\s+version\b|\bversion of\s+([A-Z][\w.-]*)")
+
+
+def _foreign_versions(text: str, question: str) -> str:
+    owner = _ASKED_OWNER.search(question)
+    if owner is None:
+        return text
+    asked = question.lower()
+    return _OWNED_VERSION.sub(lambda m: m.group() if m.group(1).lower() in asked else " ", text)
+
+
+# what kind of answer a question asks for, and what a quoted line must then contain
+ANSWER_TYPES = [
+    (
+        re.compile(r"\b(?:which|what) (?:\w+ )?version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本", re.I),
+        re.compile(r"\b\d+\.\d+(?:\.\d+)?\b"),
+    ),
+    (
+        re.compile(
+            r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ ){0,2}(?:number|size|length|value|limit)\b"
+            r"|\bdefault (?:\w+ )?(?:number|size|length|limit)\b"  # a default value may be False or None
+            r"|\bwhich port\b|多少|几个|几秒|(?:哪个|什么)端口"
+            # a status code is a number ("418"), not its constant's name
+            r"|\b(?:which|what) (?:\w+ )?status codes?\b(?! (?:constant|name|variable))|(?:哪个|什么)(?:HTTP ?)?状态码",
+            re.I,
+        ),
+        _NUMBER,
+    ),
+    (
+        # the noun heads the phrase: "which path is ..." asks for an address, "which path operation parameter" not
+        re.compile(
+            r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path)s?\b"
+            r"(?=\s*(?:[?,.]|$)|\s+(?:is|are|was|does|do|did|should|will|can|must|has|have|serves?|of|for|in|to|at)\b)"
+            r"|哪个地址|什么地址|哪个网址",
+            re.I,
+        ),
+        re.compile(r"https?://|(?<![\w])/[\w.-]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|\blocalhost\b"),  # an IP address too
+    ),
+    (
+        # "Which version removed X?" is not answered by "X is supported since 0.115.0": the line must tell of an end
+        re.compile(
+            rf"\b(?:which|what) (?:\w+ )?version\b.*\b{ENDED}|\b{ENDED}.*\b(?:in|since) (?:which|what) version\b"
+            rf"|(?:哪个|什么)版本.*{ENDED_ZH}|{ENDED_ZH}.*(?:哪个|什么)版本",
+            re.I,
+        ),
+        TELLS_AN_END,
+    ),
+]
+
+
+def asked_types(question: str) -> list[int]:
+    """Which of the answer types (a version, a number, an address, an end - in that order) the question asks
+    for: a line that answers it must state each."""
+    return [i for i, (asks, _) in enumerate(ANSWER_TYPES) if asks.search(question)]
+
+
+def states_each(types: list[int], text: str, question: str) -> bool:
+    """Does the line state each answer type asked (`asked_types`)? Versions of another product than the one
+    asked about, pull request numbers and link targets do not count; nor, asked for a number, a release."""
+    if not types:
+        return True
+    stated = _REFERENCES.sub("", _foreign_versions(LINK_TARGET.sub("", text), question))
+    for i in types:
+        shape = ANSWER_TYPES[i][1]
+        if not shape.search(_VERSION.sub(" ", stated) if shape is _NUMBER else stated):
+            return False
+    return True
+
+
+def asks_default(question: str) -> bool:
+    return bool(_ASKS_DEFAULT.search(question))
+
+
+def says_default(text: str) -> bool:
+    return bool(_DEFAULT.search(text))
