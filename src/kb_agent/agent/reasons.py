@@ -130,7 +130,8 @@ def contrast_after(unit: Unit, units: list[Unit]) -> Unit | None:
 
 
 # a line opening with these means half of what it says with the line before it ("That tells the browser to show
-# the prompt" - which header does?; "If you do this, … a unique name" - do what?); "it" is left out: it names the section's subject more often than the line's
+# the prompt" - which header does?; "If you do this, … a unique name" - do what?); "it" is left out: it names
+# the section's subject more often than the line's
 _REFERS_BACK = re.compile(
     r"^(?:that|this|these|those|such)\b(?!\s*(?:is|are)\s+(?:how|where|what|when|why|a|an|the)\b)"
     r"|^in (?:that|this|such a) case\b|^for (?:that|this)\b|^if (?:you do (?:this|that)|so)\b|^(?:这|那|此|为此)",
