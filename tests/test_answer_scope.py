@@ -298,3 +298,37 @@ def test_a_sentence_pointing_back_is_on_the_question_through_the_one_before(monk
     assert bool(checked.add(second)) is rule
     alone = CheckedAnswer([OPERATION_ID], question, anchors=["generate_unique_id_function", "operationId"])
     assert alone.add(second) == ""  # with nothing before it, it is judged alone
+
+
+BODY_TUTORIAL = """You can declare path parameters and request body at the same time.
+
+You can also declare **body**, **path** and **query** parameters, all at the same time."""
+BODY_INTRO = "To declare a **request** body, you use Pydantic models with all their power and benefits."
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["means_first", "control_ability_counts_as_means"])
+def test_asked_how_a_line_saying_how_opens_the_answer(monkeypatch, rule):
+    """The demo question, "How do I declare a request body?", was answered "You can also declare **body**, **path**
+    and **query** parameters …" first: a line saying one can do what is asked is no way to do it, and the
+    answer read in the order the passages were found. The line naming the means now opens it."""
+    if not rule:
+        monkeypatch.setattr(extractive, "_only_able", lambda text, question: False)
+    sources = [
+        _evidence(BODY_TUTORIAL, "tutorial/body.md", ["Request Body", "Request body + path parameters"], 133),
+        _evidence(BODY_INTRO, "tutorial/body.md", ["Request Body"], 9),
+    ]
+    found = extractive_sentences("How do I declare a request body?", sources, weights=_weights)
+    assert found[0].text.startswith("To declare") is rule
+
+
+def test_the_passage_of_the_best_line_comes_first_in_reading_order_within_it():
+    """Lines keep their reading order within a passage (a line and the one it points back to), but the passage
+    holding the best line opens the answer."""
+    sources = [
+        _evidence("Several workers may start at once on a big machine.", "deployment/concepts.md", ["Workers"], 1),
+        _evidence(
+            "You can start several workers with the `--workers` option.", "deployment/workers.md", ["Workers"], 30
+        ),
+    ]
+    found = extractive_sentences("How do I start several workers?", sources, weights=_weights)
+    assert [s.cited for s in found] == [[2], [1]]

@@ -103,6 +103,19 @@ _OFFERS_MEANS = re.compile(
     r"|你?可以|只需|使用|通过",
     re.I,
 )
+# "How do I declare a request body?": "You can declare path parameters and request body at the same time" says it
+# can be done, "To declare a request body, you use Pydantic models" says how
+_ASKED_VERB = re.compile(r"^\s*how (?:do|can|could|should|would) (?:i|we|you|one) (\w+)", re.I)
+
+
+def _only_able(text: str, question: str) -> bool:
+    """The line says one can do what the question asks ("You can also declare …") and names nothing to do it with."""
+    verb = _ASKED_VERB.match(question)
+    if verb is None or not re.search(rf"\byou (?:can|could|may) (?:also |just )?{verb.group(1)}\b", text, re.I):
+        return False
+    return not new_names(text, question)
+
+
 # "How do I disable syntax highlighting?" is not answered by "You can disable syntax highlighting" (it restates
 # the question) but by the line that names the means: "by setting `syntaxHighlight` to `False`:"
 RESTATES = 0.4
@@ -229,6 +242,7 @@ def rank(
             means
             and _OFFERS_MEANS.search(unit.text)
             and (not unit.text.rstrip().endswith((":", "：")) or _new_code(unit.text, question))
+            and not _only_able(unit.text, question)
         ):  # a line introducing an example offers a way when it names the code to use
             unit.score += MEANS_BONUS
         if risk and states_risk(unit.text):  # "What is the risk of …?": "we could be sending … to every client"

@@ -57,7 +57,12 @@ def choose(
             chosen = [top, beside, *rest][: max(max_sentences, 2)]  # a line and the one it needs come together
     limit = max(max_sentences, len(chosen))  # a line and its reason may exceed it
     chosen = _once(_with_antecedents(_as_lists(chosen, sources), sources, limit, ranked))
-    chosen.sort(key=lambda u: (u.source, u.position))  # back in reading order
+    # back in reading order within each passage, the passage of the best line first: "To declare a request body,
+    # you use Pydantic models" opens the answer to "How do I declare a request body?", wherever its page was found
+    first: dict[int, int] = {}
+    for at, unit in enumerate(chosen):
+        first.setdefault(unit.source, at)
+    chosen.sort(key=lambda u: (first[u.source], u.position))
     return [Sentence(_with_list(u, sources[u.source]), [u.source + 1], joins_next=u.pointed_to) for u in chosen]
 
 
