@@ -17,10 +17,10 @@ def choose(
     question: str, ranked: list[Unit], sources: list[Evidence], max_sentences: int, yes_no: bool = False
 ) -> list[Sentence]:
     """The best 1-`max_sentences` of the ranked units as quotes, in reading order within each passage and the best
-    line's passage first: no twins, a list item as its
-    list, a line with the reason, the contrast or the antecedent it needs. `yes_no`: asked yes or no, a line
-    saying much less of the question than the best one is left out ("Is data read from the Request validated?"
-    is answered by "… it won't be validated"; "FastAPI is validating that data" beside it misleads)."""
+    line's passage first: no twins, a list item as its list, a line with the reason, the contrast or the
+    antecedent it needs. `yes_no`: asked yes or no, a line saying much less of the question than the best one is
+    left out ("Is data read from the Request validated?" is answered by "… it won't be validated"; "FastAPI is
+    validating that data" beside it misleads)."""
     chosen: list[Unit] = []
     asked = key_terms(question)
     replaced: list[Unit] = []
