@@ -7,6 +7,7 @@ and by what the question's shape asks for (a way, a definition, a name, a versio
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -110,10 +111,15 @@ _ASKED_VERB = re.compile(r"^\s*how (?:do|can|could|should|would) (?:i|we|you|one
 
 def _only_able(text: str, question: str) -> bool:
     """The line says one can do what the question asks ("You can also declare …") and names nothing to do it with."""
+    able = _ability(question)
+    return able is not None and bool(able.search(text)) and not new_names(text, question)
+
+
+@functools.lru_cache(maxsize=256)
+def _ability(question: str) -> re.Pattern | None:
+    """ "you can <the question's verb>", built once per question (rank asks it of every line)."""
     verb = _ASKED_VERB.match(question)
-    if verb is None or not re.search(rf"\byou (?:can|could|may) (?:also |just )?{verb.group(1)}\b", text, re.I):
-        return False
-    return not new_names(text, question)
+    return re.compile(rf"\byou (?:can|could|may) (?:also |just )?{verb.group(1)}\b", re.I) if verb else None
 
 
 # "How do I disable syntax highlighting?" is not answered by "You can disable syntax highlighting" (it restates
@@ -200,6 +206,8 @@ def rank(
             continue  # FastAPI's `0.112.0` pinned, asked uv's minimum version
         if not asks_history and _CHANGELOG_ENTRY.search(_line_of(source_lines[index], unit)):
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
+        if default and not answer_types.says_default(f"{unit.heading} {unit.text}"):
+            continue  # asked GzipRequest's default compression level: "同一个路由类…处理 gzip 压缩…" says none
         said = term_credits(unit.terms, unit.text, asked)
         if kind and kind_terms and says_kind(unit.text, kind):  # `$ docker build …` says "command" without the word
             said = {**said, **dict.fromkeys(kind_terms, 1.0)}
@@ -212,8 +220,6 @@ def rank(
         if code_asked and (block := code_after(unit, sources[index])):
             for t in code_asked & terms(block):  # "You can import them from `fastapi.security`:" / APIKeyHeader, …
                 held[t] = max(held.get(t, 0.0), HEADING)
-        if default and not answer_types.says_default(f"{unit.heading} {unit.text}"):
-            continue  # asked GzipRequest's default compression level: "同一个路由类…处理 gzip 压缩…" says none
         if code_found and not any(contexts[index].get(t) == 1.0 or held.get(t) for t in code_found):
             continue
         if unit_zh != zh and not any(held.get(t) for t in comparable):

@@ -94,7 +94,7 @@ def under_why_heading(unit: Unit) -> bool:
 def reason_beside(unit: Unit, units: list[Unit]) -> Unit | None:
     """The unit beside `unit` (its passage's units, in order) that gives its reason, if a pointing word ties
     them; None when `unit` states its reason itself or nothing ties a neighbour to it."""
-    if _CAUSE.search(unit.text):
+    if gives_cause(unit.text):
         return None
     at = unit.position
     after = units[at + 1] if at + 1 < len(units) else None
@@ -153,12 +153,12 @@ def antecedent(unit: Unit, units: list[Unit]) -> Unit | None:
     """The line a pointing opening refers to: the text line before `unit` in its section (or, when that one is
     an example, the line it illustrates), unless it only introduces an example. None when `unit` does not open
     by pointing back."""
-    if unit.position == 0 or not _REFERS_BACK.match(unit.text):
+    if unit.position == 0 or not refers_back(unit.text):
         return None
     before = _line_before(unit, units)
     if before is not None and _ILLUSTRATES.match(before.text):
         illustrated = _line_before(before, units)
-        if illustrated is not None and not _REFERS_BACK.match(illustrated.text):
+        if illustrated is not None and not refers_back(illustrated.text):
             return illustrated
     return before
 
