@@ -31,6 +31,7 @@ from kb_agent.agent.name_kinds import (
     instances_of,
     lists_instances,
     new_names,
+    points_to_kind,
     says_kind,
 )
 from kb_agent.agent.name_kinds import (
@@ -48,9 +49,11 @@ from kb_agent.agent.question_terms import (
 from kb_agent.agent.quote_selection import choose
 from kb_agent.agent.reasons import (
     antecedent,
+    asks_consequence,
     asks_risk,
     asks_why,
     gives_cause,
+    states_consequence,
     states_risk,
     under_why_heading,
 )
@@ -162,6 +165,7 @@ def rank(
     means = bool(_ASKS_MEANS.search(question))
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why, risk = bool(_YES_NO.search(question)), asks_why(question), asks_risk(question)
+    follows = asks_consequence(question) and not yes_no  # "Does adding type hints change what happens …?" is yes/no
     what_is = bool(_ASKS_WHAT_IS.search(question) or KIND_OF.search(question))
     named_for = asks_name(question)
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
@@ -241,7 +245,7 @@ def rank(
         unit.score = coverage + SAID * itself + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
         # "… use the command:" with the command below it says what the question does not: the command
         leads_to_command = bool(commands_after(unit, sources[index]))
-        restates = not (yes_no or why or leads_to_command) and _restates(unit, asked_words, question)
+        restates = not (yes_no or why or follows or leads_to_command) and _restates(unit, asked_words, question)
         if restates:
             unit.score -= RESTATES
         elif (
@@ -251,6 +255,8 @@ def rank(
             and not _only_able(unit.text, question)
         ):  # a line introducing an example offers a way when it names the code to use
             unit.score += MEANS_BONUS
+        if follows and states_consequence(unit.text):  # "What happens if …?": "If …, they will receive an error"
+            unit.score += REASON_BONUS
         if risk and states_risk(unit.text):  # "What is the risk of …?": "we could be sending … to every client"
             unit.score += REASON_BONUS
         if why and (under_why_heading(unit) or gives_cause(unit.text)):
@@ -269,6 +275,11 @@ def rank(
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             # a subject name in code is code: `fastapi` is the module to import from, **FastAPI** the product
             given = {n for n in names if n not in everywhere or f"`{n}" in unit.text}
+            if not given and points_to_kind(unit.text, kind) and (pointed := _pointed_to(unit, per_source[index])):
+                # "该工具会帮助你自动修改…" after "你可以使用 … [`bump-pydantic`]": the tool named before (quoted with it)
+                given = {
+                    n for n in new_names(LINK_TARGET.sub("]", pointed[0].text), question, kind) if n not in everywhere
+                }
             named = (
                 bool(given)
                 or bool(unit.note)

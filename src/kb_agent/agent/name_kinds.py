@@ -112,6 +112,14 @@ def console_line(text: str) -> bool:
     return text.startswith("$ ")
 
 
+def points_to_kind(text: str, kind: str) -> bool:
+    """The line opens by pointing back to a thing of the kind asked ("该工具会帮助你…", "This tool rewrites …"):
+    the name it means is in the line before."""
+    if has_cjk(kind):
+        return bool(re.match(rf"(?:该|这个|这些|此|这|那个)\s*{kind}", text))
+    return bool(re.match(rf"(?:this|that|these|those|such)\s+{kind}s?\b", text, re.I))
+
+
 def says_kind(text: str, kind: str) -> bool:
     if kind in ("package", "包") and _SAYS_PACKAGE.search(text):
         return True

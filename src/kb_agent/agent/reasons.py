@@ -64,13 +64,36 @@ _BENEFIT = re.compile(
 )
 
 
+# "It used `uvloop` instead of the default Python `asyncio` loop. That's what made it so fast."
+_MADE_IT = re.compile(r"\b(?:that|this|which)(?:'s| is| was) what (?:makes?|made)\b", re.I)
+
+
 def gives_cause(text: str) -> bool:
-    """The line states a reason itself ("… so that your editor doesn't mark errors", "因为 …")."""
-    return bool(_CAUSE.search(text))
+    """The line states a reason itself ("… so that your editor doesn't mark errors", "因为 …", "That's what
+    made it so fast")."""
+    return bool(_CAUSE.search(text) or _MADE_IT.search(text))
 
 
 def asks_why(question: str) -> bool:
     return bool(_WHY.search(question))
+
+
+# "What happens if a client sends extra form fields?" asks what follows: the line saying so under its condition
+# ("如果客户端尝试发送一些额外的数据，他们将收到**错误**响应"), not the ones restating the setup
+_CONSEQUENCE = re.compile(
+    r"\bwhat (?:happens|will happen|would happen|happened)\b|会怎样|会怎么样|会发生什么|会如何|结果会", re.I
+)
+_CONDITION = re.compile(r"\b(?:if|when|once|unless)\b|如果|假如|若|当|一旦", re.I)
+_RESULT = re.compile(r"\b(?:will|would|then|gets?|receives?)\b|将|会|就|便|则", re.I)
+
+
+def asks_consequence(question: str) -> bool:
+    return bool(_CONSEQUENCE.search(question))
+
+
+def states_consequence(text: str) -> bool:
+    """The line says what follows under a condition ("If …, they will receive an error")."""
+    return bool(_CONDITION.search(text) and _RESULT.search(text))
 
 
 def asks_benefit(question: str) -> bool:
@@ -134,7 +157,8 @@ def contrast_after(unit: Unit, units: list[Unit]) -> Unit | None:
 # the section's subject more often than the line's
 _REFERS_BACK = re.compile(
     r"^(?:that|this|these|those|such)\b(?!\s*(?:is|are)\s+(?:how|where|what|when|why|a|an|the)\b)"
-    r"|^in (?:that|this|such a) case\b|^for (?:that|this)\b|^if (?:you do (?:this|that)|so)\b|^(?:这|那|此|为此)",
+    r"|^in (?:that|this|such a) case\b|^for (?:that|this)\b|^if (?:you do (?:this|that)|so)\b|^(?:这|那|此|为此)"
+    r"|^该(?![如怎])",  # "该工具会帮助你…" (this tool); not "该如何" (how should)
     re.I,
 )
 

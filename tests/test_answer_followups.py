@@ -1,0 +1,107 @@
+"""dev26's misses (stop 46): a line saying what made a thing so answers why it was; "what happens if …" is
+answered by the line saying what follows under that condition; a line pointing back to "this tool" names the tool
+the line before it names."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import evidence_under
+from kb_agent.agent import extractive, reasons
+from kb_agent.agent.extractive import extractive_sentences
+
+_evidence = evidence_under
+
+
+def _weights(asked: set[str]) -> dict[str, float]:
+    return dict.fromkeys(asked, 2.0)
+
+
+SANIC = "\n\n".join(
+    [
+        "It was one of the first extremely fast Python frameworks based on `asyncio`. It was made to be very similar "
+        "to Flask.",
+        "It used [`uvloop`](https://github.com/MagicStack/uvloop) instead of the default Python `asyncio` loop. "
+        "That's what made it so fast.",
+        "It clearly inspired Uvicorn and Starlette, that are currently faster than Sanic in open benchmarks.",
+        "Find a way to have a crazy performance.",
+        "That's why **FastAPI** is based on Starlette, as it is the fastest framework available (tested by "
+        "third-party benchmarks).",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["what_made_it_is_a_cause", "control_only_because_and_why"])
+def test_a_line_saying_what_made_it_so_answers_why(monkeypatch, rule):
+    """dev26 c2601 "Why was Sanic so fast?" was answered "Find a way to have a crazy performance. That's why
+    **FastAPI** is based on Starlette …": "That's why" gave the reason bonus to the line explaining something
+    else, and "That's what made it so fast", after `uvloop`, got none."""
+    if not rule:
+        monkeypatch.setattr(reasons, "_MADE_IT", re.compile(r"(?!)"))
+    sources = [_evidence(SANIC, "alternatives.md", ["Alternatives", "Sanic"], 264)]
+    found = extractive_sentences("Why was Sanic so fast?", sources, weights=_weights)
+    assert ("uvloop" in found[0].text) is rule
+
+
+FORMS_ZH = "\n\n".join(
+    [
+        "在某些特殊使用情况下（可能并不常见），你可能希望将表单字段**限制**为仅在 Pydantic 模型中声明过的字段，"
+        "并**禁止**任何**额外**的字段。",
+        "你可以使用 Pydantic 的模型配置来 `forbid` 任何 `extra` 字段：",
+        "如果客户端尝试发送一些额外的数据，他们将收到**错误**响应。",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["what_follows_answers", "control_setup_restated"])
+def test_what_happens_is_answered_by_the_line_saying_what_follows(monkeypatch, rule):
+    """dev26 z2604 (客户端发送了模型之外的额外表单字段时会怎样？) was answered with the setup ("你可能希望将表单字段
+    限制…", "你可以使用 … `forbid`"), not with what happens: "如果客户端尝试发送…，他们将收到错误响应"."""
+    if not rule:
+        monkeypatch.setattr(extractive, "states_consequence", lambda text: False)
+    sources = [_evidence(FORMS_ZH, "zh/tutorial/request-form-models.md", ["表单模型", "禁止额外的表单字段"], 41)]
+    ranked = extractive.rank("客户端发送了模型之外的额外表单字段时会怎样？", sources, weights=_weights)
+    assert ranked[0].text.startswith("如果客户端") is rule
+
+
+def test_a_line_stating_a_condition_alone_or_a_result_alone_says_no_consequence():
+    assert reasons.states_consequence("If the client sends extra data, they will receive an error.")
+    # 将 here is "put", and there is no condition
+    assert not reasons.states_consequence("你可能希望将表单字段限制为仅在模型中声明过的字段。")
+    assert not reasons.asks_consequence("What is the default status code?")
+
+
+BUMP_ZH = "\n\n".join(
+    [
+        "在很多情况下，如果你使用的是未做自定义的常规 Pydantic 模型，"
+        "可以将从 Pydantic v1 迁移到 v2 的大部分过程自动化。",
+        "你可以使用同一 Pydantic 团队提供的[`bump-pydantic`](https://github.com/pydantic/bump-pydantic)。",
+        "该工具会帮助你自动修改大部分需要变更的代码。",
+    ]
+)
+PARAMS_ZH = (
+    "如果你需要在 Pydantic v1 模型中使用 FastAPI 特有的参数工具，如 `Body`、`Query`、`Form` 等，"
+    "在完成向 Pydantic v2 的迁移前，可以从 `fastapi.temp_pydantic_v1_params` 导入它们："
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["this_tool_names_the_one_before", "control_no_name"])
+def test_a_line_pointing_back_to_the_kind_asked_gives_the_name_before_it(monkeypatch, rule):
+    """dev26 z2602 (哪个工具可以自动把大部分 Pydantic v1 代码迁移到 v2？): "该工具会帮助你自动修改…" says all the
+    question asks but the tool's name, which the line before it gives (`bump-pydantic`); a line naming other
+    things (`Body`, `Query`) outranked it, and the answer never said the tool."""
+    if not rule:
+        monkeypatch.setattr(extractive, "points_to_kind", lambda text, kind: False)
+    sources = [
+        _evidence(PARAMS_ZH, "zh/how-to/migrate.md", ["迁移", "Pydantic v1 参数"], 131),
+        _evidence(BUMP_ZH, "zh/how-to/migrate.md", ["迁移", "`bump-pydantic`"], 41),
+    ]
+    found = extractive_sentences("哪个工具可以自动把大部分 Pydantic v1 代码迁移到 v2？", sources, weights=_weights)
+    assert ("bump-pydantic" in found[0].text) is rule
+
+
+def test_gai_opens_by_pointing_back_but_not_as_should():
+    assert reasons.refers_back("该工具会帮助你自动修改大部分需要变更的代码。")
+    assert not reasons.refers_back("该如何声明请求体？")
