@@ -49,17 +49,17 @@ PROBED_SHAPES = ("unsure", "multi_step")
 
 
 def _probe_first(ctx: AgentContext, state: AgentState, query: str) -> bool:
-    """A first question that is not plainly simple and whose steps no rule finds (at most a bridge guessed in
-    front of it): its own search runs first, without the router; the router is asked only when no passage holds
-    most of its key terms (a weak first hop, issue 12; tool_exec judges it). The 1.5B router took 5-9 s on a CPU
-    to call ten of eleven long one-lookup questions simple. A comparison too: "Can I mix def and async def …
-    in the same app?" is one line of the docs, and the router's complex route spent 8 calls and 307 s to refuse
-    it; two things compared rarely share one passage holding most of the question, so a real comparison still
-    goes to the router."""
+    """A first question that is not plainly simple: its own search runs first, without the router; the router
+    is asked only when no passage holds most of its key terms (a weak first hop, issue 12; tool_exec judges it,
+    before any step's extraction call). The 1.5B router took 5-9 s on a CPU to call ten of eleven long one-lookup
+    questions simple. A rule's steps too: "… for a file that will be processed in the background?" took the
+    router, a step extraction and the answer (3 calls, 16-22 s) for a line the question's own search found. A
+    comparison without rule steps too: "Can I mix def and async def … in the same app?" is one line of the docs,
+    and the router's complex route spent 8 calls and 307 s to refuse it; a comparison with steps still goes to
+    the router (two things compared rarely share one passage holding most of the question)."""
     if not (ctx.settings.route_by_shape and not recent_history(state, 4) and question_shape(query) in PROBED_SHAPES):
         return False
-    steps = decompose(query)
-    return steps is None or (steps.rule == "bridge_entity" and not is_comparison(query))
+    return decompose(query) is None or not is_comparison(query)
 
 
 def analyze_and_route(state: AgentState, config) -> AgentState:

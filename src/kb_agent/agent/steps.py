@@ -186,9 +186,12 @@ def _search(ctx: AgentContext, state, query: str, number: int) -> list[Evidence]
     return list(result.evidence) if result.status == "ok" else []
 
 
-def run_steps(ctx: AgentContext, state, plan: StepPlan, first: list[Evidence]) -> tuple[list[Evidence], list[dict]]:
+def run_steps(
+    ctx: AgentContext, state, plan: StepPlan, first: list[Evidence], *, model: bool = True
+) -> tuple[list[Evidence], list[dict]]:
     """Run the plan's steps in order after the question's own search (`first`); returns the evidence of every
-    round merged (the question's two best first, then the rounds in turn, the last step's first) and the trace."""
+    round merged (the question's two best first, then the rounds in turn, the last step's first) and the trace.
+    `model=False`: every bridge is picked by rule, no model call."""
     question = " ".join(state["query"].split())  # as decompose() wrote it: its own step is not searched again
     answers: list[str] = []
     alternates: list[str | None] = []  # each step's second-best answer: the next step searches it too
@@ -217,7 +220,7 @@ def run_steps(ctx: AgentContext, state, plan: StepPlan, first: list[Evidence]) -
             break
         # a shape the rules could not read costs no model call: its bridge is picked by rule
         picks = extract_step_answer(
-            ctx, queries[0], [e.text for e in found[:3]], question, model=plan.rule != "bridge_entity"
+            ctx, queries[0], [e.text for e in found[:3]], question, model=model and plan.rule != "bridge_entity"
         )
         record["answer"] = picks[0] if picks else None
         if len(picks) > 1:

@@ -13,6 +13,8 @@ from kb_agent.agent.steps import run_steps
 from kb_agent.tools.base import Evidence
 from kb_agent.tools.tasks import TaskRequest
 
+COVERED = "the question's own search covered it"
+
 
 def tool_exec(state: AgentState, config) -> AgentState:
     ctx: AgentContext = config["configurable"]["ctx"]
@@ -58,9 +60,14 @@ def tool_exec(state: AgentState, config) -> AgentState:
             }
         )
     step_plan, trace = state.get("step_plan"), None
+    route = state["route"]
+    probing = bool(route.get("probe_first")) and not state.get("probed")
     if step_plan and not state.get("steps"):  # a bridge question: its steps run now, in order
         first = next((r.evidence for c, r in zip(calls, results, strict=True) if c["name"] == "hybrid_search"), [])
-        merged, trace = run_steps(ctx, state, StepPlan(**step_plan), list(first))
+        # the question's own search holds most of it: its steps still run (a multi-hop question's answer is in
+        # the next hop), their bridges picked by rule - no router and no extraction call
+        covered = probing and strong_first_hop(state["query"], first, ctx.term_weights)
+        merged, trace = run_steps(ctx, state, StepPlan(**step_plan), list(first), model=not covered)
         intake.admit(merged, "hybrid_search")
         intake.order({e.key: i for i, e in enumerate(merged)})
         ctx.record("multi_step", {"rule": step_plan["rule"], "steps": trace})
@@ -84,14 +91,13 @@ def tool_exec(state: AgentState, config) -> AgentState:
         )
     if notices:
         update["notices"] = notices
-    route = state["route"]
-    if route.get("probe_first") and not state.get("probed"):
+    if probing:
         update["probed"] = True
         if strong_first_hop(state["query"], intake.evidence, ctx.term_weights):
             # a strong first hop: the one lookup it turned out to be - no router, planner or grader call
             update["route"] = {**route, "complexity": "simple"}
-            if trace is not None:
-                update["steps"] = one_lookup(trace)
+            if trace is not None and step_plan and step_plan["rule"] == "bridge_entity":
+                update["steps"] = one_lookup(trace)  # a rule's steps stand: the answer may be in the last hop
             update["fast_paths"] = [ctx.fast_path("rule_route", "probe_covered", state["query"])]
         elif ctx.settings.weak_probe_router == "multi_step" and not _router_may_split(state["query"]):
             # a weak first hop of one question: the 1.5B router called all but 2 of 518 dev-set questions
@@ -115,7 +121,7 @@ def one_lookup(trace: list[dict]) -> list[dict]:
     answers nothing (its "Code" / "FastAPI" had kept the quote from answering), so its last step is skipped."""
     if len(trace) < 2:
         return trace
-    return [*trace[:-1], {**trace[-1], "skipped": "the question's own search covered it"}]
+    return [*trace[:-1], {**trace[-1], "skipped": COVERED}]
 
 
 class _Intake:
