@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from kb_agent.agent import claims, evidence_lines
+from kb_agent.agent import claim_guards, claims, evidence_lines
 from kb_agent.agent.claim_terms import checkable, holds
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.sentences import split_sentences
@@ -186,7 +186,7 @@ def test_a_list_item_beside_the_cited_one_that_says_what_the_question_asks(monke
     assert kept.supported and kept.citations == ["server-sent-events.md:L116-116"]
     both = "`Cache-Control: no-cache` prevents caching and `X-Accel-Buffering: no` prevents buffering [1]."
     assert _check([SSE, *OTHERS], question, both).supported  # both items cited: neither says more than its own
-    monkeypatch.setattr(claims, "sibling_says_more", lambda lines, cited, words: False)  # control
+    monkeypatch.setattr(claim_guards, "sibling_says_more", lambda lines, cited, words: False)  # control
     assert _check([SSE, *OTHERS], question, wrong).supported
 
 

@@ -20,31 +20,26 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from kb_agent.agent.claim_defaults import contradicts_a_default
+from kb_agent.agent.claim_guards import PREMISE_LINES, ClaimGuards
 from kb_agent.agent.claim_terms import (
     CODE,
     COMMON_CAPS,
     DENIES,
     IDENT,
     NEGATES,
-    OWNER_LINES,
     TELLS_AN_END,
-    VERSION_NUMBER,
     checkable,
     code_items,
     content_terms,
     holds,
     is_value,
-    names_word,
     normalise,
-    number_units,
     shown,
-    version_owner,
 )
 from kb_agent.agent.evidence_lines import (
     TERM_FLOOR,
     WINDOW_LINES,
     index_lines,
-    sibling_says_more,
     windows,
 )
 from kb_agent.agent.evidence_units import EXAMPLE_GAP, LIST_SPAN, MARKUP_LINE
@@ -82,16 +77,13 @@ MAX_SPANS = 3  # one sentence may combine facts from at most this many narrow wi
 # thirds of the words it adds to the question ("… by using the names of the parameters in the order they are
 # declared" had passed on "declared", one of two, somewhere in the cited lines)
 WORDS_ONLY_FLOOR = 2 / 3
-PREMISE_LINES = 5  # the question's words a sentence repeats must be this close to its cited lines
 PREMISE_RETRIES = 3  # sources set aside, in turn, when the best window's surroundings fail the premise
 CONTEXT_WORDS = 4  # the sentence's words this close to a value (same clause) must also be near it in the evidence
 _CLAUSE = re.compile(r"[,;:，；：、。]|\b(?:and|or|but|while)\b|和|以及|而")
-_NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # an identifier written as code: `Body`, `fastapi.FastAPI`
 _LEAD = re.compile(r"[\s*_\"'(\[]*([A-Z][a-z]+[A-Za-z0-9]*)\b(?![.\w-]*`)")
-SECTION_LINES = 30  # a name the question gave may be introduced this far above or below, on the same page
 
 
-class ClaimChecker:
+class ClaimChecker(ClaimGuards):
     def __init__(self, sources: list[Evidence], question: str):
         self.sources = sources
         self.question_items = checkable(question) | {normalise(w) for w in re.findall(r"[\w.-]{3,}", question)}
@@ -372,59 +364,6 @@ class ClaimChecker:
             return False
         return 2 * sum(1 for lines in self._lines if item in lines.whole) >= len(self._lines)
 
-    def _premise_held(self, sentence: str, restated: set[str], spans: list[tuple[int, int, int]]) -> bool:
-        """What a sentence repeats from the question must be in the evidence it cites: "the version that added
-        Kafka support is 0.70.0" is not stated by a release header that never mentions Kafka, nor "`status_code`
-        returns only the values explicitly set" by a line about `status_code` alone. Names: anywhere in the
-        cited items; the question's words: at TERM_FLOOR within PREMISE_LINES of the cited lines (same language
-        only), and not rather in a sibling list item - "`Cache-Control: no-cache` is set to prevent buffering" is
-        not stated by the item that sets it "to prevent caching" when the next item says "to prevent buffering"."""
-        acronyms = {a.lower() for a in re.findall(r"\b[A-Z]{2,5}\b", sentence)}  # HTML, JSON: common nouns here
-        if not all(self._named_near(item, spans) for item in restated - acronyms):
-            return False
-        words = content_terms(sentence) & self.question_terms
-        zh = has_cjk(sentence)
-        near: set[str] = set()
-        compared = False
-        for index, start, end in spans:
-            lines = self._lines[index]
-            if lines.zh != zh:
-                continue
-            compared = True
-            cited = lines.positions(start, end)
-            near = near.union(
-                lines.page_terms, *lines.line_terms[max(0, cited[0] - PREMISE_LINES) : cited[-1] + 1 + PREMISE_LINES]
-            )
-        if not words or not compared:
-            return True  # nothing restated, or only other-language evidence: words cannot be compared
-        plain = words - content_terms(" ".join(checkable(sentence)))  # names frame the items, they state nothing
-        for index in {index for index, _, _ in spans}:
-            lines = self._lines[index]
-            cited_here = {k for i, start, end in spans if i == index for k in lines.positions(start, end)}
-            if lines.zh == zh and sibling_says_more(lines, cited_here, plain):
-                return False
-        return len(words & near) / len(words) >= TERM_FLOOR
-
-    def _named_near(self, item: str, spans: list[tuple[int, int, int]]) -> bool:
-        """A name the sentence repeats from the question is in a cited item, or on a line of evidence from the
-        same page within SECTION_LINES of the cited lines: the section that introduces `CORSMiddleware` a dozen
-        lines above its `max_age` line. A release header 900 lines from the Kafka note does not qualify."""
-        for index, start, end in spans:
-            if item in self._lines[index].whole:
-                return True
-            path = self.sources[index].path
-            for other, lines in enumerate(self._lines):
-                if (
-                    other != index
-                    and self.sources[other].path == path
-                    and any(
-                        item in text and max(start - n, n - end) <= SECTION_LINES
-                        for n, text in zip(lines.numbers, lines.texts, strict=True)
-                    )
-                ):
-                    return True
-        return False
-
     def _quoted(self, sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
         """A sentence the sources state word for word is cited to the lines it was taken from."""
         wanted = normalise(ITEM_MARK.sub(" ", sentence)).rstrip(_END).strip()  # a quoted list: its lines
@@ -457,47 +396,3 @@ class ClaimChecker:
                 for t, raw in zip(self._lines[index].texts, self._raw[index], strict=True)
             ]
         return self._quotable[index]
-
-    def _code_case_held(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
-        """A name the sentence writes as code with capitals (`Body`, `CORSMiddleware`) is a name in code: the
-        cited lines (or the list item or heading framing them) must write it so. The word "body" in "Read the
-        body of the request" does not state "use the `Body` parameter" - case-folded, it had."""
-        names = {m.strip() for m in CODE.findall(sentence) if _NAME.match(m.strip()) and not m.strip().islower()}
-        if not names:
-            return True
-        raw: list[str] = []
-        for index, start, end in spans:  # a record's lines all share its one number: positions() gives them all
-            lines, text = self._lines[index], self.sources[index].text.split("\n")
-            cited = lines.positions(start, end)
-            raw += [text[k] for k in {*cited, *(f for k in cited for f in lines.frames[k])}]
-        held = " ".join(raw)
-        return all(re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", held) for name in names)
-
-    def _version_owner_held(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
-        """A version number the sentence gives a name ("the version of uv", "Python 3.10") is that name's: the
-        cited lines, the lines within OWNER_LINES of them, their headings or their page's title must say the
-        name. The lines pinning FastAPI's `0.112.0` state no version of uv."""
-        name = version_owner(sentence)
-        if name is None or not VERSION_NUMBER.search(sentence):
-            return True
-        for index, start, end in spans:
-            e, lines = self.sources[index], self._lines[index]
-            near = [k for k, n in enumerate(lines.numbers) if start - OWNER_LINES <= n <= end + OWNER_LINES]
-            framing = {f for k in near for f in lines.frames[k]}
-            if names_word(
-                " ".join([e.title, *e.heading_path, *(self._raw[index][k] for k in {*near, *framing})]), name
-            ):
-                return True
-        return False
-
-    def _changes_a_unit(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
-        """A number the sentence reads in one unit that the cited lines state only in another: "keeps messages
-        15 天" cited to "当 15 秒内没有任何消息时". A number the lines state without a unit is not judged."""
-        said = number_units(sentence)
-        if not said:
-            return False
-        cited = " ".join(
-            self._lines[index].texts[k] for index, start, end in spans for k in self._lines[index].positions(start, end)
-        )
-        stated = number_units(cited)
-        return any((n, u) not in stated and any(m == n for m, _ in stated) for n, u in said)

@@ -1,0 +1,131 @@
+"""The guards a claim's window passes besides holding the sentence's values: what it repeats from the question is
+near the cited lines, a name written as code is written so there, a version belongs to the name it is given, a
+number keeps its unit. `ClaimChecker` (claims.py) runs them on the windows it chose."""
+
+from __future__ import annotations
+
+import re
+
+from kb_agent.agent.claim_terms import (
+    CODE,
+    OWNER_LINES,
+    VERSION_NUMBER,
+    checkable,
+    content_terms,
+    names_word,
+    number_units,
+    version_owner,
+)
+from kb_agent.agent.evidence_lines import TERM_FLOOR, EvidenceLines, sibling_says_more
+from kb_agent.text.tokenize import has_cjk
+from kb_agent.tools.base import Evidence
+
+PREMISE_LINES = 5  # the question's words a sentence repeats must be this close to its cited lines
+SECTION_LINES = 30  # a name the question gave may be introduced this far above or below, on the same page
+_NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # an identifier written as code: `Body`, `fastapi.FastAPI`
+
+
+class ClaimGuards:
+    """The checks on a chosen window; the checker holds the sources, their read lines and the question's terms."""
+
+    sources: list[Evidence]
+    question_terms: set[str]
+    _lines: list[EvidenceLines]
+    _raw: list[list[str]]
+
+    def _premise_held(self, sentence: str, restated: set[str], spans: list[tuple[int, int, int]]) -> bool:
+        """What a sentence repeats from the question must be in the evidence it cites: "the version that added
+        Kafka support is 0.70.0" is not stated by a release header that never mentions Kafka, nor "`status_code`
+        returns only the values explicitly set" by a line about `status_code` alone. Names: anywhere in the
+        cited items; the question's words: at TERM_FLOOR within PREMISE_LINES of the cited lines (same language
+        only), and not rather in a sibling list item - "`Cache-Control: no-cache` is set to prevent buffering" is
+        not stated by the item that sets it "to prevent caching" when the next item says "to prevent buffering"."""
+        acronyms = {a.lower() for a in re.findall(r"\b[A-Z]{2,5}\b", sentence)}  # HTML, JSON: common nouns here
+        if not all(self._named_near(item, spans) for item in restated - acronyms):
+            return False
+        words = content_terms(sentence) & self.question_terms
+        zh = has_cjk(sentence)
+        near: set[str] = set()
+        compared = False
+        for index, start, end in spans:
+            lines = self._lines[index]
+            if lines.zh != zh:
+                continue
+            compared = True
+            cited = lines.positions(start, end)
+            near = near.union(
+                lines.page_terms, *lines.line_terms[max(0, cited[0] - PREMISE_LINES) : cited[-1] + 1 + PREMISE_LINES]
+            )
+        if not words or not compared:
+            return True  # nothing restated, or only other-language evidence: words cannot be compared
+        plain = words - content_terms(" ".join(checkable(sentence)))  # names frame the items, they state nothing
+        for index in {index for index, _, _ in spans}:
+            lines = self._lines[index]
+            cited_here = {k for i, start, end in spans if i == index for k in lines.positions(start, end)}
+            if lines.zh == zh and sibling_says_more(lines, cited_here, plain):
+                return False
+        return len(words & near) / len(words) >= TERM_FLOOR
+
+    def _named_near(self, item: str, spans: list[tuple[int, int, int]]) -> bool:
+        """A name the sentence repeats from the question is in a cited item, or on a line of evidence from the
+        same page within SECTION_LINES of the cited lines: the section that introduces `CORSMiddleware` a dozen
+        lines above its `max_age` line. A release header 900 lines from the Kafka note does not qualify."""
+        for index, start, end in spans:
+            if item in self._lines[index].whole:
+                return True
+            path = self.sources[index].path
+            for other, lines in enumerate(self._lines):
+                if (
+                    other != index
+                    and self.sources[other].path == path
+                    and any(
+                        item in text and max(start - n, n - end) <= SECTION_LINES
+                        for n, text in zip(lines.numbers, lines.texts, strict=True)
+                    )
+                ):
+                    return True
+        return False
+
+    def _code_case_held(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
+        """A name the sentence writes as code with capitals (`Body`, `CORSMiddleware`) is a name in code: the
+        cited lines (or the list item or heading framing them) must write it so. The word "body" in "Read the
+        body of the request" does not state "use the `Body` parameter" - case-folded, it had."""
+        names = {m.strip() for m in CODE.findall(sentence) if _NAME.match(m.strip()) and not m.strip().islower()}
+        if not names:
+            return True
+        raw: list[str] = []
+        for index, start, end in spans:  # a record's lines all share its one number: positions() gives them all
+            lines, text = self._lines[index], self.sources[index].text.split("\n")
+            cited = lines.positions(start, end)
+            raw += [text[k] for k in {*cited, *(f for k in cited for f in lines.frames[k])}]
+        held = " ".join(raw)
+        return all(re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", held) for name in names)
+
+    def _version_owner_held(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
+        """A version number the sentence gives a name ("the version of uv", "Python 3.10") is that name's: the
+        cited lines, the lines within OWNER_LINES of them, their headings or their page's title must say the
+        name. The lines pinning FastAPI's `0.112.0` state no version of uv."""
+        name = version_owner(sentence)
+        if name is None or not VERSION_NUMBER.search(sentence):
+            return True
+        for index, start, end in spans:
+            e, lines = self.sources[index], self._lines[index]
+            near = [k for k, n in enumerate(lines.numbers) if start - OWNER_LINES <= n <= end + OWNER_LINES]
+            framing = {f for k in near for f in lines.frames[k]}
+            if names_word(
+                " ".join([e.title, *e.heading_path, *(self._raw[index][k] for k in {*near, *framing})]), name
+            ):
+                return True
+        return False
+
+    def _changes_a_unit(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
+        """A number the sentence reads in one unit that the cited lines state only in another: "keeps messages
+        15 天" cited to "当 15 秒内没有任何消息时". A number the lines state without a unit is not judged."""
+        said = number_units(sentence)
+        if not said:
+            return False
+        cited = " ".join(
+            self._lines[index].texts[k] for index, start, end in spans for k in self._lines[index].positions(start, end)
+        )
+        stated = number_units(cited)
+        return any((n, u) not in stated and any(m == n for m, _ in stated) for n, u in said)
