@@ -790,7 +790,18 @@ def test_a_question_of_multi_step_shape_asks_the_router_as_before(settings, docs
     assert "probe_first" not in answer.route and script.roles[:2] == ["route", "plan"]
 
 
-@pytest.mark.parametrize("rule", [True, False], ids=["probed_steps_skipped", "control_router_first"])
+def _steps_script(span: str, synth: str) -> ByRole:
+    """A model for a question of rule steps: a complex route, the step's span, one planned query, the answer."""
+    return ByRole(
+        route=route(complexity="complex"),
+        extract=json.dumps({"span": span}),
+        plan=json.dumps({"queries": ["the question's words"], "calls": []}),
+        grade=fit_grades(0.9),
+        synth=synth,
+    )
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["probed_no_router", "control_router_first"])
 def test_a_relative_clause_its_own_search_covers_takes_no_router_or_step_call(settings, docs, monkeypatch, rule):
     """dev24 t2406 "What HTTP status code can you return for a file that will be processed in the background?"
     took the router, a step extraction and the answer (3 calls, 16-22 s on a CPU) for a line the question's own
@@ -800,13 +811,7 @@ def test_a_relative_clause_its_own_search_covers_takes_no_router_or_step_call(se
 
     if not rule:  # rule steps went to the router first, as before
         monkeypatch.setattr(analyze_and_route, "is_comparison", lambda query: True)
-    script = ByRole(
-        route=route(complexity="complex"),
-        extract=json.dumps({"span": "HTTPException"}),
-        plan=json.dumps({"queries": ["error raised item missing"], "calls": []}),
-        grade=fit_grades(0.9),
-        synth="Raise HTTPException with status_code 404 [1].",
-    )
+    script = _steps_script("HTTPException", "Raise HTTPException with status_code 404 [1].")
     engine, _ = make_engine(settings, docs, script, route_by_shape=True, auto_approve_max_items=0)
     answer = engine.answer_query("Who raised the error that the status_code 404 reports when an item is missing?")
     assert "HTTPException" in answer.answer
@@ -818,13 +823,7 @@ def test_a_relative_clause_its_own_search_covers_takes_no_router_or_step_call(se
 def test_a_relative_clause_its_own_search_does_not_cover_asks_the_router_after_its_steps(settings, docs):
     """A weak first hop (no passage holds most of the question): the rule's steps run in the probe round, then the
     router decides, as a question of multi-step shape always did."""
-    script = ByRole(
-        route=route(complexity="complex"),
-        extract=json.dumps({"span": "Mars"}),
-        plan=json.dumps({"queries": ["director film shot"], "calls": []}),
-        grade=fit_grades(0.9),
-        synth="I could not find this.",
-    )
+    script = _steps_script("Mars", "I could not find this.")
     engine, _ = make_engine(settings, docs, script, route_by_shape=True, auto_approve_max_items=0)
     answer = engine.answer_query("Which country is the director of the film that was shot in Leland from?")
     assert "route" in script.roles and answer.route["decided_by"].endswith("after_probe")
