@@ -10,8 +10,8 @@ removed. Cross-lingual sentences (a Chinese answer over English lines) are held 
 A value counts only on a line about what the sentence is about (not under a sibling list item that names
 other code), one window never joins two sibling list items, and a sentence stitched from several windows
 keeps each value in its own clause's words. What is compared: `claim_terms.py`; how an evidence item's lines
-and list structure are read, and its windows: `evidence_lines.py`; a stated default: `claim_defaults.py`; the guards a chosen window
-passes (premise, code case, a version's owner, a unit): `claim_guards.py`.
+and list structure are read, and its windows: `evidence_lines.py`; a stated default: `claim_defaults.py`; the
+guards a chosen window passes (premise, code case, a version's owner, a unit): `claim_guards.py`.
 """
 
 from __future__ import annotations
