@@ -10,6 +10,7 @@ import pytest
 
 from conftest import evidence_under
 from kb_agent.agent import extractive, reasons
+from kb_agent.agent.evidence_units import units_of
 from kb_agent.agent.extractive import extractive_sentences
 
 _evidence = evidence_under
@@ -105,3 +106,63 @@ def test_a_line_pointing_back_to_the_kind_asked_gives_the_name_before_it(monkeyp
 def test_gai_opens_by_pointing_back_but_not_as_should():
     assert reasons.refers_back("该工具会帮助你自动修改大部分需要变更的代码。")
     assert not reasons.refers_back("该如何声明请求体？")
+
+
+@pytest.mark.parametrize(
+    ("question", "search"),
+    [
+        ("Which file makes the app directory a Python package in the bigger application example?", False),
+        ("Which file explains how to deploy?", True),
+        ("Which file contains the settings docs?", True),
+        ("Which file has the OAuth2 tutorial?", True),
+        ("Which page compares FastAPI with Flask and Django?", True),
+    ],
+)
+def test_which_file_doing_something_asks_about_content_not_for_a_search(question, search):
+    """dev27 t2701 listed three pages: "Which file makes the app directory a Python package?" asks what a file
+    does (`app/__init__.py`); a file that explains, contains or has something is a file search."""
+    from kb_agent.agent.rules import route_by_rules
+
+    routed = route_by_rules(question)
+    assert (routed is not None and routed[1] == "file_discovery") is search
+
+
+FRONTEND_ZH = "\n\n".join(
+    [
+        "你也可以为缺失的前端路径提供一个静态 `404.html` 页面：",
+        "如果你不想为缺失的前端路径提供 fallback 文件，请使用 `fallback=None`：",
+        "{* ../../docs_src/frontend/tutorial004_py310.py hl[6] *}",
+        "这样，缺失的前端路径会返回普通的 `404`。",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["code_naming_intro_is_antecedent", "control_any_intro_skipped"])
+def test_a_line_introducing_an_example_with_the_code_to_use_is_what_a_later_line_points_to(monkeypatch, rule):
+    """dev27 z2703 (怎样让缺失的前端路径返回普通的 404？) quoted "这样，缺失的前端路径会返回普通的 `404`" without what
+    "这样" (this way) is: "请使用 `fallback=None`：", a line introducing an example, was never an antecedent. A
+    line that only opens an example ("This would be similar to:") still is none."""
+    if not rule:
+        monkeypatch.setattr(reasons, "_line_before", _old_line_before)
+    units = units_of(0, _evidence(FRONTEND_ZH, "zh/tutorial/frontend.md", ["前端", "禁用 Fallback"], 99))
+    this_way = next(u for u in units if u.text.startswith("这样"))
+    before = reasons.antecedent(this_way, units)
+    assert (before is not None and "fallback=None" in before.text) is rule
+    # what an example shows is not the way given before it: "If you do that" after "… use it in `response_class`:"
+    shown = units_of(
+        0, _evidence("Or use it in `response_class`:\n\nIf you do that, return the URL.", "a.md", ["A"], 1)
+    )
+    assert reasons.antecedent(shown[-1], shown) is None
+
+
+def _old_line_before(unit, units):
+    """reasons._line_before as it was: no line ending in a colon is an antecedent."""
+    at = unit.position - 1
+    while at >= 0 and units[at].aside and not unit.aside and units[at].heading == unit.heading:
+        at -= 1
+    if at < 0:
+        return None
+    before = units[at]
+    if before.heading != unit.heading or before.note or before.text.rstrip().endswith((":", "：")):
+        return None
+    return before

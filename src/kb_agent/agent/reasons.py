@@ -196,9 +196,19 @@ def _line_before(unit: Unit, units: list[Unit]) -> Unit | None:
     if at < 0:
         return None
     before = units[at]
-    if before.heading != unit.heading or before.note or _introduces(before):
+    if before.heading != unit.heading or before.note or (_introduces(before) and not _way_given(unit, before)):
         return None
     return before
+
+
+# "这样，缺失的前端路径会返回普通的 `404`" (this way, …) goes on from the way given before the example: "…请使用
+# `fallback=None`：". Other openings past an example point to what the example shows, and "This would be similar
+# to:" says nothing itself.
+_THIS_WAY = re.compile(r"^(?:这样|这么做|如此|(?:in )?(?:this|that) way\b)", re.I)
+
+
+def _way_given(unit: Unit, before: Unit) -> bool:
+    return bool(_THIS_WAY.match(unit.text)) and "`" in before.text
 
 
 def _introduces(unit: Unit) -> bool:

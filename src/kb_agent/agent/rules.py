@@ -144,6 +144,10 @@ _FILE_DISCOVERY_RE = re.compile(
     r"|\bwhich(?: (?!(?:do|does|did|is|are|was|were|can|could|should|would|will|has|have)\b)[\w-]+){0,2} "
     r"(?:files?|pages?|documents?|docs?|guides?)\b(?! ?names?\b)"
     rf"(?! (?:{_AUXILIARY})\b(?![^?]*\b(?:{_DOCUMENTING})))"
+    # "Which file makes the app directory a Python package?" asks what the file does (`__init__.py`); a file
+    # that explains, covers, contains or has something is a search, and a page doing anything is ("compares")
+    rf"(?!(?:(?<=file)|(?<=files)) (?!(?:{_AUXILIARY}|is|was|has)\b|{_DOCUMENTING}|contain|hold|give|provid|defin)"
+    r"[a-z]+s\b)"
     r"|\bwhich section of the (?:docs|documentation)\b"
     r"|\bwhere (?:can|do|should|could) (?:i|we) (?:read|learn)(?: more)? about\b"
     r"|\bwhere (?:is|are) [\w\s`.-]{1,40} documented\b"
