@@ -143,7 +143,7 @@ def test_a_line_introducing_an_example_with_the_code_to_use_is_what_a_later_line
     "这样" (this way) is: "请使用 `fallback=None`：", a line introducing an example, was never an antecedent. A
     line that only opens an example ("This would be similar to:") still is none."""
     if not rule:
-        monkeypatch.setattr(reasons, "_line_before", _old_line_before)
+        monkeypatch.setattr(reasons, "_way_given", lambda unit, before: False)
     units = units_of(0, _evidence(FRONTEND_ZH, "zh/tutorial/frontend.md", ["前端", "禁用 Fallback"], 99))
     this_way = next(u for u in units if u.text.startswith("这样"))
     before = reasons.antecedent(this_way, units)
@@ -153,16 +153,3 @@ def test_a_line_introducing_an_example_with_the_code_to_use_is_what_a_later_line
         0, _evidence("Or use it in `response_class`:\n\nIf you do that, return the URL.", "a.md", ["A"], 1)
     )
     assert reasons.antecedent(shown[-1], shown) is None
-
-
-def _old_line_before(unit, units):
-    """reasons._line_before as it was: no line ending in a colon is an antecedent."""
-    at = unit.position - 1
-    while at >= 0 and units[at].aside and not unit.aside and units[at].heading == unit.heading:
-        at -= 1
-    if at < 0:
-        return None
-    before = units[at]
-    if before.heading != unit.heading or before.note or before.text.rstrip().endswith((":", "：")):
-        return None
-    return before
