@@ -104,6 +104,11 @@ def tool_exec(state: AgentState, config) -> AgentState:
             # simple, those two asking two things (docs/benchmarks.md, stop 41) - 3-5 s of waiting for a route
             update["route"] = {**route, "complexity": "simple"}
             update["fast_paths"] = [ctx.fast_path("rule_route", "probe_weak_one_lookup", state["query"])]
+        elif ctx.settings.weak_probe_router == "multi_step" and _rule_steps_ran(state["query"], step_plan, trace):
+            # a weak first hop whose rule steps have run: the multi-step search the router would start is done,
+            # and the router called 28 of 30 such multi-hop questions simple (docs/benchmarks.md, stop 46)
+            update["route"] = {**route, "complexity": "simple"}
+            update["fast_paths"] = [ctx.fast_path("rule_route", "probe_weak_steps_ran", state["query"])]
         return update  # a weak one of a multi-step shape: the router decides now (route_after_tool_exec)
     if route.get("complexity") == "simple":
         update["fast_paths"] = [ctx.fast_path("simple_skip_grading", "simple_route", state["query"])]
@@ -114,6 +119,14 @@ def _router_may_split(query: str) -> bool:
     """A multi-step shape, a comparison or two questions in one: the router's steps or sub-questions may find
     what one search did not."""
     return question_shape(query) == "multi_step" or is_comparison(query) or asks_two_things(query)
+
+
+def _rule_steps_ran(query: str, step_plan: dict | None, trace: list[dict] | None) -> bool:
+    """A rule (not a guessed bridge) read the question's steps and they ran; it compares nothing and asks one
+    thing (the router's sub-questions would split those)."""
+    ran = bool(trace) and not all(step.get("skipped") for step in trace or [])
+    ruled = bool(step_plan) and (step_plan or {}).get("rule") != "bridge_entity"
+    return ran and ruled and not is_comparison(query) and not asks_two_things(query)
 
 
 def one_lookup(trace: list[dict]) -> list[dict]:
