@@ -106,7 +106,7 @@ def tool_exec(state: AgentState, config) -> AgentState:
             update["fast_paths"] = [ctx.fast_path("rule_route", "probe_weak_one_lookup", state["query"])]
         elif ctx.settings.weak_probe_router == "multi_step" and _rule_steps_ran(state["query"], step_plan, trace):
             # a weak first hop whose rule steps have run: the multi-step search the router would start is done,
-            # and the router called 28 of 30 such multi-hop questions simple (docs/benchmarks.md, stop 46)
+            # and the router called all 34 such multi-hop questions measured simple (docs/benchmarks.md, stop 46)
             update["route"] = {**route, "complexity": "simple"}
             update["fast_paths"] = [ctx.fast_path("rule_route", "probe_weak_steps_ran", state["query"])]
         return update  # a weak one of a multi-step shape: the router decides now (route_after_tool_exec)
