@@ -95,7 +95,7 @@ class ClaimGuards:
             return True
         raw: list[str] = []
         for index, start, end in spans:  # a record's lines all share its one number: positions() gives them all
-            lines, text = self._lines[index], self.sources[index].text.split("\n")
+            lines, text = self._lines[index], self._raw[index]
             cited = lines.positions(start, end)
             raw += [text[k] for k in {*cited, *(f for k in cited for f in lines.frames[k])}]
         held = " ".join(raw)

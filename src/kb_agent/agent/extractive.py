@@ -218,7 +218,8 @@ def rank(
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
             held[t] = max(held.get(t, 0.0), HEADING * c)
-        for before in _pointed_to(unit, per_source[index]):  # "This parameter doesn't create …": `tokenUrl`'s
+        pointed = _pointed_to(unit, per_source[index])
+        for before in pointed:  # "This parameter doesn't create …": `tokenUrl`'s
             for t, c in term_credits(before.terms, before.text, asked).items():
                 held[t] = max(held.get(t, 0.0), POINTED_TO * c)
         if code_asked and (block := code_after(unit, sources[index])):
@@ -275,7 +276,7 @@ def rank(
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             # a subject name in code is code: `fastapi` is the module to import from, **FastAPI** the product
             given = {n for n in names if n not in everywhere or f"`{n}" in unit.text}
-            if not given and points_to_kind(unit.text, kind) and (pointed := _pointed_to(unit, per_source[index])):
+            if not given and pointed and points_to_kind(unit.text, kind):
                 # "该工具会帮助你自动修改…" after "你可以使用 … [`bump-pydantic`]": the tool named before (quoted with it)
                 given = {
                     n for n in new_names(LINK_TARGET.sub("]", pointed[0].text), question, kind) if n not in everywhere
