@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.state import AgentState, GradeAction
+from kb_agent.agent.step_rules import GUESSED_BRIDGE
 
 PROMPT = """You grade evidence for a question. For each numbered passage give a relevance score from 0 to 1:
 1 = states facts that answer (part of) the question, 0.5 = related background, 0 = unrelated.
@@ -134,7 +135,7 @@ def _steps_resolved(plan: dict, trace: list[dict]) -> bool:
     grading call (with its refine round) would spend more model calls than the question has steps (issue 12: at
     most 2 + the steps). Independent sub-questions and a guessed bridge are graded as before."""
     # a bridge guessed in front of the question ("#1 <question>", rule bridge_entity) is no reading of it
-    chained = plan.get("rule") != "bridge_entity" and any(re.search(r"#\d", s) for s in (plan.get("steps") or [])[1:])
+    chained = plan.get("rule") != GUESSED_BRIDGE and any(re.search(r"#\d", s) for s in (plan.get("steps") or [])[1:])
     if not chained or len(trace) < 2 or trace[-1].get("skipped"):
         return False
     return all(step.get("answer") for step in trace[:-1])

@@ -18,6 +18,8 @@ _RELATIVE = re.compile(
 )
 # lower-case particles inside a name: "Cynfyn ap Gwersytan", "Ludwig van Beethoven", "Osama bin Laden"
 NAME_PARTICLES = "of|the|de|la|le|da|di|du|del|der|den|van|von|ap|bin|ibn|al|and|for|&"
+# the rule of a bridge guessed in front of a question whose shape no rule read ("#1 <question>"): no reading of it
+GUESSED_BRIDGE = "bridge_entity"
 _ENTITY = rf"(?:[A-Z][\w.&'-]*|\"[^\"]+\")(?:\s+(?:(?:{NAME_PARTICLES})\s+)*[A-Z][\w.&'-]*)*"
 # "the director of film Wild Horses", "the author of the novel Lucy Crown": the kind of work before its name
 _KIND = r"(?:(?:the\s+)?(?:film|movie|song|album|single|novel|book|poem|play|opera|show|series|game|band|company)\s+)?"
@@ -101,7 +103,7 @@ def decompose(question: str) -> StepPlan | None:
     if has_cjk(text) or len(text.split()) < 5:
         return None
     plan = _two_steps(text)
-    return _nested(plan) if plan and plan.rule != "bridge_entity" else plan
+    return _nested(plan) if plan and plan.rule != GUESSED_BRIDGE else plan
 
 
 def has_bridge_shape(question: str) -> bool:
@@ -169,7 +171,7 @@ def _two_steps(text: str) -> StepPlan | None:
         )
     if question_shape(text) != "simple" and not is_comparison(text):
         # not plainly one lookup, no shape found: the question's own passages may name its bridge
-        return StepPlan([text, f"#1 {text}"], "bridge_entity")
+        return StepPlan([text, f"#1 {text}"], GUESSED_BRIDGE)
     return None
 
 

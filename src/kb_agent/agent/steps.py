@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from kb_agent.agent.context import AgentContext
 from kb_agent.agent.evidence_units import terms
 from kb_agent.agent.question_terms import key_terms
-from kb_agent.agent.step_rules import NAME_PARTICLES, StepPlan, substitute
+from kb_agent.agent.step_rules import GUESSED_BRIDGE, NAME_PARTICLES, StepPlan, substitute
 from kb_agent.tools.base import Evidence
 from kb_agent.tools.tasks import TaskRequest
 
@@ -220,7 +220,7 @@ def run_steps(
             break
         # a shape the rules could not read costs no model call: its bridge is picked by rule
         picks = extract_step_answer(
-            ctx, queries[0], [e.text for e in found[:3]], question, model=model and plan.rule != "bridge_entity"
+            ctx, queries[0], [e.text for e in found[:3]], question, model=model and plan.rule != GUESSED_BRIDGE
         )
         record["answer"] = picks[0] if picks else None
         if len(picks) > 1:

@@ -24,7 +24,7 @@ from kb_agent.agent.question_terms import key_terms
 from kb_agent.agent.rules import FILE_QUESTION_WORDS, asks_identity, small_talk_reply
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
-from kb_agent.agent.step_rules import has_bridge_shape
+from kb_agent.agent.step_rules import GUESSED_BRIDGE, has_bridge_shape
 from kb_agent.agent.vocabulary import unknown_terms
 from kb_agent.governance.errors import Unavailable
 from kb_agent.llm.base import LLMError
@@ -288,7 +288,7 @@ def _final_step(state: AgentState) -> FinalStep | None:
     bridges = [b for b in (trace[-2].get("answer"), trace[-2].get("alternate")) if b]
     if not bridges:
         return None
-    return FinalStep(trace[-1]["query"], (state.get("step_plan") or {}).get("rule") != "bridge_entity", bridges)
+    return FinalStep(trace[-1]["query"], (state.get("step_plan") or {}).get("rule") != GUESSED_BRIDGE, bridges)
 
 
 def _empty(said: str | None) -> bool:

@@ -8,7 +8,7 @@ from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.coverage import strong_first_hop
 from kb_agent.agent.shape import asks_two_things, question_shape
 from kb_agent.agent.state import AgentState
-from kb_agent.agent.step_rules import StepPlan, is_comparison
+from kb_agent.agent.step_rules import GUESSED_BRIDGE, StepPlan, is_comparison
 from kb_agent.agent.steps import run_steps
 from kb_agent.tools.base import Evidence
 from kb_agent.tools.tasks import TaskRequest
@@ -96,7 +96,7 @@ def tool_exec(state: AgentState, config) -> AgentState:
         if strong_first_hop(state["query"], intake.evidence, ctx.term_weights):
             # a strong first hop: the one lookup it turned out to be - no router, planner or grader call
             update["route"] = {**route, "complexity": "simple"}
-            if trace is not None and step_plan and step_plan["rule"] == "bridge_entity":
+            if trace is not None and step_plan and step_plan["rule"] == GUESSED_BRIDGE:
                 update["steps"] = one_lookup(trace)  # a rule's steps stand: the answer may be in the last hop
             update["fast_paths"] = [ctx.fast_path("rule_route", "probe_covered", state["query"])]
         elif ctx.settings.weak_probe_router == "multi_step" and not _router_may_split(state["query"]):
@@ -124,9 +124,10 @@ def _router_may_split(query: str) -> bool:
 def _rule_steps_ran(query: str, step_plan: dict | None, trace: list[dict] | None) -> bool:
     """A rule (not a guessed bridge) read the question's steps and they ran; it compares nothing and asks one
     thing (the router's sub-questions would split those)."""
-    ran = bool(trace) and not all(step.get("skipped") for step in trace or [])
-    ruled = bool(step_plan) and (step_plan or {}).get("rule") != "bridge_entity"
-    return ran and ruled and not is_comparison(query) and not asks_two_things(query)
+    if not step_plan or step_plan["rule"] == GUESSED_BRIDGE or not trace:
+        return False
+    ran = any(not step.get("skipped") for step in trace)
+    return ran and not is_comparison(query) and not asks_two_things(query)
 
 
 def one_lookup(trace: list[dict]) -> list[dict]:
