@@ -153,3 +153,53 @@ def test_a_line_introducing_an_example_with_the_code_to_use_is_what_a_later_line
         0, _evidence("Or use it in `response_class`:\n\nIf you do that, return the URL.", "a.md", ["A"], 1)
     )
     assert reasons.antecedent(shown[-1], shown) is None
+
+
+EXTRA_QUERY = "\n".join(
+    [
+        "If a client tries to send some **extra** data in the **query parameters**, they will receive an **error** "
+        "response.",
+        "",
+        "For example, if the client tries to send a `tool` query parameter with a value of `plumbus`, like:",
+        "",
+        "```http",
+        "https://example.com/items/?limit=10&tool=plumbus",
+        "```",
+        "",
+        "They will receive an **error** response telling them that the query parameter `tool` is not allowed:",
+        "",
+        "```json",
+        "{",
+        '    "detail": [',
+        "        {",
+        '            "type": "extra_forbidden",',
+        '            "loc": ["query", "tool"],',
+        '            "msg": "Extra inputs are not permitted",',
+        "        }",
+        "    ]",
+        "}",
+        "```",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["a_key_of_the_kind_gives_one", "control_prose_first"])
+def test_a_line_setting_the_kind_asked_as_a_key_answers_which_of_it(monkeypatch, rule):
+    """dev28 t2808 (What error type comes back when a client sends a query parameter that the model forbids?):
+    the prose line naming `tool` and `plumbus` outranked `"type": "extra_forbidden",`, the only line that says
+    which type."""
+    if not rule:
+        monkeypatch.setattr(extractive, "keys_kind", lambda text, kind: False)
+    sources = [_evidence(EXTRA_QUERY, "query-param-models.md", ["Query Parameter Models", "Forbid Extra"], 37)]
+    question = "What error type comes back when a client sends a query parameter that the model forbids?"
+    found = extractive_sentences(question, sources, weights=_weights, max_sentences=1)
+    assert ("extra_forbidden" in found[0].text) is rule
+
+
+def test_a_key_is_of_the_kind_only_as_the_key_of_a_pair():
+    from kb_agent.agent.name_kinds import keys_kind
+
+    assert keys_kind('"type": "extra_forbidden",', "type")
+    assert keys_kind('media_type="text/html"', "type") and keys_kind("type: string", "type")
+    assert not keys_kind("The type of the response is a string.", "type")
+    assert not keys_kind('"loc": ["query", "tool"],', "type")

@@ -282,6 +282,18 @@ def test_a_two_character_word_jieba_only_guessed_is_no_key_term(monkeypatch):
     assert "时用" in extractive.key_terms("测试时用哪个属性覆盖依赖项？")
 
 
+def test_a_chinese_question_word_jieba_keeps_whole_in_a_question_is_no_key_term(monkeypatch):
+    """dev28 z2805: "在哪种版本更新中…" keeps 哪种 whole, but the stop list analysed it alone (哪 / 种), so the rare
+    哪种 weighed as a key term no passage holds and the question was refused with its answer found."""
+    import kb_agent.agent.extractive as extractive
+
+    question = "FastAPI 在哪种版本更新中加入 breaking changes 和新功能？"
+    assert "哪种" not in extractive.key_terms(question) and "版本" in extractive.key_terms(question)
+    analysed_only = frozenset(t for t in question_terms.QUESTION_TERMS if t != "哪种")
+    monkeypatch.setattr(question_terms, "QUESTION_TERMS", analysed_only)  # control: the words analysed only
+    assert "哪种" in extractive.key_terms(question)
+
+
 def test_the_pronoun_one_is_no_key_term(monkeypatch):
     """ "a different one" says nothing the answer must hold; as a key term absent from the passage it weighed as
     much as a rare word and the question was refused with the answer in its evidence."""
@@ -549,6 +561,8 @@ def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
         "帮了大忙的那个中间件叫什么？",
         "今天的部署怎么样？",
         "最近怎么样才能升级 Pydantic？",
+        "Thanks for the help with CORS, what is max_age?",
+        "Thanks for that, which port does it use?",
     ],
 )
 def test_questions_that_open_with_small_talk_are_questions(question):
@@ -599,6 +613,9 @@ def test_questions_that_open_with_small_talk_are_questions(question):
         # stop 37's held-out set (dev13)
         "你好呀，今天过得怎么样？",
         "最近还好吗",
+        # stop 47's held-out set (dev28): thanks with an intensifier before what it thanks for
+        "Hey, thanks a lot for the help earlier!",
+        "Thanks for helping me today",
     ],
 )
 @pytest.mark.parametrize("with_model", [False, True])

@@ -935,3 +935,28 @@ def test_a_sentence_on_a_name_the_question_ties_to_its_anchor_is_on_the_question
     other = CheckedAnswer([GET_OPENAPI], question, anchors=["get_openapi"])
     (unasked,) = split_sentences("You can pass `app.routes` to it [1].")  # a name the question does not say
     assert other.add(unasked) == "" and other.claims[0].off_question
+
+
+VERSIONS_ZH = _evidence(
+    "## 关于Starlette { #about-starlette }\n\n你不应该固定`starlette`的版本。\n\n"
+    "不同版本的 **FastAPI** 将使用特定的较新版本的 Starlette。",
+    "zh/versions.md",
+    75,
+)
+
+
+STARLETTE_ZH = [  # the name is background: half the sources say it
+    _evidence("**FastAPI** 站在 Starlette 和 Pydantic 的肩膀之上。", "zh/index.md", 10),
+    _evidence("使用 **FastAPI** 编写测试非常简单（感谢 Starlette）。", "zh/testing.md", 3),
+]
+
+
+def test_a_short_chinese_line_quoted_word_for_word_is_a_quote(monkeypatch):
+    """dev28 z2804 (我应该固定 starlette 的版本吗？): the line, 19 characters, fell under the 20 a quote needs, and
+    with every word in the question nothing else could show it was stated: the answer became a refusal."""
+    question = "我应该固定 starlette 的版本吗？"
+    sources = [VERSIONS_ZH, *STARLETTE_ZH]
+    quoted = _check(sources, question, "你不应该固定`starlette`的版本。")
+    assert quoted.supported and quoted.citations == ["zh/versions.md:L77-77"]
+    monkeypatch.setattr(claims, "_CJK_CHAR", re.compile(r"(?!)"))  # control: characters counted as letters
+    assert not _check(sources, question, "你不应该固定`starlette`的版本。").supported

@@ -53,6 +53,7 @@ _END = ".!?。！？:：;；"
 _HALF_CHARS = 12  # each half of a quote around a left-out example
 ITEM_MARK = re.compile(r"\n- ")  # the items of a list an extractive answer quotes with the line introducing it
 _ACRONYM = re.compile(r"[A-Z]{2,5}s?")  # HTML, JSON: common nouns here, not what a sentence is about
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 @dataclass
@@ -368,7 +369,8 @@ class ClaimChecker(ClaimGuards):
     def _quoted(self, sentence: str, order: list[int]) -> list[tuple[int, int, int]]:
         """A sentence the sources state word for word is cited to the lines it was taken from."""
         wanted = normalise(ITEM_MARK.sub(" ", sentence)).rstrip(_END).strip()  # a quoted list: its lines
-        if len(wanted) < 20:
+        # a Chinese character says about what two Latin letters do: "你不应该固定`starlette`的版本" is a sentence
+        if len(wanted) + len(_CJK_CHAR.findall(wanted)) < 20:
             return []
         # a sentence quoted around the example that breaks it: its halves in order, the example between
         halves = [half.strip() for half in wanted.split(f" {normalise(EXAMPLE_GAP)} ")]

@@ -29,6 +29,7 @@ from kb_agent.agent.name_kinds import (
     asked_kind,
     console_line,
     instances_of,
+    keys_kind,
     lists_instances,
     new_names,
     points_to_kind,
@@ -67,6 +68,7 @@ from kb_agent.text.tokenize import (
 from kb_agent.tools.base import Evidence
 
 NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outranks those that do not
+KEYED_BONUS = 0.2  # ... and a line setting a key of that kind (`"type": …`) outranks prose that names others
 # a name written in a quarter or more of the knowledge base's passages names its subject ("FastAPI" in the
 # FastAPI docs), never the class or module asked for (an IDF of log(1 + 4), as the engine's term weights count)
 SUBJECT_NAME = math.log(1 + 4)
@@ -291,6 +293,8 @@ def rank(
                 unit.score += NAME_BONUS
             if named and says_kind(unit.text, kind):
                 unit.score += 0.1  # "The recommended algorithm is "Argon2"": the name and the kind asked for
+            if named and keys_kind(unit.text, kind):
+                unit.score += KEYED_BONUS  # "What error type …?": `"type": "extra_forbidden",` sets one
             if plural and len(given) > 1:
                 unit.score += 0.1  # "Which HTTP methods …?": "use one of: `POST`, `PUT`, `DELETE` or `PATCH`"
         found.append(unit)

@@ -120,6 +120,14 @@ def points_to_kind(text: str, kind: str) -> bool:
     return bool(re.match(rf"(?:this|that|these|those|such)\s+{kind}s?\b", text, re.I))
 
 
+def keys_kind(text: str, kind: str) -> bool:
+    """The line sets the kind asked as a key: `"type": "extra_forbidden",` answers "What error type …?", and so
+    do `media_type="text/html"` and `type: string` - the value beside the key is a thing of that kind."""
+    if has_cjk(kind):
+        return False
+    return bool(re.match(rf"""\s*["']?(?:\w+[_-])?{kind}["']?\s*[:=]\s*\S""", text, re.I))
+
+
 def says_kind(text: str, kind: str) -> bool:
     if kind in ("package", "包") and _SAYS_PACKAGE.search(text):
         return True

@@ -23,7 +23,9 @@ _FRAME = (
     # the Chinese question words jieba keeps whole: "多少" is in no answer
     "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔"  # 每隔多少秒: "how often"
 )
-QUESTION_TERMS = frozenset(tokenize(" ".join([*QUESTION_WORDS, *FUNCTION_WORDS]) + " " + _FRAME))
+# a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"
+_WORDS = [*QUESTION_WORDS, *FUNCTION_WORDS, *_FRAME.split()]
+QUESTION_TERMS = frozenset(tokenize(" ".join(_WORDS))) | frozenset(w for w in _WORDS if has_cjk(w))
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
 
 

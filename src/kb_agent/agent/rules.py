@@ -30,8 +30,9 @@ _ZH_FAREWELL = r"再见|拜拜|回头见|下次见|就这些|没有了|没别的
 _EN_PHRASE = (
     r"(?:hi|hello|hey|hiya|yo|howdy|greetings|sup|wassup|(?:good )?(?:morning|afternoon|evening)|good (?:night|day)|"
     r"(?:i'?m|i am) new(?: here)?|(?:good|nice|great) to (?:see|meet) you|pleased to meet you|"
-    r"(?:thanks?|thank (?:u|ya))(?: you)?(?: (?:so|very) much)?(?: again)?"
-    r"(?: for (?:your|the|all the) help| for everything)?|thx|thanx|ty|tysm|cheers|"
+    r"(?:thanks?|thank (?:u|ya))(?: you)?(?: (?:so|very) much| a lot| a ton| a bunch)?(?: again)?"
+    r"(?: for (?:(?:your|the|all the|all your) (?:help|time|support|patience|answers?)|everything|that|this|helping(?: me| us)?))?"
+    r"|thx|thanx|ty|tysm|cheers|"
     r"thank you kindly|much appreciated|(?:i )?appreciate (?:it|that|your help|the help)|"
     r"(?:that|this|it) (?:answers|answered) (?:my question|it)|"
     rf"{_EN_FAREWELL}|"
@@ -42,7 +43,7 @@ _EN_PHRASE = (
     r"(?:that|this|it|you)(?: really)? (?:helped|helps|worked|works)(?: a lot)?|"
     r"(?:that|this|it)(?:'s| is| was) (?:very |really |so )?(?:helpful|great|useful|perfect)|"
     r"(?:very |really )?helpful|you(?:'?re| are) (?:great|helpful|awesome|a lifesaver)|you saved (?:me|my day))"
-    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|me|for me|for us))*"
+    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|earlier|before|me|for me|for us))*"
 )
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
 # "今天过得怎么样", "最近还好吗": how are you
