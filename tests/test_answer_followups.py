@@ -203,3 +203,27 @@ def test_a_key_is_of_the_kind_only_as_the_key_of_a_pair():
     assert keys_kind('media_type="text/html"', "type") and keys_kind("type: string", "type")
     assert not keys_kind("The type of the response is a string.", "type")
     assert not keys_kind('"loc": ["query", "tool"],', "type")
+
+
+REQUIRED_NONE_ZH = "\n\n".join(
+    [
+        "### 必填，但可以为 `None` { #required-can-be-none }",
+        "你可以声明一个参数可以接收 `None`，但它仍然是必填的。这将强制客户端必须发送一个值，即使该值是 `None`。",
+        "为此，你可以声明 `None` 是有效类型，但不声明默认值：",
+        "{* ../../docs_src/query_params_str_validations/tutorial006c_an_py310.py hl[9] *}",
+        "## 查询参数列表 / 多个值 { #query-parameter-list-multiple-values }",
+        "当你用 `Query` 显式地定义查询参数时，你还可以声明它接收一个值列表，换句话说，接收多个值。",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["to_do_that_gives_the_way", "control_colon_line_offers_none"])
+def test_a_line_saying_how_to_do_what_the_line_before_states_offers_the_way(monkeypatch, rule):
+    """dev29 z2911 (怎样让一个查询参数可以接收 None，但仍然是必填的？): "为此，你可以声明 `None` 是有效类型，但不声明
+    默认值：" ends with a colon before its example, so it was read as introducing code without saying the way, and
+    the next section's "你还可以声明它接收一个值列表" was quoted instead."""
+    if not rule:
+        monkeypatch.setattr(extractive, "_FOR_THE_GOAL", re.compile(r"(?!)"))
+    sources = [_evidence(REQUIRED_NONE_ZH, "zh/query-params-str-validations.md", ["查询参数和字符串校验"], 223)]
+    found = extractive_sentences("怎样让一个查询参数可以接收 None，但仍然是必填的？", sources, weights=_weights)
+    assert any("不声明默认值" in s.text for s in found) is rule

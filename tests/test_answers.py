@@ -268,6 +268,9 @@ def test_a_line_in_the_other_language_gets_no_full_credit_for_words_it_cannot_ho
     assert "Strawberry" in best
     monkeypatch.setattr(extractive, "UNREADABLE", 1.0)  # control: the unreadable words count as held
     monkeypatch.setattr(extractive, "ECHOED", 1.0)  # even where the Chinese line says the names it shares
+    # and 一起 (together, a numeral to jieba) at its own weight: capped, the words the English line cannot hold weigh
+    # too little for the credit it gets for them to matter
+    monkeypatch.setattr(question_terms, "_framing_capped", lambda weight: weight)
     assert "Strawberry" not in extractive_sentences(question, sources, max_sentences=1, weights=rarity)[0].text
 
 
@@ -282,16 +285,31 @@ def test_a_two_character_word_jieba_only_guessed_is_no_key_term(monkeypatch):
     assert "时用" in extractive.key_terms("测试时用哪个属性覆盖依赖项？")
 
 
-def test_a_chinese_question_word_jieba_keeps_whole_in_a_question_is_no_key_term(monkeypatch):
-    """dev28 z2805: "在哪种版本更新中…" keeps 哪种 whole, but the stop list analysed it alone (哪 / 种), so the rare
-    哪种 weighed as a key term no passage holds and the question was refused with its answer found."""
+def test_a_chinese_which_word_jieba_keeps_whole_is_no_key_term(monkeypatch):
+    """dev28 z2805 ("在哪种版本更新中…") and dev29 z2904 ("用哪条命令…"): jieba keeps 哪种 and 哪条 whole, the stop
+    list had neither, and each, rare, weighed as a key term no passage holds: both were refused with the answer
+    found."""
     import kb_agent.agent.extractive as extractive
 
-    question = "FastAPI 在哪种版本更新中加入 breaking changes 和新功能？"
-    assert "哪种" not in extractive.key_terms(question) and "版本" in extractive.key_terms(question)
-    analysed_only = frozenset(t for t in question_terms.QUESTION_TERMS if t != "哪种")
-    monkeypatch.setattr(question_terms, "QUESTION_TERMS", analysed_only)  # control: the words analysed only
-    assert "哪种" in extractive.key_terms(question)
+    cases = [("FastAPI 在哪种版本更新中加入 breaking changes 和新功能？", "哪种"), ("用哪条命令部署？", "哪条")]
+    for question, word in cases:
+        assert word not in extractive.key_terms(question)
+    monkeypatch.setattr(question_terms, "WHICH_ZH", "\0")  # control: only the listed question words
+    monkeypatch.setattr(question_terms, "QUESTION_TERMS", question_terms.QUESTION_TERMS - {"哪种"})
+    assert "哪条" in extractive.key_terms("用哪条命令部署？")
+    assert "哪种" in extractive.key_terms("FastAPI 在哪种版本更新中加入 breaking changes 和新功能？")
+
+
+def test_a_chinese_pronoun_or_numeral_weighs_no_more_than_the_commonest_content_word(monkeypatch):
+    """dev29 x2903 (为什么多个 worker 进程会各自占用一份内存？): 各自 (each) and 一份 (a copy), rare in the docs,
+    outweighed 进程 and 内存, which the answering line says, and the question was refused. Kept as key terms:
+    "每个操作的 operation_id …" (dev25) is answered by the line that says 每个操作."""
+    stats = {"各自": 6.0, "一份": 5.5, "进程": 2.5, "内存": 3.5}
+    weights = question_terms.rarity(set(stats), [], lambda asked: stats)
+    assert weights["各自"] == weights["一份"] == 2.5 and weights["内存"] == 3.5
+    assert "每个" in question_terms.key_terms("每个操作的 operation_id 必须满足什么要求？")
+    monkeypatch.setattr(question_terms, "_framing_capped", lambda weight: weight)  # control
+    assert question_terms.rarity(set(stats), [], lambda asked: stats)["各自"] == 6.0
 
 
 def test_the_pronoun_one_is_no_key_term(monkeypatch):
@@ -616,6 +634,9 @@ def test_questions_that_open_with_small_talk_are_questions(question):
         # stop 47's held-out set (dev28): thanks with an intensifier before what it thanks for
         "Hey, thanks a lot for the help earlier!",
         "Thanks for helping me today",
+        # dev29
+        "Cheers, that was really useful!",
+        "嗨，你能做些什么？",
     ],
 )
 @pytest.mark.parametrize("with_model", [False, True])

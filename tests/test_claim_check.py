@@ -743,6 +743,37 @@ def test_a_method_asked_about_is_named_by_its_own_name(anchor, kept):
     assert bool(checked.add(sentence)) is kept and checked.claims[0].off_question is not kept
 
 
+ENTRYPOINT = _evidence(
+    "如果你的代码结构如下：\n\n```\n.\n├── backend\n│   ├── main.py\n│   ├── __init__.py\n```\n\n"
+    '那么你可以将 `entrypoint` 设置为：\n\n```toml\n[tool.fastapi]\nentrypoint = "backend.main:app"\n```',
+    "zh/fastapi-cli.md",
+    78,
+)
+
+
+@pytest.mark.parametrize(
+    ("anchor", "rule", "kept"),
+    [
+        ("backend/main.py", True, True),
+        ("backend/main.py", False, False),  # control: a path named only as written
+        ("backend/app.py", True, False),  # neither `backend.app` nor a tree listing app.py
+        ("frontend/main.py", True, False),
+    ],
+)
+def test_a_path_asked_about_is_named_by_its_module_or_a_tree_listing_it(monkeypatch, anchor, rule, kept):
+    """dev29 z2902 (代码放在 backend/main.py 里时，entrypoint 应该设置成什么？): the page writes the path as a
+    tree and as the module `backend.main`, never "backend/main.py", so the quoted `entrypoint = …` line was
+    off the question and the answer refused."""
+    from kb_agent.agent import citations
+
+    if not rule:
+        monkeypatch.setattr(citations, "_path_named", lambda said, anchor: False)
+    question = f"代码放在 {anchor} 里时，entrypoint 应该设置成什么？"
+    checked = citations.CheckedAnswer([ENTRYPOINT], question, anchors=[anchor])
+    (sentence,) = split_sentences('entrypoint = "backend.main:app" [1]')
+    assert bool(checked.add(sentence)) is kept
+
+
 SPEC_STUDY = _evidence(
     "## Investigation\n"
     "Before even starting to code **FastAPI**, the author spent several months studying the specs for OpenAPI,"
@@ -960,3 +991,51 @@ def test_a_short_chinese_line_quoted_word_for_word_is_a_quote(monkeypatch):
     assert quoted.supported and quoted.citations == ["zh/versions.md:L77-77"]
     monkeypatch.setattr(claims, "_CJK_CHAR", re.compile(r"(?!)"))  # control: characters counted as letters
     assert not _check(sources, question, "你不应该固定`starlette`的版本。").supported
+
+
+MAX_LENGTH = _evidence(  # query-params-str-validations.md, the lines as they are
+    "## Add `Query` to `Annotated` in the `q` parameter { #add-query-to-annotated-in-the-q-parameter }\n"
+    "\n"
+    "Now that we have this `Annotated` where we can put more information (in this case some additional"
+    " validation), add `Query` inside of `Annotated`, and set the parameter `max_length` to `50`:\n"
+    "\n"
+    "{* ../../docs_src/query_params_str_validations/tutorial002_an_py310.py hl[9] *}\n"
+    "\n"
+    "Notice that the default value is still `None`, so the parameter is still optional.\n"
+    "\n"
+    "But now, having `Query(max_length=50)` inside of `Annotated`, we are telling FastAPI that we want"
+    " it to have **additional validation** for this value, we want it to have maximum 50 characters. 😎\n"
+    "\n"
+    "/// tip\n"
+    "\n"
+    "Here we are using `Query()` because this is a **query parameter**. Later we will see others like"
+    " `Path()`, `Body()`, `Header()`, and `Cookie()`, that also accept the same arguments as `Query()`.\n"
+    "\n"
+    "///\n"
+    "\n",
+    "query-params-str-validations.md",
+    64,
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["value_of_the_subject_said", "control_any_value_passes"])
+def test_a_model_sentence_giving_a_value_to_the_question_subject_cites_lines_about_it(rule):
+    """dev29 u2903 (What is the maximum length of a regular expression pattern that Query accepts?, never said):
+    the model answered "… a regular expression pattern … is 50 characters [1]" cited to `Query(max_length=50)`,
+    whose lines never speak of a pattern; the 50 and the other words were there, so it passed."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    question = "What is the maximum length of a regular expression pattern that Query accepts?"
+    subjects = {"regular", "express", "pattern"} if rule else set()
+    query_pages = [  # Query on most pages found: the name frames the sentence, its premise is not checked
+        _evidence("You can also declare `Query` parameters with `Annotated`.", "query-params.md", 12),
+        _evidence("`Query`, `Path` and others are functions that return classes.", "params.md", 30),
+    ]
+    checked = CheckedAnswer([MAX_LENGTH, *query_pages], question, subjects=subjects)
+    (sentence,) = split_sentences(
+        "The maximum length of a regular expression pattern that Query accepts is 50 characters [1]."
+    )
+    assert bool(checked.add(sentence, written=True)) is not rule
+    ok = CheckedAnswer([MAX_LENGTH, *query_pages], "What is the maximum length of q?", subjects={"length"})
+    (kept,) = split_sentences("The maximum length of q is 50 characters [1].")
+    assert ok.add(kept, written=True)  # the lines say what the value is of

@@ -45,6 +45,16 @@ def _method_named(said: str, anchor: str) -> bool:
     return len(name) >= 4 and name.isalpha() and re.search(rf"\b{re.escape(name)}\b", said) is not None
 
 
+def _path_named(said: str, anchor: str) -> bool:
+    """`backend/main.py` asked about: the module it is to Python (`backend.main`), or a tree listing the folder
+    and the file on the lines around ("├── backend", "│   ├── main.py"), names it as much as the path does."""
+    folders, _, file = anchor.rpartition("/")
+    if not folders or "." not in file:
+        return False
+    module = f"{folders}/{file.rsplit('.', 1)[0]}".replace("/", ".")
+    return holds(said, module) or all(holds(said, part) for part in [*folders.split("/"), file] if part)
+
+
 class CheckedAnswer:
     """Builds an answer sentence by sentence. `add` returns the text to show for a sentence ("" when the
     sentence was removed), so the checked answer can be streamed as it is written."""
@@ -150,7 +160,9 @@ class CheckedAnswer:
         if not self.anchors:
             return True
         said = normalise(self._around(claim))
-        if any(holds(said, anchor) or _method_named(said, anchor) for anchor in self.anchors):
+        if any(
+            holds(said, anchor) or _method_named(said, anchor) or _path_named(said, anchor) for anchor in self.anchors
+        ):
             return True
         return self._tied_in_section(claim) or self._goes_on(claim)
 
@@ -197,8 +209,13 @@ class CheckedAnswer:
         MongoDB change streams?" from release notes that never mention MongoDB."""
         zh = has_cjk(claim.sentence)
         subjects = {t for t in self.subjects if has_cjk(t) == zh}  # words of the other language cannot be compared
-        if not subjects or self._own_items(claim.sentence):
+        if not subjects:
             return True
+        if self._own_items(claim.sentence):
+            # a value is of the subject the sentence gives it: "The maximum length of a regular expression
+            # pattern that Query accepts is 50 characters" cited to `Query(max_length=50)`, lines about no pattern
+            repeated = subjects & set(tokenize(claim.sentence))
+            return not repeated or bool(repeated & set(tokenize(self._around(claim, with_sentence=False))))
         return bool(subjects & set(tokenize(self._around(claim))))
 
     def _own_items(self, sentence: str) -> set[str]:
@@ -216,12 +233,12 @@ class CheckedAnswer:
         found = (name for groups in _NAMED.findall(without_markers(claim.sentence)) for name in groups if name)
         return any(name.lower() not in asked for name in found)
 
-    def _around(self, claim: Claim) -> str:
+    def _around(self, claim: Claim, with_sentence: bool = True) -> str:
         """The sentence, the lines of its citations (ANCHOR_REACH either side) and the headings they sit under:
         a section's heading names what its lines are about, as the extractive ranking reads them."""
         near = [_span_text(self.sources[i], a - ANCHOR_REACH, b + ANCHOR_REACH) for i, a, b in claim.spans]
         sections = {section_of(self.sources[i], a) for i, a, _ in claim.spans}
-        return " ".join([claim.sentence, *near, *sorted(sections)])
+        return " ".join([claim.sentence if with_sentence else "", *near, *sorted(sections)])
 
     def add_file(self, index: int) -> str:
         """A file-discovery answer line: the file's path and title, cited to its first lines. The index itself

@@ -13,7 +13,7 @@ from kb_agent.agent.answer_types import asked_types
 from kb_agent.agent.evidence_units import Unit, terms
 from kb_agent.agent.extractive import COVERAGE, rank
 from kb_agent.agent.question_terms import Weights, comparable_terms, key_terms, rarity, term_credits
-from kb_agent.text.tokenize import has_cjk, tokenize
+from kb_agent.text.tokenize import has_cjk, tokenize, zh_tag
 from kb_agent.tools.base import Evidence
 
 Held = Callable[[set[str]], set[str]]  # terms -> those some passage the caller may read holds
@@ -140,11 +140,18 @@ def holds_the_rest(question: str, unheard: set[str], sources: list[Evidence]) ->
     return bool(asked) and _coverage(question, asked, dict.fromkeys(asked, 1.0), sources)[1] >= 1.0
 
 
+# a Chinese verb, adverb or adjective is wording as a plain English word is: 续期 (renew) where the pages say 更新
+_WORDING_TAGS = frozenset({"v", "vn", "vd", "vg", "vi", "a", "ad", "an", "d"})
+
+
 def still_unknown(question: str, unknown: set[str], sources: list[Evidence]) -> set[str]:
     """The question's words no page writes (`vocabulary`), less the asker's own wording: a plain English word
-    ("carry", "risky", "keyboard") is not a thing the documents lack when one source holds every other key term.
-    A name the question writes (Kerberos) or a Chinese word (调度器) stays unknown."""
+    ("carry", "risky", "keyboard") or a Chinese verb ("续期") is not a thing the documents lack when one source
+    holds every other key term. A name the question writes (Kerberos) or a Chinese noun (调度器) stays unknown."""
     named = named_terms(question)
-    if unknown and not any(has_cjk(t) or t in named for t in unknown) and holds_the_rest(question, unknown, sources):
-        return set()
-    return unknown
+    thing = [t for t in unknown if t in named or (has_cjk(t) and zh_tag(t) not in _WORDING_TAGS)]
+    if not unknown or thing:
+        return unknown
+    # the rest: the question's names and nouns; its other verbs are wording too (借助 beside 续期)
+    wording = {t for t in key_terms(question) if has_cjk(t) and zh_tag(t) in _WORDING_TAGS}
+    return set() if holds_the_rest(question, unknown | wording, sources) else unknown

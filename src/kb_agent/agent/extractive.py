@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from kb_agent.agent import answer_types
 from kb_agent.agent.claim_terms import OWNER_LINES, names_word, version_owner
-from kb_agent.agent.definitions import asks_name, defines, gives_name
+from kb_agent.agent.definitions import FOR_THAT, asks_name, defines, gives_name
 from kb_agent.agent.evidence_units import (
     LINK_TARGET,
     Unit,
@@ -104,6 +104,9 @@ _ASKS_MEANS = re.compile(
     r"^\s*how (?:can|could|should|would|to)\b|^\s*how (?:do|does) (?:i|we|you|one|someone|users?)\b|如何|怎么|怎样",
     re.I,
 )
+# "为此，你可以声明 `None` 是有效类型，但不声明默认值：" (to do that, …:) says the way itself before its example: the
+# line before it states the goal, the example only shows it
+_FOR_THE_GOAL = re.compile(rf"{FOR_THAT.pattern}|^to do (?:that|this|so)\b", re.I)
 _OFFERS_MEANS = re.compile(
     r"\byou (?:can|could|may|need to|have to|should|just)\b(?! not\b| only\b)|^(?:use|to|just|simply)\b|\bby using\b"
     r"|你?可以|只需|使用|通过",
@@ -254,7 +257,11 @@ def rank(
         elif (
             means
             and _OFFERS_MEANS.search(unit.text)
-            and (not unit.text.rstrip().endswith((":", "：")) or _new_code(unit.text, question))
+            and (
+                not unit.text.rstrip().endswith((":", "："))
+                or _new_code(unit.text, question)
+                or _FOR_THE_GOAL.match(unit.text)
+            )
             and not _only_able(unit.text, question)
         ):  # a line introducing an example offers a way when it names the code to use
             unit.score += MEANS_BONUS

@@ -3,13 +3,14 @@ rules and the refusals weigh. A term counts by its rarity in the knowledge base.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import re
 from collections.abc import Callable
 
 from kb_agent.agent.evidence_units import Unit, terms
-from kb_agent.text.tokenize import FUNCTION_WORDS, QUESTION_WORDS, guessed_word, has_cjk, tokenize
+from kb_agent.text.tokenize import FUNCTION_WORDS, QUESTION_WORDS, guessed_word, has_cjk, tokenize, zh_tag
 
 # words that shape a question without saying what it is about
 _FRAME = (
@@ -26,6 +27,8 @@ _FRAME = (
 # a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"
 _WORDS = [*QUESTION_WORDS, *FUNCTION_WORDS, *_FRAME.split()]
 QUESTION_TERMS = frozenset(tokenize(" ".join(_WORDS))) | frozenset(w for w in _WORDS if has_cjk(w))
+# 哪 + a measure word (哪条, 哪种, 哪款 …) asks which: jieba keeps each whole, and no list could name them all
+WHICH_ZH = "哪"
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
 
 
@@ -37,10 +40,19 @@ KIND_OF = re.compile(
 _KIND_WORDS = frozenset(tokenize("kind kinds type types sort sorts 类型 种类"))
 
 
+# a Chinese pronoun or numeral (各自 each, 一份 a copy, 多个 several, 这些 these) frames a question as "each",
+# "several" do: "为什么多个 worker 进程会各自占用一份内存？" is answered by "多个进程通常不共享任何内存" without them
+_FRAMING_TAGS = frozenset({"r", "m", "mq", "q"})
+
+
+def _pointing_or_counting(term: str) -> bool:
+    return has_cjk(term) and zh_tag(term) in _FRAMING_TAGS
+
+
 def key_terms(question: str) -> set[str]:
     """The question's content words (what it asks about), without the words that only make it a question.
     An identifier counts once: `max_age`, not also `max` and `age`."""
-    asked = terms(question) - QUESTION_TERMS
+    asked = {t for t in terms(question) - QUESTION_TERMS if not t.startswith(WHICH_ZH)}
     if KIND_OF.search(question):
         asked -= _KIND_WORDS
     parts: set[str] = set()
@@ -97,10 +109,23 @@ Weights = Callable[[set[str]], dict[str, float]]  # term -> weight (rarity in th
 def rarity(asked: set[str], units: list[Unit], weights: Weights | None) -> dict[str, float]:
     """How much each key term counts: its rarity in the knowledge base (BM25's document frequencies), else
     among the evidence units. "fastapi" in the FastAPI docs counts little, "worker" a lot."""
+    found: dict[str, float] | None = None
     if weights is not None:
-        try:
-            return {t: max(0.0, w) for t, w in weights(asked).items()}
-        except Exception:  # statistics are a refinement; the evidence's own counts serve without them
-            pass
-    count = len(units) or 1
-    return {t: math.log(1 + count / (1 + sum(1 for u in units if t in u.terms))) for t in asked}
+        with contextlib.suppress(Exception):  # statistics are a refinement; the evidence's own counts serve without
+            found = {t: max(0.0, w) for t, w in weights(asked).items()}
+    if found is None:
+        count = len(units) or 1
+        found = {t: math.log(1 + count / (1 + sum(1 for u in units if t in u.terms))) for t in asked}
+    return _framing_capped(found)
+
+
+def _framing_capped(weight: dict[str, float]) -> dict[str, float]:
+    """A framing word (`_pointing_or_counting`) counts no more than the question's commonest content word:
+    rare as 各自 is, it says nothing the answer must ("多个进程通常不共享任何内存" answers "…各自占用一份内存").
+    Kept, not dropped: "每个操作的 operation_id …" is answered by the line that says 每个操作."""
+    framing = {t for t in weight if _pointing_or_counting(t)}
+    content = [w for t, w in weight.items() if t not in framing]
+    if not framing or not content:
+        return weight
+    floor = min(content)
+    return {t: min(w, floor) if t in framing else w for t, w in weight.items()}

@@ -157,7 +157,7 @@ def contrast_after(unit: Unit, units: list[Unit]) -> Unit | None:
 # the section's subject more often than the line's
 _REFERS_BACK = re.compile(
     r"^(?:that|this|these|those|such)\b(?!\s*(?:is|are)\s+(?:how|where|what|when|why|a|an|the)\b)"
-    r"|^in (?:that|this|such a) case\b|^for (?:that|this)\b|^if (?:you do (?:this|that)|so)\b|^(?:这|那|此|为此)"
+    r"|^in (?:that|this|such a) case\b|^(?:for|to do) (?:that|this)\b|^if (?:you do (?:this|that)|so)\b|^(?:这|那|此|为此)"
     r"|^该(?![如怎])",  # "该工具会帮助你…" (this tool); not "该如何" (how should)
     re.I,
 )

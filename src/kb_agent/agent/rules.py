@@ -17,7 +17,7 @@ _EN_IDENTITY = (
     r"(?:can|could) you tell me (?:what you (?:do|are|can do)|about yourself)"
 )
 _ZH_IDENTITY = (
-    r"你是谁|您是谁|你能做什么|你可以做什么|你会做什么|你叫什么(?:名字)?|(?:请)?(?:介绍一下|介绍下)(?:你自己|自己)|"
+    r"你是谁|您是谁|(?:你|您)(?:能|可以|会)(?:帮我)?做(?:些|点)?什么|你叫什么(?:名字)?|(?:请)?(?:介绍一下|介绍下)(?:你自己|自己)|"
     r"你是(?:机器人|真人|人工智能|AI)吗|我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么|(?:你|您)是哪位"
 )
 # closing a conversation ("ok that's all for now, bye!"): small talk, and what a farewell reply answers

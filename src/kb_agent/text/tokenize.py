@@ -110,6 +110,16 @@ def cut_chinese(text: str) -> list[str]:
     return list(_get_jieba().cut(text))
 
 
+def zh_tag(word: str) -> str | None:
+    """The part of speech jieba's dictionary gives a Chinese word (n noun, v verb, vn verbal noun, r pronoun, m
+    numeral …), None for a word it lacks. Read from the dictionary, not the sentence: a question's own cut may
+    differ from a page's."""
+    import jieba.posseg
+
+    _get_jieba()
+    return jieba.posseg.dt.word_tag_tab.get(word)
+
+
 def guessed_word(word: str) -> bool:
     """A two-character Chinese "word" jieba's dictionary lacks: its HMM glued two characters that only met in
     this sentence ("测试时用" -> 测试 / 时用). Not a word a passage will repeat."""
