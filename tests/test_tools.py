@@ -272,6 +272,28 @@ def test_a_file_question_lists_the_file_whose_title_says_what_it_asks_first(engi
     assert ("— OpenAPI 回调 [1]" in first) is ranked  # the title, shown since the cited lines are its own
 
 
+@pytest.mark.parametrize("read", [True, False], ids=["title_and_passage", "control_title_first"])
+def test_a_file_question_about_a_fact_lists_the_file_whose_passage_says_it(engine, tmp_path, monkeypatch, read):
+    """dev29 f2901 (Where do the docs explain why each worker process uses its own memory?) listed the page whose
+    title says "Workers", found for a passage that only lists "Memory", above the deployment concepts page that
+    explains it: a file question about a fact is answered by what the passage says as much as by the title."""
+    import kb_agent.agent.synthesize as synthesize
+
+    root = tmp_path / "docs"
+    write(root / "server-workers.md", "# Server Workers\n\nRun several worker processes.\n\n* Replication\n* Memory\n")
+    write(
+        root / "concepts.md",
+        "# Deployments Concepts\n\n## Memory per Process\n\nMultiple processes don't share any memory: each worker "
+        "process has its own variables and memory.\n",
+    )
+    engine.index([root])
+    if not read:
+        monkeypatch.setattr(synthesize, "PASSAGE_SHARE", 0.0)
+    answer = engine.answer_query("Where do the docs explain why each worker process uses its own memory?")
+    first = answer.answer.split("\n")[1]
+    assert ("concepts.md" in first) is read
+
+
 def test_a_listed_file_shows_its_title_only_where_the_cited_lines_do():
     from kb_agent.agent.citations import CheckedAnswer
     from kb_agent.tools.base import Evidence
