@@ -1039,3 +1039,25 @@ def test_a_model_sentence_giving_a_value_to_the_question_subject_cites_lines_abo
     ok = CheckedAnswer([MAX_LENGTH, *query_pages], "What is the maximum length of q?", subjects={"length"})
     (kept,) = split_sentences("The maximum length of q is 50 characters [1].")
     assert ok.add(kept, written=True)  # the lines say what the value is of
+
+
+def test_a_model_sentence_giving_a_name_is_not_held_to_the_question_subject_words():
+    """dev12 z1203 with the model (FastAPI 的作者最终决定使用哪个库来处理数据校验？): "…决定使用 Pydantic 处理数据
+    校验" cited to the features page's Pydantic lines, which never say 作者 (the author) or 决定 (decided). A name
+    is checked as a name; the subject rule is for numbers, which a sentence can pin on the wrong thing."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    features = _evidence(
+        "### Pydantic 特性\n\n**FastAPI** 完全兼容且基于 **Pydantic**。所有数据校验都由 **Pydantic** 处理。",
+        "zh/features.md",
+        119,
+    )
+    others = [
+        _evidence("**FastAPI** 站在 Starlette 和 Pydantic 的肩膀之上。", "zh/index.md", 10),
+        _evidence("你可以用 Pydantic 模型声明请求体。", "zh/body.md", 3),
+    ]
+    checked = CheckedAnswer(
+        [features, *others], "FastAPI 的作者最终决定使用哪个库来处理数据校验？", subjects={"作者", "决定", "最终"}
+    )
+    (sentence,) = split_sentences("FastAPI 的作者最终决定使用 Pydantic 处理数据校验[1]。")
+    assert checked.add(sentence, written=True)

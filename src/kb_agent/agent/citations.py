@@ -211,8 +211,10 @@ class CheckedAnswer:
         subjects = {t for t in self.subjects if has_cjk(t) == zh}  # words of the other language cannot be compared
         if not subjects:
             return True
-        if self._own_items(claim.sentence):
-            # a value is of the subject the sentence gives it: "The maximum length of a regular expression
+        if own := self._own_items(claim.sentence):
+            if not any(re.search(r"\d", item) for item in own):
+                return True  # a name it gives ("… decided to use Pydantic") is checked as a name
+            # a number is of the subject the sentence gives it: "The maximum length of a regular expression
             # pattern that Query accepts is 50 characters" cited to `Query(max_length=50)`, lines about no pattern
             repeated = subjects & set(tokenize(claim.sentence))
             return not repeated or bool(repeated & set(tokenize(self._around(claim, with_sentence=False))))
