@@ -10,13 +10,9 @@ import tantivy
 
 from kb_agent.governance.access import PUBLIC_TAG, AccessFilter
 from kb_agent.store.records import Chunk
-from kb_agent.text.tokenize import query_weights, tokenize
+from kb_agent.text.tokenize import tokenize
 
 _WRITER_HEAP = 128_000_000
-
-
-def _weighted(query: tantivy.Query, weight: float) -> tantivy.Query:
-    return query if weight == 1.0 else tantivy.Query.boost_query(query, weight)
 
 
 def _schema() -> tantivy.Schema:
@@ -132,13 +128,10 @@ class LexicalIndex:
         return held
 
     def search(self, query: str, k: int, access: AccessFilter) -> list[tuple[int, float]]:
-        weights = query_weights(query)
-        if not weights:
+        terms = list(dict.fromkeys(tokenize(query)))
+        if not terms:
             return []
-        should = [
-            (tantivy.Occur.Should, _weighted(tantivy.Query.term_query(self.schema, "body", t), w))
-            for t, w in weights.items()
-        ]
+        should = [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "body", t)) for t in terms]
         text_query = tantivy.Query.boolean_query(should)
         if access.restricted:
             acl_query = tantivy.Query.const_score_query(

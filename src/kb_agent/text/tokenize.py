@@ -95,29 +95,6 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
-def query_weights(text: str) -> dict[str, float]:
-    """A query's terms, each with the weight of the word it stands for in BM25. An identifier is analysed into
-    its whole and its parts (`WebSockets` -> websockets, web, socket): the whole counts as a word and the parts
-    share one more, not one each - three terms for WebSockets had outweighed "Hug" in "Why can't Hug handle
-    WebSockets?". A term two words give keeps the larger weight."""
-    weights: dict[str, float] = {}
-    for match in _RUN_RE.finditer(text):
-        run = match.group(0)
-        if _CJK_RE.match(run):
-            shares = [(w, 1.0) for w in _get_jieba().cut_for_search(run) if w and w not in ZH_STOPWORDS]
-        elif len(run) <= MAX_TOKEN_CHARS:
-            tokens = _word_tokens(run)
-            parts = tokens[1:]
-            shares = (
-                [(tokens[0], 1.0), *((t, 1.0 / len(parts)) for t in parts)] if parts else [(t, 1.0) for t in tokens]
-            )
-        else:
-            continue
-        for term, share in shares:
-            weights[term] = max(weights.get(term, 0.0), share)
-    return weights
-
-
 def has_cjk(text: str) -> bool:
     return bool(_CJK_RE.search(text))
 

@@ -20,7 +20,7 @@ from kb_agent.governance.access import AccessFilter
 from kb_agent.store.lexical import lexical_text
 from kb_agent.store.postgres.db import Database, acl_condition
 from kb_agent.store.records import Chunk
-from kb_agent.text.tokenize import query_weights, tokenize
+from kb_agent.text.tokenize import tokenize
 
 K1, B = 1.2, 0.75  # tantivy's defaults, so both backends rank alike
 # Impact-ordered pruning: postings read per query term (heaviest first), and candidates re-scored exactly.
@@ -95,14 +95,11 @@ class PostgresKeywordIndex:
         """Top-k chunks by BM25. Each query term contributes its `depth` heaviest visible postings (all of them
         for a term in fewer chunks: exact there); the best candidates by those partial sums are re-scored with
         their full weights. `depth=None` reads every posting (exhaustive: the reference in benchmarks)."""
-        shares: dict[int, float] = {}  # an identifier's parts share one word's weight (`query_weights`)
-        for term, share in query_weights(query).items():
-            shares[term_id(term)] = max(shares.get(term_id(term), 0.0), share)
-        ids = list(shares)
+        ids = list(dict.fromkeys(term_id(t) for t in tokenize(query)))
         if not ids:
             return []
         dfs, n = self._stats(ids)
-        weights = {t: idf(df, n) * shares[t] for t, df in dfs.items()}
+        weights = {t: idf(df, n) for t, df in dfs.items()}
         if not weights:
             return []
         vector = SparseVector(weights, DIMENSIONS)
