@@ -252,29 +252,3 @@ def test_without_tail_vectors_the_last_lines_are_invisible_to_dense_search(backe
         assert _dense_score(engine, "quokka ledger", "kb/notes.md") == 0.0
     finally:
         engine.close()
-
-
-@pytest.mark.parametrize("weighted", [True, False], ids=["identifier_one_word", "control_one_weight_per_term"])
-def test_an_identifier_counts_as_one_word_beside_a_name(store_engine, tmp_path, monkeypatch, weighted):
-    """dev26 c2602 "Why can't Hug handle WebSockets?": `WebSockets` is analysed into three terms (the whole and
-    web, socket), each weighing as a word, so pages about WebSockets outranked the Hug section, which writes
-    "Websockets" (another stem). The whole counts as one word and its parts share one more, in both backends."""
-    from kb_agent.store import lexical
-    from kb_agent.store.postgres import lexical as pg_lexical
-
-    if not weighted:
-        flat = lambda query: dict.fromkeys(lexical.tokenize(query), 1.0)  # noqa: E731
-        monkeypatch.setattr(lexical, "query_weights", flat)
-        monkeypatch.setattr(pg_lexical, "query_weights", flat)
-    root = tmp_path / "docs"
-    for i in range(3):
-        write(root / f"ws{i}.md", f"# WebSockets {i}\nYou can use WebSockets in FastAPI: endpoint {i} sends text.\n")
-    for i in range(30):
-        write(root / f"other{i}.md", f"# Topic {i}\nThis page is about settings number {i} and nothing else.\n")
-    write(
-        root / "hug.md",
-        "# Hug\nHug was one of the first frameworks with type hints. Hug was made by Timothy Crosley. As Hug is "
-        "based on WSGI, it could not handle Websockets.\n",
-    )
-    store_engine.index([root])
-    assert (_paths(store_engine, "Why can't Hug handle WebSockets?", k=1) == ["docs/hug.md"]) is weighted
