@@ -227,3 +227,42 @@ def test_a_line_saying_how_to_do_what_the_line_before_states_offers_the_way(monk
     sources = [_evidence(REQUIRED_NONE_ZH, "zh/query-params-str-validations.md", ["查询参数和字符串校验"], 223)]
     found = extractive_sentences("怎样让一个查询参数可以接收 None，但仍然是必填的？", sources, weights=_weights)
     assert any("不声明默认值" in s.text for s in found) is rule
+
+
+PROXY_HEADERS = "\n".join(
+    [
+        "This **proxy** would normally set some HTTP headers on the fly before transmitting the request to the "
+        "**application server**, to let the application server know that the request is being **forwarded**.",
+        "",
+        "The proxy headers are:",
+        "",
+        "* [X-Forwarded-For](https://developer.mozilla.org/en-US/docs/Web/HTTP/Reference/Headers/X-Forwarded-For)",
+        "* [X-Forwarded-Proto](https://developer.mozilla.org/en-US/docs/Web/HTTP/Reference/Headers/X-Forwarded-Proto)",
+        "",
+        "```mermaid",
+        "sequenceDiagram",
+        "    Proxy->>Server: HTTP Request<br/>X-Forwarded-For: [client IP]<br/>X-Forwarded-Proto: https",
+        "```",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["link_text_names_a_header", "control_code_only"])
+def test_a_header_named_by_a_link_text_answers_which_headers(monkeypatch, rule):
+    """dev30 t3005 (Which HTTP headers does a TLS termination proxy add …?): the list of `[X-Forwarded-For](…)`
+    links named no header (a header had to be code), so "This proxy would normally set some HTTP headers …",
+    which names none, was the answer."""
+    from kb_agent.agent import name_kinds
+
+    if not rule:
+        monkeypatch.setattr(name_kinds, "_HEADER_KINDS", frozenset())
+    sources = [_evidence(PROXY_HEADERS, "deployment/https.md", ["About HTTPS", "Proxy Forwarded Headers"], 197)]
+    question = "Which HTTP headers does a TLS termination proxy add to tell the app the request was forwarded?"
+    found = extractive_sentences(question, sources, weights=_weights, max_sentences=1)
+    assert ("X-Forwarded-For" in found[0].text) is rule
+
+
+def test_a_mermaid_diagram_is_no_answer():
+    units = units_of(0, _evidence(PROXY_HEADERS, "deployment/https.md", ["About HTTPS"], 197))
+    assert not any("sequenceDiagram" in u.text or "Proxy->>Server" in u.text for u in units)
+    assert any("X-Forwarded-Proto" in u.text for u in units)

@@ -226,6 +226,29 @@ def test_a_maximum_size_with_words_between_asks_for_a_number_and_a_release_is_no
     assert rank(question, [sized], weights=_weights)
 
 
+@pytest.mark.parametrize(
+    ("question", "text", "states"),
+    [
+        ("How many certificates can one domain request per week?", "One server can have several certificates.", False),
+        ("How many certificates can one domain request per week?", "A domain may get 50 certificates a week.", True),
+        ("How many certificates can one server have?", "One server can have several certificates.", True),
+        ("每周最多可以申请多少个证书？", "每个域名最多 50 个证书。", False),
+        ("每周最多可以申请多少个证书？", "每个域名每星期最多 50 个证书。", True),
+    ],
+    ids=["rate_no_unit", "rate_in_unit", "no_rate", "zh_rate_no_unit", "zh_rate_in_unit"],
+)
+def test_a_rate_asked_is_stated_only_in_its_unit(question, text, states):
+    """dev30 u3002 (How many certificates can one domain request from Let's Encrypt per week?, never said) was
+    answered with "one single server … several HTTPS certificates": "one" is a number, but not one per week."""
+    assert answer_types.states_each(answer_types.asked_types(question), text, question) is states
+
+
+def test_control_without_the_unit_check_any_number_states_a_rate(monkeypatch):
+    question = "How many certificates can one domain request per week?"
+    monkeypatch.setattr(answer_types, "_counts_in", lambda question, text: True)
+    assert answer_types.states_each(answer_types.asked_types(question), "One server, several certificates.", question)
+
+
 NOTE = """When you import `Query`, `Path` and others from `fastapi`, they are actually functions.
 
 That when called, return instances of classes of the same name.

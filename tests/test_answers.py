@@ -581,6 +581,7 @@ def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
         "最近怎么样才能升级 Pydantic？",
         "Thanks for the help with CORS, what is max_age?",
         "Thanks for that, which port does it use?",
+        "谢谢你的解答，CORS 怎么配置？",
     ],
 )
 def test_questions_that_open_with_small_talk_are_questions(question):
@@ -637,6 +638,8 @@ def test_questions_that_open_with_small_talk_are_questions(question):
         # dev29
         "Cheers, that was really useful!",
         "嗨，你能做些什么？",
+        # dev30
+        "谢谢你的耐心解答！",
     ],
 )
 @pytest.mark.parametrize("with_model", [False, True])

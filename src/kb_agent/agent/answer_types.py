@@ -84,15 +84,33 @@ def asked_types(question: str) -> list[int]:
     return [i for i, (asks, _) in enumerate(ANSWER_TYPES) if asks.search(question)]
 
 
+# a rate asked ("How many … per week?", "每秒多少…"): the line must count in that unit, not just say a number
+_RATE_EN = re.compile(r"\b(?:per|a|each|every) (second|minute|hour|day|week|month|year)\b", re.I)
+_RATE_ZH = re.compile(r"每(秒|分钟|小时|天|日|周|星期|月|年)")
+_UNIT_ZH = {"日": "[日天]", "天": "[日天]", "周": "(?:周|星期)", "星期": "(?:周|星期)"}
+
+
+def _counts_in(question: str, text: str) -> bool:
+    """Asked for a rate, the line says its unit ("week", "weekly", 每周); any line when none is asked."""
+    if unit := _RATE_EN.search(question):
+        return bool(re.search(rf"\b{unit.group(1)}", text, re.I))
+    if unit := _RATE_ZH.search(question):
+        return bool(re.search(_UNIT_ZH.get(unit.group(1), unit.group(1)), text))
+    return True
+
+
 def states_each(types: list[int], text: str, question: str) -> bool:
     """Does the line state each answer type asked (`asked_types`)? Versions of another product than the one
-    asked about, pull request numbers and link targets do not count; nor, asked for a number, a release."""
+    asked about, pull request numbers and link targets do not count; nor, asked for a number, a release, or,
+    asked for a rate, a number in no such unit."""
     if not types:
         return True
     stated = _REFERENCES.sub("", _foreign_versions(LINK_TARGET.sub("", text), question))
     for i in types:
         shape = ANSWER_TYPES[i][1]
         if not shape.search(_VERSION.sub(" ", stated) if shape is _NUMBER else stated):
+            return False
+        if shape is _NUMBER and not _counts_in(question, stated):
             return False
     return True
 

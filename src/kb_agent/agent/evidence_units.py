@@ -69,10 +69,14 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
     items: list[tuple[int, str]] = []  # the list items above this line: (indent, text)
     lead: Unit | None = None  # the line ending in ":" that the list being read follows
     aside = False
+    diagram = False  # a ```mermaid block draws a diagram: its lines ("Proxy->>Server: …<br/>…") state nothing
     for at, line in enumerate(lines):
         raw = line.strip()
         if raw.startswith(("```", "~~~")):
             fenced, lead = not fenced, None
+            diagram = fenced and raw.lstrip("`~").strip().lower() == "mermaid"
+            continue
+        if diagram:
             continue
         if raw.startswith("///") and not fenced:  # "/// tip" opens an admonition, a bare "///" closes it
             aside = raw != "///"

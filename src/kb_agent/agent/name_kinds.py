@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from kb_agent.agent.claim_terms import LINK_TARGET
 from kb_agent.text.tokenize import has_cjk
 
 _KINDS = (
@@ -85,6 +86,8 @@ def names(text: str, code_only: bool = False) -> set[str]:
 # an import statement names its module without backticks: "from fastapi.middleware.trustedhost import …"
 _IMPORTED_MODULE = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
 _MODULE_KINDS = frozenset({"module", "模块", "package", "包"})
+_HEADER_KINDS = frozenset({"header", "头"})
+_BARE_HEADER = re.compile(r"\b[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z0-9]*)+\b")  # X-Forwarded-For, Cache-Control
 
 
 def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
@@ -95,6 +98,8 @@ def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
     given = names(text, code_only=shape is not None)
     if kind in _MODULE_KINDS and (imported := _IMPORTED_MODULE.match(text)):
         given.add(imported.group(1) or imported.group(2))
+    if kind in _HEADER_KINDS:  # a header is named as written, or as a link's text: "[X-Forwarded-For](…)"
+        given |= set(_BARE_HEADER.findall(LINK_TARGET.sub("]", text)))
     return {
         name for name in given if name.lower().strip("()") not in asked and (shape is None or shape.fullmatch(name))
     }
