@@ -266,3 +266,17 @@ def test_a_mermaid_diagram_is_no_answer():
     units = units_of(0, _evidence(PROXY_HEADERS, "deployment/https.md", ["About HTTPS"], 197))
     assert not any("sequenceDiagram" in u.text or "Proxy->>Server" in u.text for u in units)
     assert any("X-Forwarded-Proto" in u.text for u in units)
+
+
+def test_a_phrase_with_hyphens_names_no_header():
+    """fq08 (What custom header does the middleware example add …?) had "… CORS configurations ([CORS
+    (Cross-Origin Resource Sharing)](cors.md)) …" quoted beside `X-Process-Time`: "Cross-Origin" opens a phrase."""
+    from kb_agent.agent.name_kinds import new_names
+
+    question = "What custom header does the middleware example add to responses?"
+    assert not new_names(
+        "add them to your [CORS (Cross-Origin Resource Sharing)](cors.md) configuration", question, "header"
+    )
+    assert new_names("* [X-Forwarded-For](https://developer.mozilla.org/X-Forwarded-For)", question, "header") == {
+        "X-Forwarded-For"
+    }

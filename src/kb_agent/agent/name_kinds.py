@@ -87,7 +87,8 @@ def names(text: str, code_only: bool = False) -> set[str]:
 _IMPORTED_MODULE = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
 _MODULE_KINDS = frozenset({"module", "模块", "package", "包"})
 _HEADER_KINDS = frozenset({"header", "头"})
-_BARE_HEADER = re.compile(r"\b[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z0-9]*)+\b")  # X-Forwarded-For, Cache-Control
+# X-Forwarded-For, Cache-Control; not a phrase's first words ("Cross-Origin Resource Sharing")
+_BARE_HEADER = re.compile(r"\b[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z0-9]*)+\b(?!\s+[A-Z])")
 
 
 def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
