@@ -312,6 +312,18 @@ def test_a_chinese_pronoun_or_numeral_weighs_no_more_than_the_commonest_content_
     assert question_terms.rarity(set(stats), [], lambda asked: stats)["各自"] == 6.0
 
 
+def test_a_camelcase_word_is_held_by_its_plain_spelling(monkeypatch):
+    """dev26 c2602 (Why can't Hug handle WebSockets?) was refused: the question's `WebSockets` is one key term,
+    its whole analysed unstemmed (websockets), and the Hug section writes "Websockets", analysed to its stem
+    (websocket): no line held the word."""
+    from kb_agent.agent.evidence_units import terms
+
+    line = "As it is based on WSGI, it can't handle Websockets and other things."
+    assert question_terms.term_credits(terms(line), line, {"websockets", "hug"}) == {"websockets": 1.0}
+    monkeypatch.setattr(question_terms, "_stemmed", lambda term: term)  # control
+    assert question_terms.term_credits(terms(line), line, {"websockets", "hug"}) == {}
+
+
 def test_the_pronoun_one_is_no_key_term(monkeypatch):
     """ "a different one" says nothing the answer must hold; as a key term absent from the passage it weighed as
     much as a rare word and the question was refused with the answer in its evidence."""

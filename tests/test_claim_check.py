@@ -1026,7 +1026,7 @@ def test_a_model_sentence_giving_a_value_to_the_question_subject_cites_lines_abo
     from kb_agent.agent.citations import CheckedAnswer
 
     question = "What is the maximum length of a regular expression pattern that Query accepts?"
-    subjects = {"regular", "express", "pattern"} if rule else set()
+    subjects = {"maximum", "express", "pattern"} if rule else set()  # the question's rarest words, as measured
     query_pages = [  # Query on most pages found: the name frames the sentence, its premise is not checked
         _evidence("You can also declare `Query` parameters with `Annotated`.", "query-params.md", 12),
         _evidence("`Query`, `Path` and others are functions that return classes.", "params.md", 30),

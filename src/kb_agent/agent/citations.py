@@ -217,7 +217,7 @@ class CheckedAnswer:
             # a number is of the subject the sentence gives it: "The maximum length of a regular expression
             # pattern that Query accepts is 50 characters" cited to `Query(max_length=50)`, lines about no pattern
             repeated = subjects & set(tokenize(claim.sentence))
-            return not repeated or bool(repeated & set(tokenize(self._around(claim, with_sentence=False))))
+            return repeated <= set(tokenize(self._around(claim, with_sentence=False)))
         return bool(subjects & set(tokenize(self._around(claim))))
 
     def _own_items(self, sentence: str) -> set[str]:

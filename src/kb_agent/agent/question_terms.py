@@ -87,8 +87,18 @@ def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float
 
 
 def _parts_held(term: str, found: set[str]) -> bool:
+    if term.isalpha() and term.isascii() and len(term) > 4:  # "WebSockets" whole, written "Websockets": websocket
+        stem = _stemmed(term)
+        if stem != term and stem in found:
+            return True
     parts = _hyphen_parts(term) if "-" in term else ()
     return len(parts) > 1 and set(parts) <= found
+
+
+@functools.lru_cache(maxsize=1024)
+def _stemmed(term: str) -> str:
+    analysed = tokenize(term)
+    return analysed[0] if len(analysed) == 1 else term
 
 
 @functools.lru_cache(maxsize=1024)
