@@ -642,44 +642,15 @@ def test_a_line_that_introduces_a_list_is_quoted_with_its_items(monkeypatch):
     zh = checked("依赖项在什么情况下非常有用？", uses)
     assert "- 共享数据库连接" in zh.body and zh.citations[0]["end_line"] == 17
 
-    # a nested list is quoted as its items, its sub-items left out (dev30 c3002: "Some popular ways are:")
+    # a nested list is no flat one: the sub-items would sit between the quoted lines, so the line stands alone
+    # ("Tools:" alone, under the 15 characters of a unit, had made this check vacuous; measured in stop 47, quoting
+    # such a list by its items lost more answers than it gained: dev30 c3002 against t2406, fq22, t1306, c3001)
     nested = _evidence("Some tools you could use are:\n\n* Traefik\n    * renews certificates\n* Caddy\n", "t.md", [])
-    assert evidence_units.list_after(evidence_units.units_of(0, nested)[0], nested) == ["Traefik", "Caddy"]
+    intro = evidence_units.units_of(0, nested)[0]
+    assert intro.text == "Some tools you could use are:" and evidence_units.list_after(intro, nested) == []
 
     monkeypatch.setattr("kb_agent.agent.quote_selection.list_after", lambda unit, evidence: [])  # control
     assert "cookie" not in checked(question, source).body
-
-
-RENEWAL = """So, to renew the certificates, the renewal program needs to **prove** to the authority (Let's Encrypt) that it indeed **"owns" and controls that domain**.
-
-To do that, and to accommodate different application needs, there are several ways it can do it. Some popular ways are:
-
-* **Modify some DNS records**.
-    * For this, the renewal program needs to support the APIs of the DNS provider.
-* **Run as a server** (at least during the certificate acquisition process) on the public IP address.
-    * As we said above, only one process can be listening on a specific IP and port.
-"""  # noqa: E501
-
-
-@pytest.mark.parametrize("rule", [True, False], ids=["items_in_order_sub_items_between", "control_contiguous_only"])
-def test_a_list_quoted_without_its_sub_items_is_stated_by_its_lines(monkeypatch, rule):
-    """dev30 c3002 (How can the renewal program prove to Let's Encrypt that it controls the domain?): "Some popular
-    ways are:" was quoted alone, its list having sub-items. Quoted with its items now, the quote is checked as the
-    items in order with the sub-items between them, and cited to the lines from the introduction to the last item
-    (read on its words alone it was cited to the last item's line, which neither introduces nor lists the ways)."""
-    from kb_agent.agent import claims
-    from kb_agent.agent.citations import CheckedAnswer
-
-    if not rule:
-        monkeypatch.setattr(claims, "ITEM_MARK", re.compile(r"(?!)"))
-    source = _evidence(RENEWAL, "deployment/https.md", ["About HTTPS", "Certificate Renewal"], start=180)
-    question = "How can the renewal program prove to Let's Encrypt that it controls the domain?"
-    answer = CheckedAnswer([source], question)
-    for sentence in extractive_sentences(question, [source], max_sentences=2, weights=_weights):
-        answer.add(sentence)
-    assert "- **Run as a server**" in answer.body
-    # without the items read in order, the quote passes on its words alone, cited to the last item's line
-    assert ([(c["start_line"], c["end_line"]) for c in answer.citations] == [(180, 180), (182, 186)]) is rule
 
 
 def test_of_the_same_sentence_twice_the_one_saying_more_of_the_question_is_quoted():

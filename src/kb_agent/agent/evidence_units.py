@@ -195,10 +195,8 @@ def list_after(unit: Unit, evidence: Evidence) -> list[str]:
         if not _BULLET.match(raw) or indent <= floor or (level is not None and indent < level):
             break
         level = indent if level is None else level
-        if indent > level:
-            continue  # a sub-item says more of its item: the list is its items ("Modify some DNS records.")
         text = _BULLET.sub("", HEADING_ANCHOR.sub("", raw))
-        if len(text) > LIST_ITEM_CHARS or len(items) == LIST_ITEMS or at - unit.line >= LIST_SPAN:
+        if indent > level or len(text) > LIST_ITEM_CHARS or len(items) == LIST_ITEMS or at - unit.line >= LIST_SPAN:
             return []
         items.append(text)
     return items

@@ -92,8 +92,7 @@ def _as_lists(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
     kept: list[Unit] = []
     for unit in chosen:
         lead = unit.intro
-        # an item introducing its own list ("`apiKey`: … can come from:") is quoted with that one, not its parent's
-        if lead is not None and list_after(lead, sources[unit.source]) and not list_after(unit, sources[unit.source]):
+        if lead is not None and list_after(lead, sources[unit.source]):
             lead.score, lead.own, lead.coverage = unit.score, unit.own, unit.coverage
             unit = lead
         if not any(_same(unit, other) for other in kept):
