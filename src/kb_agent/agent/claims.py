@@ -46,14 +46,13 @@ from kb_agent.agent.evidence_lines import (
 from kb_agent.agent.evidence_units import EXAMPLE_GAP, LIST_SPAN, MARKUP_LINE
 from kb_agent.agent.sentences import Sentence
 from kb_agent.store.spans import cite
-from kb_agent.text.tokenize import has_cjk
+from kb_agent.text.tokenize import cjk_chars, has_cjk
 from kb_agent.tools.base import Evidence
 
 _END = ".!?。！？:：;；"
 _HALF_CHARS = 12  # each half of a quote around a left-out example
 ITEM_MARK = re.compile(r"\n- ")  # the items of a list an extractive answer quotes with the line introducing it
 _ACRONYM = re.compile(r"[A-Z]{2,5}s?")  # HTML, JSON: common nouns here, not what a sentence is about
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 @dataclass
@@ -370,7 +369,7 @@ class ClaimChecker(ClaimGuards):
         """A sentence the sources state word for word is cited to the lines it was taken from."""
         wanted = normalise(ITEM_MARK.sub(" ", sentence)).rstrip(_END).strip()  # a quoted list: its lines
         # a Chinese character says about what two Latin letters do: "你不应该固定`starlette`的版本" is a sentence
-        if len(wanted) + len(_CJK_CHAR.findall(wanted)) < 20:
+        if len(wanted) + cjk_chars(wanted) < 20:
             return []
         # a sentence quoted around the example that breaks it: its halves in order, the example between
         halves = [half.strip() for half in wanted.split(f" {normalise(EXAMPLE_GAP)} ")]

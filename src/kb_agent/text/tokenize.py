@@ -99,6 +99,11 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK_RE.search(text))
 
 
+def cjk_chars(text: str) -> int:
+    """How many Chinese characters the text holds."""
+    return len(_CJK_RE.findall(text))
+
+
 def mostly_chinese(text: str) -> bool:
     """A Chinese page, not an English one that quotes a Chinese word (a release note, a language menu)."""
     letters = [c for c in text if c.isalpha()]
