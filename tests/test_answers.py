@@ -722,6 +722,9 @@ def test_an_unanswerable_question_is_refused_without_a_synthesis_call(settings, 
         ("Which headers do file responses include?", None),
         ("In which file does the settings example put the Settings class?", None),
         ("Which file does the tutorial explain dependencies in?", "file_discovery"),
+        # dev31 t3102: a file-like object is an object
+        ("Which in-memory file-like object does the PNG streaming example use to simulate a file?", None),
+        ("Find the file-like objects the streaming example reads", None),
         ("Which file should I read to learn about CORS?", "file_discovery"),
         ("Where do the docs explain self-hosting the Swagger UI files?", "file_discovery"),
         # dev20: the file a program needs is content; a file that documents something is a search

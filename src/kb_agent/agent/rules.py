@@ -138,12 +138,13 @@ _ZH_DOCUMENTING = "讲|介绍|说明|提到|解释|描述|涉及|讨论|包含|�
 # asking *where* something is documented; "what kind of file ..." is a question about content
 _FILE_DISCOVERY_RE = re.compile(
     r"\b(?:find|list|show|locate|search for)\b(?: (?:me|all|the|a|any|every))*(?: [\w-]+){0,2} "
-    r"(?:files?|pages?|documents?|docs|documentation)\b"
+    r"(?:files?|pages?|documents?|docs|documentation)(?![\w-])"
     # "Which headers do file responses include?" asks for headers; "In which file does the example put the
     # Settings class?" for the file the example writes (config.py); "Which file does the tutorial explain … in?" is
     # a file search
     r"|\bwhich(?: (?!(?:do|does|did|is|are|was|were|can|could|should|would|will|has|have)\b)[\w-]+){0,2} "
-    r"(?:files?|pages?|documents?|docs?|guides?)\b(?! ?names?\b)"
+    # "file-like object" is a kind of object, not a file
+    r"(?:files?|pages?|documents?|docs?|guides?)(?![\w-])(?! ?names?\b)"
     rf"(?! (?:{_AUXILIARY})\b(?![^?]*\b(?:{_DOCUMENTING})))"
     # "Which file makes the app directory a Python package?" asks what the file does (`__init__.py`); a file
     # that explains, covers, contains or has something is a search, and a page doing anything is ("compares")
