@@ -851,14 +851,40 @@ def test_asked_for_a_status_code_a_line_must_state_a_number(monkeypatch, rule):
     constant's name is not asked for as a number."""
     from kb_agent.agent import extractive
 
-    assert answer_types.asked_types("What status code does the UnicornException handler return?") == [1]
-    assert answer_types.asked_types("UnicornException 的处理器返回什么状态码？") == [1]
+    assert answer_types.asked_types("What status code does the UnicornException handler return?") == [4]
+    assert answer_types.asked_types("UnicornException 的处理器返回什么状态码？") == [4]
     assert answer_types.asked_types("Which status code constant stands for 418?") == []
     if not rule:
         monkeypatch.setattr(answer_types, "asked_types", lambda question: [])
     question = "What status code does the UnicornException handler return?"
     top = extractive.rank(question, [_evidence(UNICORN, "errors.md", ["Handling Errors"])], weights=_weights)[0]
     assert ("418" in top.text) is rule
+
+
+RERAISE = "\n\n".join(
+    [
+        "You can re-raise the same exception using `raise`:",
+        "Now the client will get the same *HTTP 500 Internal Server Error* response, but the server will have our "
+        "custom `InternalError` in the logs.",
+        "In most cases you will want to re-raise that same exception or a new one from the dependency with `yield` "
+        "to make sure it's properly handled.",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["three_digits", "control_any_number"])
+def test_asked_for_a_status_code_a_pronoun_one_is_no_code(monkeypatch, rule):
+    """dev31 t3105 "Which status code does the client get when a dependency with yield catches an exception and
+    re-raises it?" was answered by "… re-raise that same exception or a new one …": "one" passed as the number.
+    A status code is three digits."""
+    from kb_agent.agent import extractive
+
+    if not rule:  # the status code read as any number, as before
+        kinds = [*answer_types.ANSWER_TYPES[:4], (answer_types.ANSWER_TYPES[4][0], answer_types._NUMBER)]
+        monkeypatch.setattr(answer_types, "ANSWER_TYPES", kinds)
+    question = "Which status code does the client get when a dependency with yield catches an exception and re-raises it?"
+    found = extractive.rank(question, [_evidence(RERAISE, "deps.md", ["Dependencies with yield"])], weights=_weights)
+    assert all("500" in u.text for u in found) is rule
 
 
 DOCKER_BUILD = "\n\n".join(

@@ -49,9 +49,7 @@ ANSWER_TYPES = [
         re.compile(
             r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ ){0,2}(?:number|size|length|value|limit)\b"
             r"|\bdefault (?:\w+ )?(?:number|size|length|limit)\b"  # a default value may be False or None
-            r"|\bwhich port\b|多少|几个|几秒|(?:哪个|什么)端口"
-            # a status code is a number ("418"), not its constant's name
-            r"|\b(?:which|what) (?:\w+ )?status codes?\b(?! (?:constant|name|variable))|(?:哪个|什么)(?:HTTP ?)?状态码",
+            r"|\bwhich port\b|多少|几个|几秒|(?:哪个|什么)端口",
             re.I,
         ),
         _NUMBER,
@@ -75,11 +73,19 @@ ANSWER_TYPES = [
         ),
         TELLS_AN_END,
     ),
+    (
+        # a status code is three digits ("418"), not its constant's name, nor "a new one" or "two" of anything
+        re.compile(
+            r"\b(?:which|what) (?:\w+ )?status codes?\b(?! (?:constant|name|variable))|(?:哪个|什么)(?:HTTP ?)?状态码",
+            re.I,
+        ),
+        re.compile(r"(?<![\d.])[1-5]\d\d(?![\d.])"),
+    ),
 ]
 
 
 def asked_types(question: str) -> list[int]:
-    """Which of the answer types (a version, a number, an address, an end - in that order) the question asks
+    """Which of the answer types (a version, a number, an address, an end, a status code - in that order) the question asks
     for: a line that answers it must state each."""
     return [i for i, (asks, _) in enumerate(ANSWER_TYPES) if asks.search(question)]
 
