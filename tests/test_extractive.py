@@ -882,7 +882,9 @@ def test_asked_for_a_status_code_a_pronoun_one_is_no_code(monkeypatch, rule):
     if not rule:  # the status code read as any number, as before
         kinds = [*answer_types.ANSWER_TYPES[:4], (answer_types.ANSWER_TYPES[4][0], answer_types._NUMBER)]
         monkeypatch.setattr(answer_types, "ANSWER_TYPES", kinds)
-    question = "Which status code does the client get when a dependency with yield catches an exception and re-raises it?"
+    question = (
+        "Which status code does the client get when a dependency with yield catches an exception and re-raises it?"
+    )
     found = extractive.rank(question, [_evidence(RERAISE, "deps.md", ["Dependencies with yield"])], weights=_weights)
     assert all("500" in u.text for u in found) is rule
 

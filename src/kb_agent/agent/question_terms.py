@@ -59,7 +59,8 @@ def key_terms(question: str) -> set[str]:
     for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
         analysed = tokenize(word)
         parts |= set(analysed[1:]) - {analysed[0]} if analysed else set()
-    asked -= parts
+    # a part the question also writes as a word of its own stays: "Why stream … with StreamingResponse" asks of streaming
+    asked -= parts - terms(_IDENTIFIER_WORD.sub(" ", question))
     # jieba's search mode also yields the pieces of a word (分布式 -> 分布, 布式): one word counts once
     cjk = [t for t in asked if has_cjk(t)]
     kept = {t for t in asked if not any(t != longer and t in longer for longer in cjk) and not guessed_word(t)}

@@ -1,0 +1,71 @@
+"""dev31's misses (stop 48): a word the question writes on its own is a key term though an identifier it also
+writes contains it; a line giving the gain ("without having to …") answers why."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import evidence_under
+from kb_agent.agent import extractive, reasons
+from kb_agent.agent.extractive import extractive_sentences
+from kb_agent.agent.question_terms import key_terms
+
+_evidence = evidence_under
+
+
+def _weights(asked: set[str]) -> dict[str, float]:
+    return dict.fromkeys(asked, 2.0)
+
+
+STREAM_QUESTION = "Why stream a large binary file with StreamingResponse instead of returning it whole?"
+
+
+def test_a_word_written_apart_from_the_identifier_holding_it_is_a_key_term():
+    """dev31 c3101: "stream" was dropped as a part of `StreamingResponse`; the question writes it on its own."""
+    assert "stream" in key_terms(STREAM_QUESTION)
+    assert "streamingresponse" in key_terms(STREAM_QUESTION)
+    # an identifier alone still counts once: its parts are no terms of their own
+    assert key_terms("What is the default of max_age?") == {"default", "max_age"}
+
+
+USE_CASES = "\n\n".join(
+    [
+        "You could use this if you want to stream pure strings, for example directly from the output of an AI service.",
+        "You could also use it to stream **large binary files**, where you stream each chunk of data as you read it, "
+        "without having to read it all into memory at once.",
+    ]
+)
+CANCELLATION = "\n\n".join(
+    [
+        "Takes an async generator or a normal generator/iterator (a function with `yield`) and streams the response "
+        "body.",
+        "An `async` task can only be cancelled when it reaches an `await`. If there is no `await`, the generator "
+        "can not be cancelled properly.",
+        "Since this small example does not need any `await` statements, we add an `await anyio.sleep(0)` to give "
+        "the event loop a chance to handle cancellation.",
+        "This would be even more important with large or infinite streams.",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["gain_is_a_reason", "control_only_because_since"])
+def test_a_line_giving_the_gain_answers_why(monkeypatch, rule):
+    """dev31 c3101 was answered by "Since this small example does not need any `await` …" ("since" read as a
+    cause) over the use case that says what streaming saves: reading it all into memory."""
+    if not rule:
+        old = reasons._CAUSE.pattern.replace(r"|\bwithout (?:having|needing) to\b", "").replace("|无需|不必", "")
+        monkeypatch.setattr(reasons, "_CAUSE", re.compile(old, re.I))
+        monkeypatch.setattr(extractive, "gives_cause", reasons.gives_cause)
+    sources = [
+        _evidence(CANCELLATION, "advanced/custom-response.md", ["Custom Response", "`StreamingResponse`"]),
+        _evidence(USE_CASES, "advanced/stream-data.md", ["Stream Data", "Use Cases"]),
+    ]
+    found = extractive_sentences(STREAM_QUESTION, sources, weights=_rare_class, max_sentences=1)
+    assert ("memory" in found[0].text) is rule
+
+
+def _rare_class(asked: set[str]) -> dict[str, float]:
+    """The store's weights, roughly: the class name is written on few pages, "whole" and "return" on most."""
+    return {t: {"streamingresponse": 4.0, "whole": 1.0, "return": 1.0}.get(t, 2.0) for t in asked}
