@@ -69,3 +69,65 @@ def test_a_line_giving_the_gain_answers_why(monkeypatch, rule):
 def _rare_class(asked: set[str]) -> dict[str, float]:
     """The store's weights, roughly: the class name is written on few pages, "whole" and "return" on most."""
     return {t: {"streamingresponse": 4.0, "whole": 1.0, "return": 1.0}.get(t, 2.0) for t in asked}
+
+
+SERVERS = "\n".join(
+    [
+        "The docs UI would also need the OpenAPI schema to declare that this API `server` is located at `/api/v1` "
+        "(behind the proxy). For example:",
+        "",
+        '```JSON hl_lines="4-8"',
+        "{",
+        '    "openapi": "3.1.0",',
+        "    // More stuff here",
+        '    "servers": [',
+        "        {",
+        '            "url": "/api/v1"',
+        "        }",
+        "    ],",
+        '    "paths": {',
+        "    }",
+        "}",
+        "```",
+    ]
+)
+OPENAPI_JSON = "\n".join(
+    [
+        "它将显示以如下内容开头的 JSON：",
+        "",
+        "```JSON",
+        "{",
+        '    "openapi": "3.1.0",',
+        '    "info": {',
+        '        "title": "FastAPI",',
+        '        "version": "0.1.0"',
+        "    },",
+        "```",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["example_line_quoted", "control_the_introduction_alone"])
+def test_a_line_introducing_an_example_is_quoted_with_the_line_that_answers(monkeypatch, rule):
+    """dev31 t3110 "Under which key does the OpenAPI schema declare …?" was answered "… For example:" and no key;
+    dev29 z2906 "openapi.json 开头显示的 openapi 版本号是多少？" was refused: the version is in the example. The
+    fence's highlighted lines are what the example shows ("servers", not "openapi")."""
+    if not rule:
+        monkeypatch.setattr(extractive, "answering_line", lambda *args: "")
+    key = "Under which key does the OpenAPI schema declare that the API server is located at /api/v1?"
+    found = extractive_sentences(key, [_evidence(SERVERS, "behind-a-proxy.md", ["Behind a Proxy"], 147)], _weights)
+    assert bool(found) and ('"servers": [' in found[0].text) is rule
+    assert '"openapi"' not in found[0].text
+    version = "openapi.json 开头显示的 openapi 版本号是多少？"
+    found = extractive_sentences(
+        version, [_evidence(OPENAPI_JSON, "first-steps.md", ["查看 openapi.json"], 122)], _weights
+    )
+    # without it, at best the bare code line: nothing says what it is the start of
+    assert bool(found) and ("开头的 JSON" in found[0].text and "3.1.0" in found[0].text) is rule
+
+
+def test_a_version_number_asked_is_a_version_not_another_number():
+    from kb_agent.agent import answer_types
+
+    assert answer_types.asked_types("openapi.json 开头显示的 openapi 版本号是多少？") == [0]
+    assert answer_types.asked_types("How many workers does the example start?") == [1]

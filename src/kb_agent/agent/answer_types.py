@@ -42,7 +42,7 @@ def _foreign_versions(text: str, question: str) -> str:
 # what kind of answer a question asks for, and what a quoted line must then contain
 ANSWER_TYPES = [
     (
-        re.compile(r"\b(?:which|what) (?:\w+ )?version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本", re.I),
+        re.compile(r"\b(?:which|what) (?:\w+ )?version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本|版本号", re.I),
         re.compile(r"\b\d+\.\d+(?:\.\d+)?\b"),
     ),
     (
@@ -87,7 +87,9 @@ ANSWER_TYPES = [
 def asked_types(question: str) -> list[int]:
     """Which of the answer types (a version, a number, an address, an end, a status code - in that order) the question asks
     for: a line that answers it must state each."""
-    return [i for i, (asks, _) in enumerate(ANSWER_TYPES) if asks.search(question)]
+    asked = [i for i, (asks, _) in enumerate(ANSWER_TYPES) if asks.search(question)]
+    # "版本号是多少" asks a version as its number: the version is the number asked, not a number beside it
+    return [i for i in asked if i != 1] if 0 in asked else asked
 
 
 # a rate asked ("How many … per week?", "每秒多少…"): the line must count in that unit, not just say a number

@@ -248,6 +248,27 @@ def code_after(unit: Unit, evidence: Evidence) -> str:
     return "\n".join(block)
 
 
+_HIGHLIGHTED = re.compile(r'hl_lines="([\d\s,-]+)"')
+
+
+def example_lines(unit: Unit, evidence: Evidence) -> list[str]:
+    """The lines of the code block a line ending in ":" introduces, stripped - only those its fence highlights
+    (```JSON hl_lines="4-8"), when it does: what the example is shown for. [] when it leads to anything else."""
+    block = code_after(unit, evidence).split("\n")
+    lines = _lines_of_introducer(unit, evidence)
+    if block == [""] or lines is None:
+        return []
+    marked = _HIGHLIGHTED.search(lines[_next_text_row(lines, unit.line)])
+    rows = range(len(block))
+    if marked:
+        wanted = set()
+        for part in re.split(r"[\s,]+", marked.group(1).strip()):
+            first, _, last = part.partition("-")
+            wanted |= set(range(int(first) - 1, int(last or first)))
+        rows = range(len(block)) if not wanted & set(rows) else sorted(wanted & set(rows))
+    return [block[i].strip() for i in rows if block[i].strip()]
+
+
 def introduces_example(unit: Unit, evidence: Evidence) -> bool:
     """The line ends in ":" and leads to an example (a code block, an included source file) that is neither a
     short list nor commands: "You can then pass that custom function … parameter:" / {code}. What the example

@@ -16,6 +16,7 @@ from kb_agent.agent import answer_types
 from kb_agent.agent.claim_terms import OWNER_LINES, names_word, version_owner
 from kb_agent.agent.definitions import FOR_THAT, asks_name, defines, gives_name
 from kb_agent.agent.evidence_units import (
+    EXAMPLE_GAP,
     LINK_TARGET,
     Unit,
     code_after,
@@ -24,6 +25,7 @@ from kb_agent.agent.evidence_units import (
     terms,
     units_of,
 )
+from kb_agent.agent.example_lines import answering_line
 from kb_agent.agent.name_kinds import (
     COMMAND_KINDS,
     asked_kind,
@@ -209,7 +211,9 @@ def rank(
         comparable = comparable_terms(asked, zh, unit_zh)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
-        if not answer_types.states_each(types, unit.text, question):
+        # "… For example:" / `"servers": [`: the example's line gives what its introduction announces
+        shown = answering_line(unit, sources[index], question, kind, types)
+        if not answer_types.states_each(types, f"{unit.text} {shown}", question):
             continue  # asked for a version / a number / an address, and this line has none
         if owner and not _names_near(owner, unit, source_lines[index], sources[index]):
             continue  # FastAPI's `0.112.0` pinned, asked uv's minimum version
@@ -292,6 +296,7 @@ def rank(
                 }
             named = (
                 bool(given)
+                or bool(shown)
                 or bool(unit.note)
                 or (kind in COMMAND_KINDS and (console_line(unit.text) or leads_to_command))
                 or _names_kind_in_question_words(unit.text, question, kind)
@@ -304,6 +309,8 @@ def rank(
                 unit.score += KEYED_BONUS  # "What error type …?": `"type": "extra_forbidden",` sets one
             if plural and len(given) > 1:
                 unit.score += 0.1  # "Which HTTP methods …?": "use one of: `POST`, `PUT`, `DELETE` or `PATCH`"
+        if shown:  # quoted with the line that answers, the example between them left out
+            unit.text = f"{unit.text} {EXAMPLE_GAP} " + (shown if "`" in shown else f"`{shown}`")
         found.append(unit)
     found.sort(key=lambda u: -u.score)
     if embed is not None and found:
