@@ -42,7 +42,10 @@ def _foreign_versions(text: str, question: str) -> str:
 # what kind of answer a question asks for, and what a quoted line must then contain
 ANSWER_TYPES = [
     (
-        re.compile(r"\b(?:which|what) (?:\w+ )?version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本|版本号", re.I),
+        re.compile(
+            r"\b(?:which|what) (?:\w+ )?version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本|版本号(?:是)?多少",
+            re.I,
+        ),
         re.compile(r"\b\d+\.\d+(?:\.\d+)?\b"),
     ),
     (

@@ -9,7 +9,7 @@ import re
 
 from kb_agent.agent import answer_types
 from kb_agent.agent.evidence_units import LIST_ITEM_CHARS, Unit, example_lines
-from kb_agent.agent.name_kinds import keys_kind, new_names
+from kb_agent.agent.name_kinds import has_shape, keys_kind, new_names
 from kb_agent.tools.base import Evidence
 
 KEY_KINDS = frozenset({"key", "field", "键", "字段"})
@@ -31,7 +31,10 @@ def answering_line(unit: Unit, evidence: Evidence, question: str, kind: str | No
             key = _KEY.match(line)
             gives = key is not None and key.group(1).lower() not in asked
         else:
-            gives = kind is None or bool(new_names(line, question, kind)) or keys_kind(line, kind)
+            # a kind with no shape of its own ("option", "type") is named only as a key: `"type": "value_error"`;
+            # any quoted string would pass for one (`"detail": [`)
+            shaped = kind is not None and has_shape(kind) and bool(new_names(line, question, kind))
+            gives = kind is None or shaped or keys_kind(line, kind)
         if gives and answer_types.states_each(types, line, question):
             return line
     return ""

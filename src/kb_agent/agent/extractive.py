@@ -25,7 +25,7 @@ from kb_agent.agent.evidence_units import (
     terms,
     units_of,
 )
-from kb_agent.agent.example_lines import answering_line
+from kb_agent.agent.example_lines import KEY_KINDS, answering_line
 from kb_agent.agent.name_kinds import (
     COMMAND_KINDS,
     asked_kind,
@@ -212,7 +212,12 @@ def rank(
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
         # "… For example:" / `"servers": [`: the example's line gives what its introduction announces
-        shown = answering_line(unit, sources[index], question, kind, types)
+        # (only when the line gives nothing of what is asked itself: "You can import them from `fastapi.security`:")
+        # (a key is set in the example, whatever names the line gives: "… this API `server` … UI …")
+        lacks = (kind is not None and (not names or kind in KEY_KINDS)) or not answer_types.states_each(
+            types, unit.text, question
+        )
+        shown = answering_line(unit, sources[index], question, kind, types) if lacks else ""
         if not answer_types.states_each(types, f"{unit.text} {shown}", question):
             continue  # asked for a version / a number / an address, and this line has none
         if owner and not _names_near(owner, unit, source_lines[index], sources[index]):

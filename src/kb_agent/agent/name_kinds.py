@@ -71,6 +71,11 @@ _NAME = re.compile(
 )
 
 
+def has_shape(kind: str) -> bool:
+    """Is a name of this kind told by its shape (a class is CamelCase code), not by any quoted string?"""
+    return kind in _SHAPES
+
+
 def asked_kind(question: str) -> str | None:
     """What kind of name a question asks for ("class" in "Which class ...", "参数" in "哪个参数"), if any."""
     match = _ASKS_FOR_A_NAME.search(question)

@@ -15,9 +15,10 @@ _WHY = re.compile(r"^\s*why\b|为什么|为何", re.I)
 # a sentence that gives its reason itself needs none beside it
 _CAUSE = re.compile(
     r"\b(?:because|since|so that|in order to|to avoid|to prevent|otherwise|due to|that's why|this is why)\b"
-    # the gain it brings is its reason: "… as you read it, without having to read it all into memory at once"
-    r"|\bwithout (?:having|needing) to\b"
-    r"|因为|由于|为了|以免|否则|以防|无需|不必",
+    # the gain a trailing clause names is its reason: "… as you read it, without having to read it all into
+    # memory at once"; not a way's "We can declare all that without having to modify …"
+    r"|,\s*without (?:having|needing) to\b"
+    r"|因为|由于|为了|以免|否则|以防|[，,]\s*(?:无需|不必)",
     re.I,
 )
 _POINTS_BACK = re.compile(
