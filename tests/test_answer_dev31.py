@@ -1,4 +1,4 @@
-"""dev31's misses (stop 48): a word the question writes on its own is a key term though an identifier it also
+"""dev31 and dev32 misses (stop 48): a word the question writes on its own is a key term though an identifier it also
 writes contains it; a line giving the gain ("without having to …") answers why."""
 
 from __future__ import annotations
@@ -133,3 +133,10 @@ def test_a_version_number_asked_is_a_version_not_another_number():
 
     assert answer_types.asked_types("openapi.json 开头显示的 openapi 版本号是多少？") == [0]
     assert answer_types.asked_types("How many workers does the example start?") == [1]
+
+
+def test_a_chinese_placeholder_for_what_the_documents_name_is_no_key_term():
+    """dev32 z3205 “服务器”这个词通常可以指哪两种东西？ cited a line on HTTPS: 东西 ("things") weighed as a rare
+    word no line beside the answer writes, as "thing" would have in English."""
+    assert "东西" not in key_terms("“服务器”这个词通常可以指哪两种东西？")
+    assert "服务器" in key_terms("“服务器”这个词通常可以指哪两种东西？")

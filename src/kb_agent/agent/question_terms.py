@@ -20,7 +20,7 @@ _FRAME = (
     "so from "  # "… so Pydantic can read …", "… from being included": a clause's glue
     "up "  # "set up", "look up": a particle (a rare word in docs, it had covered "set up blue-green deployments")
     "unlike besides except versus whereas instead rather apart aside "  # relating the subject to another
-    "thing things thingy stuff gizmo gadget knob doohickey "  # a placeholder for what the documents name
+    "thing things thingy stuff gizmo gadget knob doohickey 东西 "  # a placeholder for what the documents name
     # the Chinese question words jieba keeps whole: "多少" is in no answer
     "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔"  # 每隔多少秒: "how often"
 )
