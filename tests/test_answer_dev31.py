@@ -140,3 +140,16 @@ def test_a_chinese_placeholder_for_what_the_documents_name_is_no_key_term():
     word no line beside the answer writes, as "thing" would have in English."""
     assert "东西" not in key_terms("“服务器”这个词通常可以指哪两种东西？")
     assert "服务器" in key_terms("“服务器”这个词通常可以指哪两种东西？")
+
+
+def test_how_many_of_a_thing_is_answered_by_a_line_counting_that_thing():
+    """dev12 u1201 (How many worker threads does FastAPI's threadpool start with by default?, which the docs never
+    say) was answered "And if you start **4 processes** (4 workers) …" once more passages were read: it counts
+    processes, not threads."""
+    from kb_agent.agent import answer_types
+
+    line = "And if you start **4 processes** (4 workers), each will consume 1 GB of RAM."
+    threads = "How many worker threads does FastAPI's threadpool start with by default?"
+    assert not answer_types.states_each(answer_types.asked_types(threads), line, threads)
+    workers = "How many workers does the example start?"  # control: the line counts workers
+    assert answer_types.states_each(answer_types.asked_types(workers), line, workers)

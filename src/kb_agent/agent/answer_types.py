@@ -8,6 +8,7 @@ import re
 
 from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END
 from kb_agent.agent.evidence_units import LINK_TARGET
+from kb_agent.text.tokenize import tokenize
 
 # a digit inside a name ("OAuth2", "tutorial003") is no number a line states, nor "one" as a pronoun ("this is
 # the one that will validate …"), nor 一 in a word of manner or degree (一样, 一些, 一定; 同一个 "the same one" is one)
@@ -101,8 +102,20 @@ _RATE_ZH = re.compile(r"每(秒|分钟|小时|天|日|周|星期|月|年)")
 _UNIT_ZH = {"日": "[日天]", "天": "[日天]", "周": "(?:周|星期)", "星期": "(?:周|星期)"}
 
 
+# what "how many" counts: "How many worker threads does …" counts threads; "4 processes (4 workers)" counts none
+_COUNTED = re.compile(
+    r"\bhow many\s+(?:[\w-]+\s+){0,2}?([A-Za-z]+)\s+(?:does|do|did|is|are|was|were|can|could|should|would|will|must)\b",
+    re.I,
+)
+
+
 def _counts_in(question: str, text: str) -> bool:
-    """Asked for a rate, the line says its unit ("week", "weekly", 每周); any line when none is asked."""
+    """Asked for a rate, the line says its unit ("week", "weekly", 每周); asked how many of a thing, the line
+    names the thing; any line when neither is asked."""
+    counted = _COUNTED.search(question)
+    noun = tokenize(counted.group(1)) if counted else []
+    if noun and noun[0] not in tokenize(text):
+        return False
     if unit := _RATE_EN.search(question):
         return bool(re.search(rf"\b{unit.group(1)}", text, re.I))
     if unit := _RATE_ZH.search(question):

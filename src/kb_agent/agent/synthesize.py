@@ -33,7 +33,7 @@ from kb_agent.tools.base import Evidence
 
 log = logging.getLogger(__name__)
 
-READ_SOURCES = 8  # passages the claim check and the extractive answer read (the prompt shows fewer)
+READ_SOURCES = 10  # passages the claim check and the extractive answer read (the prompt shows fewer)
 
 SYSTEM = """You are kb-agent, a company knowledge-base assistant.
 Answer the question using ONLY the numbered sources below. Never use outside knowledge.

@@ -41,12 +41,23 @@ class _SearchTool(Tool):
         return response.hits
 
 
-HEADS_BEYOND = 4  # how far past top_k a retriever's own best passage is looked for
+HEADS_BEYOND = 40  # how far past top_k a retriever's own best passages are looked for
+RETRIEVER_HEADS = 3  # the keyword side's first passages kept wherever fusion ranked them, when the semantic
+FAR_DOWN = 30  # side ranks them below this (or not at all)
 
 
 def _a_retrievers_best(hit: SearchHit) -> bool:
-    """First of the keyword or the semantic ranking (not of the exact-identifier fetch, which is unranked)."""
-    return any(rank == 1 and name.startswith(("bm25", "dense")) for name, rank in hit.ranks.items())
+    """First of the keyword or the semantic ranking (not of the exact-identifier fetch, which is unranked), or
+    among the keyword side's first three when the semantic side ranks it far down or not at all: BM25's third
+    passage fell to 33rd after fusion, the dense side having ranked it lower still."""
+    ranks = {name: rank for name, rank in hit.ranks.items() if name.startswith(("bm25", "dense"))}
+    if any(rank == 1 for rank in ranks.values()):
+        return True
+    # the keyword side's near-best that the semantic side ranks far down or not at all, which fusion buries (a
+    # passage holding the question's words is a precise find; the semantic side's alone is often only near it)
+    keyword = min((rank for name, rank in ranks.items() if name.startswith("bm25")), default=FAR_DOWN)
+    semantic = min((rank for name, rank in ranks.items() if name.startswith("dense")), default=FAR_DOWN + 1)
+    return keyword <= RETRIEVER_HEADS and semantic > FAR_DOWN
 
 
 class HybridSearch(_SearchTool):
