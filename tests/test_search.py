@@ -57,6 +57,21 @@ def test_hybrid_keeps_per_retriever_diagnostics(docs):
     assert {"bm25_ms", "dense_ms", "embed_ms", "total_ms"} <= set(response.timings_ms)
 
 
+@pytest.mark.parametrize("hops", [1, 2])
+def test_hits_beyond_the_top_k_do_not_change_the_top_k(docs, hops):
+    """`beyond` returns the next fused hits after the top k; the top k stays what it was, even for a query
+    with an identifier, whose literal matches are looked for among the first k*5 (a deeper request had pulled
+    one from far down into HotpotQA's first five)."""
+    docs.embed()
+    query = "KB_AGENT_MAX_ITERATIONS retry loop cache"
+    searcher = docs.searcher()
+    plain = searcher.search(query, access=ALL, mode="hybrid", k=2, hops=hops)
+    wide = searcher.search(query, access=ALL, mode="hybrid", k=2, hops=hops, beyond=3)
+    keys = [(h.path, h.start_line) for h in wide.hits]
+    assert keys[:2] == [(h.path, h.start_line) for h in plain.hits]
+    assert 2 < len(keys) <= 5 and len(set(keys)) == len(keys)
+
+
 def test_hybrid_before_embedding_says_so(docs):
     response = docs.search("retry loop", access=ALL, mode="hybrid")
     assert response.hits and response.hits[0].path == "docs/retry.md"

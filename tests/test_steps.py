@@ -311,6 +311,33 @@ def test_merged_evidence_holds_each_passage_once_and_a_questions_own_step_is_not
     assert searched == ["Blue Velvet director"] and trace[0]["answer"] == "Blue Velvet"
 
 
+@pytest.mark.parametrize("rule", [True, False], ids=["buried_last", "control_buried_as_rest"])
+def test_a_keyword_near_best_from_far_below_goes_after_the_steps_passages(monkeypatch, rule):
+    """hybrid_search now adds BM25's near-best passages that fusion buried (`search_tools.BURIED`); in a
+    multi-step merge they took the places of the step's passages (HotpotQA-100: one question lost a gold
+    passage from its first five). They go after every step's passages."""
+    from types import SimpleNamespace
+
+    from kb_agent.agent import steps
+    from kb_agent.agent.step_rules import StepPlan
+    from kb_agent.agent.steps import run_steps
+    from kb_agent.tools.base import Evidence
+    from kb_agent.tools.search_tools import BURIED
+
+    def passage(name: str, buried: bool = False) -> Evidence:
+        scores = {BURIED: 1.0} if buried and rule else {}
+        text = f"The film {name} shot in Leland was Blue Velvet."
+        return Evidence(source=f"/kb/{name}", path=f"{name}.md", start_line=1, end_line=1, text=text, scores=scores)
+
+    first = [passage("a"), passage("b"), passage("deep", buried=True), passage("c")]
+    monkeypatch.setattr(steps, "_search", lambda ctx, state, query, number: [passage("d"), passage("e")])
+    ctx = SimpleNamespace(fast=None, emit=lambda event: None)
+    question = "Who directed the film that was shot in Leland?"
+    merged, _ = run_steps(ctx, {"query": question}, StepPlan([question, "#1 director"], "bridge_entity"), first)
+    paths = [e.path for e in merged]
+    assert paths.index("deep.md") > paths.index("e.md") if rule else paths.index("deep.md") < paths.index("e.md")
+
+
 def test_the_step_trace_leaves_through_the_outbound_filter():
     from kb_agent.agent.answer import Answer
     from kb_agent.governance.outbound import Outbound

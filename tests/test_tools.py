@@ -323,9 +323,9 @@ class _RankedSearcher:
         self.response = SearchResponse(query="q", mode="hybrid", hits=[hit(n, r) for n, r in enumerate(ranks)])
         self.asked: list[int] = []
 
-    def search(self, query, *, access, mode, k, hops=1):
+    def search(self, query, *, access, mode, k, hops=1, beyond=0):
         self.asked.append(k)
-        return self.response.model_copy(update={"hits": self.response.hits[:k]})
+        return self.response.model_copy(update={"hits": self.response.hits[: k + beyond]})
 
 
 @pytest.mark.parametrize("rule", [True, False], ids=["heads_kept", "control_fused_top_k_only"])

@@ -259,13 +259,13 @@ def example_lines(unit: Unit, evidence: Evidence) -> list[str]:
     if block == [""] or lines is None:
         return []
     marked = _HIGHLIGHTED.search(lines[_next_text_row(lines, unit.line)])
-    rows = range(len(block))
+    rows: list[int] = list(range(len(block)))
     if marked:
         wanted = set()
         for part in re.split(r"[\s,]+", marked.group(1).strip()):
             first, _, last = part.partition("-")
             wanted |= set(range(int(first) - 1, int(last or first)))
-        rows = range(len(block)) if not wanted & set(rows) else sorted(wanted & set(rows))
+        rows = sorted(wanted & set(rows)) or rows
     return [block[i].strip() for i in rows if block[i].strip()]
 
 

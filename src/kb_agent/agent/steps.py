@@ -18,6 +18,7 @@ from kb_agent.agent.evidence_units import terms
 from kb_agent.agent.question_terms import key_terms
 from kb_agent.agent.step_rules import GUESSED_BRIDGE, NAME_PARTICLES, StepPlan, substitute
 from kb_agent.tools.base import Evidence
+from kb_agent.tools.search_tools import BURIED
 from kb_agent.tools.tasks import TaskRequest
 
 MAX_STEPS = 3
@@ -235,11 +236,13 @@ def run_steps(
     head = first[:2] + [e for e in first[2:] if e.scores.get("link")]
     best, other_bridges = (last[0], last[1:]) if last else ([], [])
     earlier = rounds[: len(rounds) - len(last)]
-    rest = [e for e in first[2:] if not e.scores.get("link")]
+    rest = [e for e in first[2:] if not e.scores.get("link") and not e.scores.get(BURIED)]
     # one place in the top for the step's best (unless the question found it): a wrong bridge costs one passage
     merged = head + [e for e in best[:1] if _key(e) not in {_key(h) for h in head}]
     lists = [rest, best[1:], *other_bridges, *earlier]
-    return merged + interleave(lists, _key, skip={_key(e) for e in merged}), trace
+    merged += interleave(lists, _key, skip={_key(e) for e in merged})
+    # the keyword side's near-best read from far below the fused top: after every step's passages
+    return merged + [e for e in first if e.scores.get(BURIED) and _key(e) not in {_key(m) for m in merged}], trace
 
 
 def _key(item: Evidence):

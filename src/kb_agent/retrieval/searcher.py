@@ -158,17 +158,20 @@ class Searcher:
         k: int = 10,
         pool: int | None = None,
         hops: int = 1,
+        beyond: int = 0,
     ) -> SearchResponse:
-        """hops=2 adds a second hop with no LLM call (retrieval/hops.py); grep ignores it."""
+        """hops=2 adds a second hop with no LLM call (retrieval/hops.py); grep ignores it. `beyond`: also the next
+        fused hits after the top k, in fused order (how the top k is chosen does not change: an identifier's
+        literal matches are still looked for among the first k*5)."""
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; choose one of {', '.join(MODES)}")
         if hops > 1 and mode != "grep":
-            return self._two_hops(query, access=access, mode=mode, k=k, pool=pool)
+            return self._two_hops(query, access=access, mode=mode, k=k, pool=pool, beyond=beyond)
         started = time.perf_counter()
         if pool is None:  # fusion needs a deep pool; a single retriever only what it will return
             cap_slack = 3 if self.settings.max_chunks_per_doc else 1
             pool = self.settings.candidate_pool if mode == "hybrid" else k * cap_slack
-        pool = max(pool, k)
+        pool = max(pool, k + beyond)
         timings: dict[str, float] = {}
         notices: list[str] = []
         lists: list[tuple[str, float, list[tuple[tuple, float]]]] = []  # (retriever, weight, (key, score)...)
@@ -243,10 +246,12 @@ class Searcher:
         if fetch:  # the few chunks that hold them join, wherever fusion ranked them
             ranked = self._with_exact_candidates(ranked[:depth], fetch, access, k)
             depth = len(ranked)
-        hits = self._materialize(ranked, by_kb, grep_hits, access, depth)
+        hits = self._materialize(ranked, by_kb, grep_hits, access, depth + beyond)
+        hits, below = hits[:depth], hits[depth:]
         if exact:  # passages that contain the query's rare identifiers literally come first
             patterns = [pattern(i) for i in exact]
             hits = sorted(hits, key=lambda h: -sum(1 for p in patterns if p.search(h.text)))[:k]
+        hits += below
         timings["fuse_ms"] = (time.perf_counter() - t) * 1000
         timings["total_ms"] = (time.perf_counter() - started) * 1000
         return SearchResponse(
@@ -330,14 +335,20 @@ class Searcher:
         timings["bm25_ms"] = (time.perf_counter() - t) * 1000
         return lists
 
-    def _two_hops(self, query: str, *, access: AccessFilter, mode: Mode, k: int, pool: int | None) -> SearchResponse:
+    def _two_hops(
+        self, query: str, *, access: AccessFilter, mode: Mode, k: int, pool: int | None, beyond: int = 0
+    ) -> SearchResponse:
         started = time.perf_counter()
-        first = self.search(query, access=access, mode=mode, k=k, pool=pool)
-        linked = linked_hits(self.kbs, query, first.hits, access, lambda kb, stored: _hit(kb, stored, 0.0))
+        first = self.search(query, access=access, mode=mode, k=k, pool=pool, beyond=beyond)
+        top, below = first.hits[:k], first.hits[k:]
+        linked = linked_hits(self.kbs, query, top, access, lambda kb, stored: _hit(kb, stored, 0.0))
         for hit in linked:
             hit.scores = {"link": 1.0}
+        merged = merge_hops(top, linked, k)
+        seen = {(h.kb, h.chunk_id) for h in merged}
+        hits = merged + [h for h in below if (h.kb, h.chunk_id) not in seen]
         timings = {**first.timings_ms, "total_ms": (time.perf_counter() - started) * 1000}
-        return first.model_copy(update={"hits": merge_hops(first.hits, linked, k), "timings_ms": timings})
+        return first.model_copy(update={"hits": hits, "timings_ms": timings})
 
     def _fuse(self, lists, single: bool) -> list[tuple[tuple, float, dict[str, int], dict[str, float]]]:
         """(key, score, ranks, raw scores) best-first. One list in a single mode keeps its raw scores."""

@@ -32,15 +32,20 @@ class _SearchTool(Tool):
     def run(self, args: SearchInput, ctx: ToolContext) -> list[Evidence]:
         return [hit_to_evidence(h, self.name) for h in self._search(args, ctx, args.top_k)]
 
-    def _search(self, args: SearchInput, ctx: ToolContext, k: int) -> list[SearchHit]:
-        """The searcher's first `k` hits, its notices passed on to the caller."""
-        response = ctx.require_searcher().search(
-            args.query, access=ctx.access, mode=self.mode, k=k, hops=getattr(args, "hops", 1)
-        )
+    def _search(self, args: SearchInput, ctx: ToolContext, k: int, beyond: int = 0) -> list[SearchHit]:
+        """The searcher's first `k` hits (and the next `beyond` in fused order), its notices passed on."""
+        searcher = ctx.require_searcher()
+        hops = getattr(args, "hops", 1)
+        if beyond:
+            response = searcher.search(args.query, access=ctx.access, mode=self.mode, k=k, hops=hops, beyond=beyond)
+        else:
+            response = searcher.search(args.query, access=ctx.access, mode=self.mode, k=k, hops=hops)
         ctx.notices.extend(n for n in response.notices if n not in ctx.notices)
         return response.hits
 
 
+BURIED = "buried"
+HEADS_NEAR = 4  # past top_k, the fused hits chosen as the top are (an identifier's literal matches first)
 HEADS_BEYOND = 40  # how far past top_k a retriever's own best passages are looked for
 RETRIEVER_HEADS = 3  # the keyword side's first passages kept wherever fusion ranked them, when the semantic
 FAR_DOWN = 30  # side ranks them below this (or not at all)
@@ -73,9 +78,17 @@ class HybridSearch(_SearchTool):
         """Rank fusion buries a passage only one side finds: the keyword side's clear best ("Does the automatic
         documentation add overhead …?": the one line saying it, BM25 #1) fell to 7th behind passages both sides
         rank midway. The fused top_k, then each retriever's first passage if it fell below them."""
-        found = self._search(args, ctx, args.top_k + HEADS_BEYOND)
+        found = self._search(args, ctx, args.top_k + HEADS_NEAR, HEADS_BEYOND - HEADS_NEAR)
         hits = found[: args.top_k] + [h for h in found[args.top_k :] if _a_retrievers_best(h)]
-        return [hit_to_evidence(h, self.name) for h in hits]
+        return [_marked(hit_to_evidence(h, self.name), h, at >= args.top_k) for at, h in enumerate(hits)]
+
+
+def _marked(evidence: Evidence, hit: SearchHit, beyond: bool) -> Evidence:
+    """A keyword near-best read from far below the fused top (`BURIED` in its scores): a multi-step merge puts it
+    after the steps' passages, which it would otherwise push out of the first five."""
+    if not beyond or any(rank == 1 for rank in hit.ranks.values()):
+        return evidence
+    return evidence.model_copy(update={"scores": {**evidence.scores, BURIED: 1.0}})
 
 
 class VectorSearch(_SearchTool):
