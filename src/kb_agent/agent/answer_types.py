@@ -89,8 +89,8 @@ ANSWER_TYPES = [
 
 
 def asked_types(question: str) -> list[int]:
-    """Which of the answer types (a version, a number, an address, an end, a status code - in that order) the question asks
-    for: a line that answers it must state each."""
+    """Which of the answer types (a version, a number, an address, an end, a status code - in that order) the
+    question asks for: a line that answers it must state each."""
     asked = [i for i, (asks, _) in enumerate(ANSWER_TYPES) if asks.search(question)]
     # "版本号是多少" asks a version as its number: the version is the number asked, not a number beside it
     return [i for i in asked if i != 1] if 0 in asked else asked
