@@ -246,14 +246,14 @@ class Searcher:
         if fetch:  # the few chunks that hold them join, wherever fusion ranked them
             ranked = self._with_exact_candidates(ranked[:depth], fetch, access, k)
             depth = len(ranked)
-        found = self._materialize(ranked, by_kb, grep_hits, access, depth + beyond)
-        hits = found[:depth]
+        materialized = self._materialize(ranked, by_kb, grep_hits, access, depth + beyond)
+        hits = materialized[:depth]
         if exact:  # passages that contain the query's rare identifiers literally come first
             patterns = [pattern(i) for i in exact]
             hits = sorted(hits, key=lambda h: -sum(1 for p in patterns if p.search(h.text)))[:k]
         if beyond:  # the rest in fused order, those the literal matches passed over included
             chosen = {(h.kb, h.chunk_id) for h in hits}
-            hits += [h for h in found if (h.kb, h.chunk_id) not in chosen][:beyond]
+            hits += [h for h in materialized if (h.kb, h.chunk_id) not in chosen][:beyond]
         timings["fuse_ms"] = (time.perf_counter() - t) * 1000
         timings["total_ms"] = (time.perf_counter() - started) * 1000
         return SearchResponse(
