@@ -153,3 +153,26 @@ def test_how_many_of_a_thing_is_answered_by_a_line_counting_that_thing():
     assert not answer_types.states_each(answer_types.asked_types(threads), line, threads)
     workers = "How many workers does the example start?"  # control: the line counts workers
     assert answer_types.states_each(answer_types.asked_types(workers), line, workers)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["changelog_holds_no_name", "control_any_line_holds_it"])
+def test_a_name_only_a_changelog_entry_holds_is_missing_for_a_how_to_question(monkeypatch, rule):
+    """dev7 u710 (Which OpenTelemetry exporter does FastAPI configure by default? — not in the docs) was refused as
+    "no passage found names OpenTelemetry" until more passages were read: a release note's "Add External Link:
+    … tracing with OpenTelemetry … PR [#9440]" held the name, and the model called `fastapi-cloud-cli` the exporter."""
+    from kb_agent.agent import coverage
+
+    if not rule:
+        monkeypatch.setattr(coverage, "without_changelog", lambda text, question: text)
+    note = (
+        "* 📝 Add External Link: Instrument a FastAPI service adding tracing with OpenTelemetry. "
+        "PR [#9440](https://github.com/tiangolo/fastapi/pull/9440) by [@someone](https://github.com/someone)."
+    )
+    sources = [
+        _evidence("FastAPI includes `fastapi-cloud-cli` to deploy to FastAPI Cloud.", "index.md", ["FastAPI"]),
+        _evidence(note, "release-notes.md", ["Release Notes"]),
+    ]
+    question = "Which OpenTelemetry exporter does FastAPI configure by default?"
+    assert (coverage.missing_name(question, sources, _weights) == "OpenTelemetry") is rule
+    # asked about history, the entry holds its names
+    assert coverage.missing_name("When was the OpenTelemetry link added?", sources, _weights) is None

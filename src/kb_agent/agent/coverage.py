@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from kb_agent.agent.answer_types import asked_types
 from kb_agent.agent.evidence_units import Unit, terms
-from kb_agent.agent.extractive import COVERAGE, rank
+from kb_agent.agent.extractive import COVERAGE, rank, without_changelog
 from kb_agent.agent.question_terms import Weights, comparable_terms, key_terms, rarity, term_credits
 from kb_agent.text.tokenize import has_cjk, tokenize, zh_tag
 from kb_agent.tools.base import Evidence
@@ -89,7 +89,8 @@ def _missing_name(
     for name in sorted(names):
         if weight.get(name, 0.0) < rarest:
             continue
-        if not any(name in terms(f"{e.title} {e.path} {e.text}") for e in sources):
+        # a change-log entry holds no name for a how-to question (u710: OpenTelemetry in an "Add External Link" entry)
+        if not any(name in terms(f"{e.title} {e.path} {without_changelog(e.text, question)}") for e in sources):
             return as_written(question, name)
     return None
 

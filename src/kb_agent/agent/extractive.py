@@ -151,6 +151,14 @@ _CODE_SPAN = re.compile(r"`([^`]+)`")
 _ASKS_THING = re.compile(r"^\s*(?:what|which)\b|什么|哪个|哪些", re.I)  # not why, how or whether
 
 
+def without_changelog(text: str, question: str) -> str:
+    """The text less its change-log entries ("* 📝 Add External Link: … OpenTelemetry … PR [#9440] …"), unless
+    the question asks about history: such an entry answers no how-to question, nor holds its names."""
+    if _ASKS_HISTORY.search(question):
+        return text
+    return "\n".join(line for line in text.split("\n") if not _CHANGELOG_ENTRY.search(line))
+
+
 def rank(
     question: str, sources: list[Evidence], embed: Embed | None = None, weights: Weights | None = None
 ) -> list[Unit]:
