@@ -34,12 +34,9 @@ class _SearchTool(Tool):
 
     def _search(self, args: SearchInput, ctx: ToolContext, k: int, beyond: int = 0) -> list[SearchHit]:
         """The searcher's first `k` hits (and the next `beyond` in fused order), its notices passed on."""
-        searcher = ctx.require_searcher()
-        hops = getattr(args, "hops", 1)
-        if beyond:
-            response = searcher.search(args.query, access=ctx.access, mode=self.mode, k=k, hops=hops, beyond=beyond)
-        else:
-            response = searcher.search(args.query, access=ctx.access, mode=self.mode, k=k, hops=hops)
+        response = ctx.require_searcher().search(
+            args.query, access=ctx.access, mode=self.mode, k=k, hops=getattr(args, "hops", 1), beyond=beyond
+        )
         ctx.notices.extend(n for n in response.notices if n not in ctx.notices)
         return response.hits
 
@@ -51,18 +48,18 @@ RETRIEVER_HEADS = 3  # the keyword side's first passages kept wherever fusion ra
 FAR_DOWN = 30  # side ranks them below this (or not at all)
 
 
+def _side_rank(hit: SearchHit, side: str, missing: int) -> int:
+    """The hit's best rank in the keyword ("bm25") or semantic ("dense") lists; `missing` when none lists it."""
+    return min((rank for name, rank in hit.ranks.items() if name.startswith(side)), default=missing)
+
+
 def _a_retrievers_best(hit: SearchHit) -> bool:
     """First of the keyword or the semantic ranking (not of the exact-identifier fetch, which is unranked), or
     among the keyword side's first three when the semantic side ranks it far down or not at all: BM25's third
-    passage fell to 33rd after fusion, the dense side having ranked it lower still."""
-    ranks = {name: rank for name, rank in hit.ranks.items() if name.startswith(("bm25", "dense"))}
-    if any(rank == 1 for rank in ranks.values()):
-        return True
-    # the keyword side's near-best that the semantic side ranks far down or not at all, which fusion buries (a
-    # passage holding the question's words is a precise find; the semantic side's alone is often only near it)
-    keyword = min((rank for name, rank in ranks.items() if name.startswith("bm25")), default=FAR_DOWN)
-    semantic = min((rank for name, rank in ranks.items() if name.startswith("dense")), default=FAR_DOWN + 1)
-    return keyword <= RETRIEVER_HEADS and semantic > FAR_DOWN
+    passage fell to 33rd after fusion, the dense side having ranked it lower still (a passage holding the
+    question's words is a precise find; the semantic side's alone is often only near it)."""
+    keyword, semantic = _side_rank(hit, "bm25", FAR_DOWN), _side_rank(hit, "dense", FAR_DOWN + 1)
+    return keyword == 1 or semantic == 1 or (keyword <= RETRIEVER_HEADS and semantic > FAR_DOWN)
 
 
 class HybridSearch(_SearchTool):
