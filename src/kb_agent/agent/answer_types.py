@@ -4,6 +4,7 @@ question's words it says. Also what a question asking for a default needs: a lin
 
 from __future__ import annotations
 
+import functools
 import re
 
 from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END
@@ -109,12 +110,19 @@ _COUNTED = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=256)
+def _counted(question: str) -> str | None:
+    """The analysed thing a "how many" question counts, read once per question (every line is checked)."""
+    counted = _COUNTED.search(question)
+    noun = tokenize(counted.group(1)) if counted else []
+    return noun[0] if noun else None
+
+
 def _counts_in(question: str, text: str) -> bool:
     """Asked for a rate, the line says its unit ("week", "weekly", 每周); asked how many of a thing, the line
     names the thing; any line when neither is asked."""
-    counted = _COUNTED.search(question)
-    noun = tokenize(counted.group(1)) if counted else []
-    if noun and noun[0] not in tokenize(text):
+    noun = _counted(question)
+    if noun and noun not in tokenize(text):
         return False
     if unit := _RATE_EN.search(question):
         return bool(re.search(rf"\b{unit.group(1)}", text, re.I))

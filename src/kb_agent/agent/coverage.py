@@ -86,13 +86,12 @@ def _missing_name(
     if not names or not sources:
         return None
     rarest = max(weight.values())
-    for name in sorted(names):
-        if weight.get(name, 0.0) < rarest:
-            continue
-        # a change-log entry holds no name for a how-to question (u710: OpenTelemetry in an "Add External Link" entry)
-        if not any(name in terms(f"{e.title} {e.path} {without_changelog(e.text, question)}") for e in sources):
-            return as_written(question, name)
-    return None
+    rarest_names = [name for name in sorted(names) if weight.get(name, 0.0) >= rarest]
+    if not rarest_names:
+        return None
+    # a change-log entry holds no name for a how-to question (u710: OpenTelemetry in an "Add External Link" entry)
+    said = set().union(*(terms(f"{e.title} {e.path} {without_changelog(e.text, question)}") for e in sources))
+    return next((as_written(question, name) for name in rarest_names if name not in said), None)
 
 
 def as_written(question: str, term: str) -> str:

@@ -234,18 +234,24 @@ def code_after(unit: Unit, evidence: Evidence) -> str:
     """The code block right after a line ending in ":" ("You can import them from `fastapi.security`:" /
     ```python / from fastapi.security import (APIKeyHeader, …)), its first CODE_SPAN lines; "" when the line
     leads to anything else."""
+    return "\n".join(_block_after(unit, evidence)[1])
+
+
+def _block_after(unit: Unit, evidence: Evidence) -> tuple[str, list[str]]:
+    """The fence opening the code block right after a line ending in ":", and the block's first CODE_SPAN
+    lines; ("", []) when the line leads to anything else."""
     lines = _lines_of_introducer(unit, evidence)
     if lines is None:
-        return ""
+        return "", []
     at = _next_text_row(lines, unit.line)
     if not lines[at].strip().startswith(("```", "~~~")):
-        return ""
+        return "", []
     block: list[str] = []
     for line in lines[at + 1 : at + 1 + CODE_SPAN]:
         if line.strip().startswith(("```", "~~~")):
             break
         block.append(line)
-    return "\n".join(block)
+    return lines[at], block
 
 
 _HIGHLIGHTED = re.compile(r'hl_lines="([\d\s,-]+)"')
@@ -254,11 +260,10 @@ _HIGHLIGHTED = re.compile(r'hl_lines="([\d\s,-]+)"')
 def example_lines(unit: Unit, evidence: Evidence) -> list[str]:
     """The lines of the code block a line ending in ":" introduces, stripped - only those its fence highlights
     (```JSON hl_lines="4-8"), when it does: what the example is shown for. [] when it leads to anything else."""
-    block = code_after(unit, evidence).split("\n")
-    lines = _lines_of_introducer(unit, evidence)
-    if block == [""] or lines is None:
+    fence, block = _block_after(unit, evidence)
+    if not block:
         return []
-    marked = _HIGHLIGHTED.search(lines[_next_text_row(lines, unit.line)])
+    marked = _HIGHLIGHTED.search(fence)
     rows: list[int] = list(range(len(block)))
     if marked:
         wanted = set()

@@ -222,11 +222,12 @@ def rank(
         # "… For example:" / `"servers": [`: the example's line gives what its introduction announces
         # (only when the line gives nothing of what is asked itself: "You can import them from `fastapi.security`:")
         # (a key is set in the example, whatever names the line gives: "… this API `server` … UI …")
-        lacks = (kind is not None and (not names or kind in KEY_KINDS)) or not answer_types.states_each(
-            types, unit.text, question
-        )
+        states = answer_types.states_each(types, unit.text, question)
+        lacks = (kind is not None and (not names or kind in KEY_KINDS)) or not states
         shown = answering_line(unit, sources[index], question, kind, types) if lacks else ""
-        if not answer_types.states_each(types, f"{unit.text} {shown}", question):
+        if shown:  # read once more with the example's line beside it
+            states = answer_types.states_each(types, f"{unit.text} {shown}", question)
+        if not states:
             continue  # asked for a version / a number / an address, and this line has none
         if owner and not _names_near(owner, unit, source_lines[index], sources[index]):
             continue  # FastAPI's `0.112.0` pinned, asked uv's minimum version

@@ -242,7 +242,8 @@ def run_steps(
     lists = [rest, best[1:], *other_bridges, *earlier]
     merged += interleave(lists, _key, skip={_key(e) for e in merged})
     # the keyword side's near-best read from far below the fused top: after every step's passages
-    return merged + [e for e in first if e.scores.get(BURIED) and _key(e) not in {_key(m) for m in merged}], trace
+    kept = {_key(e) for e in merged}
+    return merged + [e for e in first if e.scores.get(BURIED) and _key(e) not in kept], trace
 
 
 def _key(item: Evidence):
