@@ -25,6 +25,8 @@ _VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b")
 _DEFAULT = re.compile(r"\bdefault|默认|缺省", re.I)
 # asked what a thing defaults to - not "Which IP address does it listen on by default?", which asks what it does
 _ASKS_DEFAULT = re.compile(r"(?<!\bby )\bdefault(?!ly)|默认(?!情况下|地)|缺省", re.I)
+# a condition the question sets, not what it asks: "默认返回 200 的时候，…"
+_CONDITION_ZH = re.compile(r"[^，,。？?]*(?:的时候|时候|时)\s*[，,]")
 # a pull request's or issue's number and its author are no value a line states ("PR [#15800] by [@tiangolo]")
 _REFERENCES = re.compile(r"\[?#\d+\]?|\[?@[\w-]+\]?")
 # asked for one product's version ("Which FastAPI version …"), a line's version of another product ("Add support
@@ -89,6 +91,14 @@ ANSWER_TYPES = [
 ]
 
 
+STATUS = 4  # the status code's index in ANSWER_TYPES
+
+
+@functools.lru_cache(maxsize=256)
+def _asked_codes(question: str) -> frozenset[str]:
+    return frozenset(m.group() for m in ANSWER_TYPES[STATUS][1].finditer(question))
+
+
 def asked_types(question: str) -> list[int]:
     """Which of the answer types (a version, a number, an address, an end, a status code - in that order) the
     question asks for: a line that answers it must state each."""
@@ -140,7 +150,10 @@ def states_each(types: list[int], text: str, question: str) -> bool:
     stated = _REFERENCES.sub("", _foreign_versions(LINK_TARGET.sub("", text), question))
     for i in types:
         shape = ANSWER_TYPES[i][1]
-        if not shape.search(_VERSION.sub(" ", stated) if shape is _NUMBER else stated):
+        said = _VERSION.sub(" ", stated) if shape is _NUMBER else stated
+        if i == STATUS:  # "默认返回 200 的时候 … 哪个状态码？": the code the question gives is not the one it asks
+            said = shape.sub(lambda m: m.group() if m.group() not in _asked_codes(question) else " ", said)
+        if not shape.search(said):
             return False
         if shape is _NUMBER and not _counts_in(question, stated):
             return False
@@ -148,7 +161,7 @@ def states_each(types: list[int], text: str, question: str) -> bool:
 
 
 def asks_default(question: str) -> bool:
-    return bool(_ASKS_DEFAULT.search(question))
+    return bool(_ASKS_DEFAULT.search(_CONDITION_ZH.sub("，", question)))
 
 
 def says_default(text: str) -> bool:

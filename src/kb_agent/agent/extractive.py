@@ -30,6 +30,7 @@ from kb_agent.agent.name_kinds import (
     COMMAND_KINDS,
     asked_kind,
     console_line,
+    free_kind,
     instances_of,
     keys_kind,
     lists_instances,
@@ -173,6 +174,8 @@ def rank(
     zh = has_cjk(question)
     kind = asked_kind(question)
     kind_terms = asked & set(tokenize(kind)) if kind else set()
+    # "the name of the cookie …": where a line names one beside the word, a line naming none names something else
+    named_only = free_kind(kind)
     plural = kind is not None and bool(re.search(rf"\b{kind}(?:s|es)\b|哪些", question, re.I))
     types = answer_types.asked_types(question)
     # asked the version of a name ("Which minimum version of uv …?"): a version of something else is no answer
@@ -210,6 +213,14 @@ def rank(
         for t in _code_names(question) & asked
         if weight.get(t, 0.0) >= rarest / 2 and any(c.get(t) == 1.0 for c in contexts)
     }
+    # a page names the code it is about in one passage and goes on about it in the next ("It also declares an
+    # optional `last_query` cookie" of `query_or_cookie_extractor`, named ten lines down): a passage next to one
+    # naming it counts as naming it (not one further away: "HTTP 状态码 400" at the top of the page on errors
+    # is no status code of `UnicornException`'s handler)
+    contexts = [
+        {**c, **dict.fromkeys(_named_beside(e, sources, contexts, code_found), 1.0)}
+        for e, c in zip(sources, contexts, strict=True)
+    ]
     # the lines of a section share its headings: each heading path is read once
     under = {h: term_credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
     said_in_own = set().union(*(u.terms for _, u in all_units if u.zh == zh)) & asked  # the question's language
@@ -229,6 +240,8 @@ def rank(
             states = answer_types.states_each(types, f"{unit.text} {shown}", question)
         if not states:
             continue  # asked for a version / a number / an address, and this line has none
+        if named_only and not (names or shown) and any(named_by):
+            continue
         if owner and not _names_near(owner, unit, source_lines[index], sources[index]):
             continue  # FastAPI's `0.112.0` pinned, asked uv's minimum version
         if not asks_history and _CHANGELOG_ENTRY.search(_line_of(source_lines[index], unit)):
@@ -337,6 +350,17 @@ def rank(
             unit.score += 0.5 * float(similarity)
         found = sorted(top, key=lambda u: -u.score) + found[12:]
     return found
+
+
+def _named_beside(e: Evidence, sources: list[Evidence], contexts: list[dict[str, float]], codes: set[str]) -> set[str]:
+    """The code names (of `codes`) a passage of the same page just before or after `e` names."""
+    return {
+        t
+        for other, c in zip(sources, contexts, strict=True)
+        if other.path == e.path and (other.start_line == e.end_line + 1 or e.start_line == other.end_line + 1)
+        for t in codes
+        if c.get(t) == 1.0
+    }
 
 
 def _echoed(held: dict[str, float], comparable: set[str], said_in_own: set[str]) -> bool:

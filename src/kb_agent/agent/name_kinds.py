@@ -76,10 +76,33 @@ def has_shape(kind: str) -> bool:
     return kind in _SHAPES
 
 
+# "What is the name of the cookie …?": a name, of the kind that follows when it is one ("… of the header")
+# (the phrase's last noun: "the name of the old official FastAPI Docker image that …" asks an image's)
+NAME_OF = re.compile(
+    r"\bnames?\s+of\s+(?:the|a|an|this|that|its|their)\s+(?:[\w-]+\s+){0,4}?(\w+)"
+    r"(?=\s+(?:that|which|who|whose|where|when|in|on|of|for|from|to|with|used|does|do|did|is|are|was|were)\b|\s*[?,.]|$)",
+    re.I,
+)
+
+
 def asked_kind(question: str) -> str | None:
     """What kind of name a question asks for ("class" in "Which class ...", "参数" in "哪个参数"), if any."""
     match = _ASKS_FOR_A_NAME.search(question)
-    return next(g for g in match.groups() if g).split()[-1].lower() if match else None
+    if match:
+        return next(g for g in match.groups() if g).split()[-1].lower()
+    named = NAME_OF.search(question)
+    if named is None:
+        return None
+    return named.group(1).lower().removesuffix("s")
+
+
+def free_kind(kind: str | None) -> bool:
+    """A kind no name shape or word list knows ("cookie" in "the name of the cookie")."""
+    return bool(kind) and not has_cjk(kind) and not re.fullmatch(_KINDS, kind)  # type: ignore[arg-type]
+
+
+# a name stands for a thing of a free kind when it is written beside the word: "an optional `last_query` cookie"
+_BESIDE = 3  # words between the name and the kind's word
 
 
 def names(text: str, code_only: bool = False) -> set[str]:
@@ -106,9 +129,17 @@ def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
         given.add(imported.group(1) or imported.group(2))
     if kind in _HEADER_KINDS:  # a header is named as written, or as a link's text: "[X-Forwarded-For](…)"
         given |= set(_BARE_HEADER.findall(LINK_TARGET.sub("]", text)))
+    if free_kind(kind):
+        given = {name for name in given if _beside(text, name, kind)}  # type: ignore[arg-type]
     return {
         name for name in given if name.lower().strip("()") not in asked and (shape is None or shape.fullmatch(name))
     }
+
+
+def _beside(text: str, name: str, kind: str) -> bool:
+    gap = rf"(?:\W+\w+){{0,{_BESIDE}}}?\W+"
+    quoted = rf"[`\"'*]*{re.escape(name)}[`\"'*]*"
+    return bool(re.search(rf"{quoted}{gap}{kind}s?\b|\b{kind}s?{gap}{quoted}", text, re.I))
 
 
 # a line that installs a name says it is a package: "add `python-dotenv` to your project"

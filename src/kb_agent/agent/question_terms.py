@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 
 from kb_agent.agent.evidence_units import Unit, terms
+from kb_agent.agent.name_kinds import NAME_OF
 from kb_agent.text.tokenize import FUNCTION_WORDS, QUESTION_WORDS, guessed_word, has_cjk, tokenize, zh_tag
 
 # words that shape a question without saying what it is about
@@ -18,6 +19,7 @@ _FRAME = (
     "happen happens work works put one ones 意思 含义 用途 需要 应该 必须 "  # "a different one": a pronoun
     "many much "  # "how many", "how much": the question asks for a number, not about "many"
     "so from "  # "… so Pydantic can read …", "… from being included": a clause's glue
+    "given "  # "when no query is given": a clause's verb, rare in docs and so weighed heavily
     "up "  # "set up", "look up": a particle (a rare word in docs, it had covered "set up blue-green deployments")
     "unlike besides except versus whereas instead rather apart aside "  # relating the subject to another
     "thing things thingy stuff gizmo gadget knob doohickey 东西 "  # a placeholder for what the documents name
@@ -55,6 +57,8 @@ def key_terms(question: str) -> set[str]:
     asked = {t for t in terms(question) - QUESTION_TERMS if not t.startswith(WHICH_ZH)}
     if KIND_OF.search(question):
         asked -= _KIND_WORDS
+    if NAME_OF.search(question):  # "the name of the cookie": a name is what is asked, not what a line must say
+        asked -= {"name"}
     parts: set[str] = set()
     for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
         analysed = tokenize(word)

@@ -79,6 +79,8 @@ _VERBNAME_PARTICLES = frozenset("up down out off on over away back".split())
 _WH = re.compile(r"\b(what|which|who|whom|when|where|how)\b", re.I)
 # a relative clause that only qualifies the answer ("which city ... that ...") is not a hidden entity
 _ASKED_HEAD = re.compile(r"^(?:which|what|how many)\b", re.I)
+# "What is the name of the cookie that … reads?": the name of the thing the clause describes is asked
+_ASKED_NAME = re.compile(r"^(?:what|which)(?:'s|\s+(?:is|are|was|were))\s+the\s+names?\s+of$", re.I)
 _COMPARISON = re.compile(
     r"\b(both|neither|either|same|different|compared?|versus|(?-i:[Vv]s)|older|younger|earlier|later|first|more|less)\b"
     r"|\bor\b[^?]*\?",
@@ -151,7 +153,7 @@ def _two_steps(text: str) -> StepPlan | None:
             return StepPlan([f"the {role.group('role')} of {role.group('owner')}", outer], "name_role")
     for match in _relative_clauses(text):
         before = text[: match.start()].strip()
-        if _ASKED_HEAD.match(before) and len(before.split()) <= 2:
+        if _ASKED_HEAD.match(before) and (len(before.split()) <= 2 or _ASKED_NAME.search(before)):
             continue  # "which city is the band that ...": the clause names the band, the band is asked
         noun_phrase, rel, clause = match.group("np"), match.group("rel"), match.group("clause").strip(" ,.")
         if len(clause.split()) < 2:
