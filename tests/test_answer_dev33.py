@@ -1,6 +1,7 @@
 """dev33 misses (stop 49): "the name of the cookie …" asks for a name written as a cookie's, and the passage next
-to one naming the code asked about is about it too; the status code a question gives is not the one it asks for,
-and 默认 in a condition the question sets asks no default."""
+to one naming the code asked about is about it too; a negated verb is held by any negation; a sentence saying the
+question's rare word under a line naming the anchor is on the question; the status code a question gives is not
+the one it asks for, and 默认 in a condition the question sets asks no default."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from conftest import evidence_under
 from kb_agent.agent import extractive, name_kinds
 from kb_agent.agent.answer_types import asked_types, asks_default, states_each
 from kb_agent.agent.extractive import extractive_sentences
-from kb_agent.agent.question_terms import key_terms
+from kb_agent.agent.question_terms import key_terms, term_credits
+from kb_agent.agent.sentences import split_sentences
 from kb_agent.agent.step_rules import decompose
 
 COOKIE_QUESTION = "What is the name of the cookie that query_or_cookie_extractor reads when no query q is given?"
@@ -94,3 +96,88 @@ def test_the_status_code_a_question_gives_is_not_the_one_it_asks_for():
     assert not asks_default(STATUS_QUESTION)
     assert asks_default("GzipRequest 默认使用的压缩级别是多少？") and asks_default("默认会返回哪个状态码？")
 
+
+CURRENT_USER_QUESTION = "Why doesn't FastAPI confuse the current_user parameter with a request body?"
+
+
+def test_a_negated_verb_is_held_by_any_negation():
+    """dev33 c3305: "doesn't" (and "doesn") weighed as two rare words no line of the answer writes; "FastAPI won't
+    get confused" says the negation its own way."""
+    asked = key_terms(CURRENT_USER_QUESTION)
+    held = term_credits({"fastapi", "confus"}, "Here **FastAPI** won't get confused.", asked)
+    assert held.get("doesn't") == held.get("doesn") == 0.5  # the same word would be whole
+    assert term_credits({"doesn", "doesn't"}, "It doesn't get confused.", asked)["doesn"] == 1.0
+    # control: a line saying no negation holds neither
+    assert "doesn" not in term_credits({"fastapi", "confus"}, "FastAPI gets confused.", asked)
+
+
+INJECT = "\n".join(
+    [
+        "## Inject the current user { #inject-the-current-user }",
+        "",
+        "So now we can use the same `Depends` with our `get_current_user` in the *path operation*:",
+        "",
+        "Notice that we declare the type of `current_user` as the Pydantic model `User`.",
+        "",
+        "This will help us inside of the function with all the completion and type checks.",
+        "",
+        "/// tip",
+        "",
+        "You might remember that request bodies are also declared with Pydantic models.",
+        "",
+        "Here **FastAPI** won't get confused because you are using `Depends`.",
+        "",
+        "///",
+    ]
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["rare_word_under_the_anchor", "control_code_words_only"])
+def test_a_sentence_saying_the_rare_word_under_a_line_naming_the_anchor_is_on_the_question(rule):
+    """dev33 c3305: the line saying why FastAPI is not confused sits eight lines below `current_user`, in the same
+    section; it was removed as off the question."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    passage = evidence_under(INJECT, "security/get-current-user.md", ["Get Current User"], 37)
+    subjects = {"confus"} if rule else set()
+    checked = CheckedAnswer([passage], CURRENT_USER_QUESTION, anchors=["current_user"], subjects=subjects)
+    (sentence,) = split_sentences("Here **FastAPI** won't get confused because you are using `Depends` [1].")
+    assert bool(checked.add(sentence)) is rule
+    # a sentence without the rare word stays off the question
+    other = CheckedAnswer([passage], CURRENT_USER_QUESTION, anchors=["current_user"], subjects={"confus"})
+    (unasked,) = split_sentences("You might remember that request bodies are also declared with Pydantic models [1].")
+    assert other.add(unasked) == ""
+
+
+TYPES_ZH = "\n".join(  # extra-data-types.md, as the page writes it
+    [
+        "* `UUID`:",
+        '    * 一种标准的 "通用唯一标识符" ，在许多数据库和系统中用作ID。',
+        "    * 在请求和响应中将以 `str` 表示。",
+        "* `datetime.datetime`:",
+        "    * 一个 Python `datetime.datetime`.",
+        "    * 在请求和响应中将表示为 ISO 8601 格式的 `str` ，比如: `2008-09-15T15:53:00+05:00`.",
+        "* `datetime.date`:",
+        "    * Python `datetime.date`.",
+        "    * 在请求和响应中将表示为 ISO 8601 格式的 `str` ，比如: `2008-09-15`.",
+        "* `datetime.timedelta`:",
+        "    * Python `datetime.timedelta`.",
+        "    * 在请求和响应中将表示为 `float` 代表总秒数。",
+    ]
+)
+
+
+def test_a_rare_word_under_another_code_name_is_not_on_the_question():
+    """dev21 x2102 (datetime.timedelta 在请求和响应中表示成什么？): the item on `UUID` says the same words, in the
+    section that names the anchor; the code named last above a line is what it is about."""
+    from kb_agent.agent.citations import CheckedAnswer
+
+    question = "datetime.timedelta 在请求和响应中表示成什么？"
+    passage = evidence_under(TYPES_ZH, "extra-data-types.md", ["额外数据类型"], 24)
+    for said, kept in [
+        ("在请求和响应中将表示为 `float` 代表总秒数[1]。", True),
+        ("在请求和响应中将以 `str` 表示[1]。", False),
+    ]:
+        checked = CheckedAnswer([passage], question, anchors=["datetime.timedelta"], subjects={"请求", "响应"})
+        (sentence,) = split_sentences(said)
+        assert bool(checked.add(sentence)) is kept, said

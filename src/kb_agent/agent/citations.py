@@ -8,7 +8,7 @@ import re
 
 from kb_agent.agent.claim_terms import CODE, checkable, holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
-from kb_agent.agent.evidence_units import section_lines, section_of
+from kb_agent.agent.evidence_units import code_above, section_lines, section_of
 from kb_agent.agent.name_kinds import asked_kind
 from kb_agent.agent.reasons import refers_back
 from kb_agent.agent.sentences import Sentence, as_read, split_sentences, without_markers
@@ -182,11 +182,18 @@ class CheckedAnswer:
         """Asked about "the summary parameter of get_openapi", a sentence writing as code a word the question
         says (`summary`) is on the question when the section of a line it cites names the anchor: the section
         ties the two, as the parameter list of `get_openapi()` does, and the note about `summary` sits further
-        down."""
-        if not {code.lower() for code in CODE.findall(claim.sentence)} & self._question_words:
+        down. So is a sentence saying the question's rare words right under a line that names the anchor."""
+        if {code.lower() for code in CODE.findall(claim.sentence)} & self._question_words:
+            sections = normalise(" ".join(section_lines(self.sources[i], a) for i, a, _ in claim.spans))
+            return any(holds(sections, anchor) for anchor in self.anchors)
+        # or says the question's rare words itself, and the code named last above it is the anchor: "Here FastAPI
+        # won't get confused because you are using `Depends`" under "Notice that we declare the type of
+        # `current_user` …" (not "将以 `str` 表示" in the item on `UUID`, asked of `datetime.timedelta`)
+        subjects = {t for t in self.subjects if has_cjk(t) == has_cjk(claim.sentence)}
+        if not subjects or not subjects <= set(tokenize(claim.sentence)):
             return False
-        sections = normalise(" ".join(section_lines(self.sources[i], a) for i, a, _ in claim.spans))
-        return any(holds(sections, anchor) for anchor in self.anchors)
+        above = [code_above(self.sources[i], a) for i, a, _ in claim.spans]
+        return any(holds(normalise(line), anchor) for line in above for anchor in self.anchors)
 
     def _names_all(self, claim: Claim) -> bool:
         """The passages the sentence cites (with their page's title and path) write every rare name the question

@@ -335,6 +335,14 @@ def section_lines(evidence: Evidence, line: int) -> str:
     return "\n".join(lines[start:end])
 
 
+def code_above(evidence: Evidence, line: int) -> str:
+    """The nearest line above `line` in its section that writes code (backticks), or ""."""
+    lines = evidence.text.split("\n")
+    at = min(max(0, line - evidence.start_line), len(lines) - 1)
+    start = max(i for i in [0, *_heading_rows(lines)] if i <= at)
+    return next((lines[i] for i in range(at - 1, start - 1, -1) if "`" in lines[i]), "")
+
+
 def _heading_rows(lines: list[str]) -> list[int]:
     """The rows of a passage's heading lines, outside code blocks (a `# comment` in a fence is no heading)."""
     rows, fenced = [], False

@@ -98,7 +98,7 @@ def asked_kind(question: str) -> str | None:
 
 def free_kind(kind: str | None) -> bool:
     """A kind no name shape or word list knows ("cookie" in "the name of the cookie")."""
-    return bool(kind) and not has_cjk(kind) and not re.fullmatch(_KINDS, kind)  # type: ignore[arg-type]
+    return bool(kind) and not has_cjk(kind or "") and re.fullmatch(_KINDS, kind or "") is None
 
 
 # a name stands for a thing of a free kind when it is written beside the word: "an optional `last_query` cookie"
@@ -129,8 +129,8 @@ def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
         given.add(imported.group(1) or imported.group(2))
     if kind in _HEADER_KINDS:  # a header is named as written, or as a link's text: "[X-Forwarded-For](…)"
         given |= set(_BARE_HEADER.findall(LINK_TARGET.sub("]", text)))
-    if free_kind(kind):
-        given = {name for name in given if _beside(text, name, kind)}  # type: ignore[arg-type]
+    if kind is not None and free_kind(kind):
+        given = {name for name in given if _beside(text, name, kind)}
     return {
         name for name in given if name.lower().strip("()") not in asked and (shape is None or shape.fullmatch(name))
     }

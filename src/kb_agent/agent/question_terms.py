@@ -71,6 +71,11 @@ def key_terms(question: str) -> set[str]:
     return kept or asked
 
 
+# a negated verb the question writes ("doesn't", analysed also as "doesn") is held by any negation a line writes
+_NEGATED = re.compile(r"(?:do|does|did|is|are|was|were|has|have|had|ca|could|should|would|wo|must|need)n(?:'t)?")
+_NEGATION = re.compile(r"\b(?:\w+n['’]t|not|never|cannot|no longer)\b", re.I)
+
+
 def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float]:
     """How fully `text` holds each asked term: a Chinese word however jieba split it here counts whole, only a
     piece of it (默认 for 默认值) half; a hyphenated word whole when the text writes its parts ("developer-induced"
@@ -81,6 +86,9 @@ def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float
             credit[t] = 1.0
         elif has_cjk(t) and any(len(p) > 1 and p != t and p in text for p in tokenize(t)):
             credit[t] = 0.5
+    negated = [t for t in asked if t not in credit and _NEGATED.fullmatch(t)]
+    if negated and _NEGATION.search(text):  # "Why doesn't FastAPI get confused?": "FastAPI won't get confused"
+        credit.update(dict.fromkeys(negated, 0.5))  # half: the negation said as asked ("can't") is the closer
     missing = [t for t in asked if t not in credit and t.isascii() and t.isalpha()]
     if len(missing) > 1:
         lowered = text.lower()
