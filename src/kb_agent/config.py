@@ -157,6 +157,12 @@ class Settings(BaseSettings):
     # Agent
     mode: Literal["graph", "tools"] = Field(default="graph", description="graph (CRAG) or tools (function calling).")
     max_iterations: int = Field(default=3, ge=1, le=10)
+    step_call_budget: bool = Field(
+        default=True,
+        description="Hold a question to 2 + its steps model calls (issue 12): grading and another planning round "
+        "run only while the budget leaves room for them and the answer; off, only KB_AGENT_MAX_ITERATIONS bounds "
+        "the rounds.",
+    )
     auto_approve_max_items: int = Field(default=2, ge=0)
     vector_score_threshold: float = Field(default=0.8, ge=0, le=1)
     query_planner_max_queries: int = Field(default=3, ge=1, le=5)

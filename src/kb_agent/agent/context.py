@@ -48,6 +48,11 @@ class AgentContext:
         """The circuit breaker: past KB_AGENT_MAX_ANSWER_SECONDS the agent answers with what it has."""
         return time.perf_counter() - self.started > self.settings.max_answer_seconds
 
+    def llm_calls(self) -> int:
+        """The model calls this question has made so far (each metered model once)."""
+        models = {id(m): m for m in (self.fast, self.main, self.strong) if m is not None}
+        return sum(m.usage()["calls"] for m in models.values())
+
     @property
     def generative(self) -> bool:
         return self.main is not None

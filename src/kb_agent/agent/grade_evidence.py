@@ -78,6 +78,15 @@ def grade_evidence(state: AgentState, config) -> AgentState:
             update["evidence"] = kept + evidence[_MAX_GRADED:]
             update["rejected_spans"] = [list(e.key) for e in rated if e.scores["support"] < DROP_SUPPORT_BELOW]
             update["grade"] = {"action": verdict, "decided_by": "llm", "scores": scores, "avg": round(avg, 3)}
+    # another round is a planning call and a grading call before the answer's: the first grade always runs, a
+    # further round only within 2 + the question's steps (a refine round of the 1.5B model took 1-2 minutes)
+    if update["grade"]["action"] != "GENERATE" and not last_round and not _room_for(ctx, state, 3):
+        update["grade"] = {**update["grade"], "action": "GENERATE", "capped": True}
+        update["notices"] = [
+            *update.get("notices", []),
+            f"no further search round: it would pass {_budget(ctx, state)} model calls (2 + the question's steps; "
+            "KB_AGENT_STEP_CALL_BUDGET); the answer uses the evidence found so far",
+        ]
     if update["grade"]["action"] != "GENERATE" and not last_round and ctx.out_of_time():
         update["grade"] = {**update["grade"], "action": "GENERATE", "capped": True}
         update["notices"] = [
@@ -95,6 +104,20 @@ def grade_evidence(state: AgentState, config) -> AgentState:
         update["strategy"] = state.get("strategy", 0) + 1
     update["timings"] = timed("grade_evidence", started)
     return update
+
+
+def _budget(ctx: AgentContext, state: AgentState) -> int:
+    """2 + the question's steps (issue 12's bound): a rule's steps, or the router's sub-questions up to the
+    searches one plan runs (KB_AGENT_QUERY_PLANNER_MAX_QUERIES); at least one."""
+    sub = len(state.get("route", {}).get("sub_questions") or [])
+    steps = max(
+        min(sub, ctx.settings.query_planner_max_queries), len((state.get("step_plan") or {}).get("steps") or [])
+    )
+    return 2 + max(1, steps)
+
+
+def _room_for(ctx: AgentContext, state: AgentState, calls: int) -> bool:
+    return not ctx.settings.step_call_budget or ctx.llm_calls() + calls <= _budget(ctx, state)
 
 
 def support_score(rank: int, grade: float) -> float:
