@@ -211,7 +211,14 @@ def test_circuit_breaker_answers_with_what_was_found(settings, corp):
         synth="The office opens at nine [1].",
     )
     engine = Engine(
-        settings.model_copy(update={"max_answer_seconds": 0.001, "auto_approve_max_items": 0, "route_by_shape": False}),
+        settings.model_copy(
+            update={
+                "max_answer_seconds": 0.001,
+                "auto_approve_max_items": 0,
+                "route_by_shape": False,
+                "step_call_budget": False,  # the time breaker, not the call budget, stops the rounds
+            }
+        ),
         embedder=HashEmbedder(),
         llm=ScriptedLLM(script),
     )
