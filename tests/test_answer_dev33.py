@@ -107,6 +107,8 @@ def test_a_negated_verb_is_held_by_any_negation():
     held = term_credits({"fastapi", "confus"}, "Here **FastAPI** won't get confused.", asked)
     assert held.get("doesn't") == held.get("doesn") == 0.5  # the same word would be whole
     assert term_credits({"doesn", "doesn't"}, "It doesn't get confused.", asked)["doesn"] == 1.0
+    # "won" and "Don" without a contraction are words of their own
+    assert "won" not in term_credits(set(), "It did not win.", {"won", "award"})
     # control: a line saying no negation holds neither
     assert "doesn" not in term_credits({"fastapi", "confus"}, "FastAPI gets confused.", asked)
 

@@ -86,7 +86,10 @@ def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float
             credit[t] = 1.0
         elif has_cjk(t) and any(len(p) > 1 and p != t and p in text for p in tokenize(t)):
             credit[t] = 0.5
-    negated = [t for t in asked if t not in credit and _NEGATED.fullmatch(t)]
+    # (only as a contraction the question writes: "won" alone is a verb, "Don" a name)
+    negated = [
+        t for t in asked if t not in credit and _NEGATED.fullmatch(t) and (t.endswith("'t") or f"{t}'t" in asked)
+    ]
     if negated and _NEGATION.search(text):  # "Why doesn't FastAPI get confused?": "FastAPI won't get confused"
         credit.update(dict.fromkeys(negated, 0.5))  # half: the negation said as asked ("can't") is the closer
     missing = [t for t in asked if t not in credit and t.isascii() and t.isalpha()]
