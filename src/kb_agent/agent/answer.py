@@ -7,6 +7,7 @@ from typing import ClassVar
 from pydantic import BaseModel, Field
 
 from kb_agent.governance.outbound import Outbound
+from kb_agent.llm.base import metered
 from kb_agent.store.spans import Span
 
 
@@ -104,8 +105,7 @@ class Answer(BaseModel):
 
 def to_answer(final: dict, trace_id: str, llms: list, notice: str | None) -> Answer:
     """The public Answer from the graph's final state and the question's metered models."""
-    metered = list({id(m): m for m in llms if m is not None}.values())
-    usage = [m.usage() for m in metered]
+    usage = [m.usage() for m in metered(*llms)]
     timings: dict[str, float] = {}
     for node, ms in final.get("timings", []):
         timings[node] = round(timings.get(node, 0.0) + ms, 1)

@@ -11,7 +11,7 @@ from kb_agent.config import Settings
 from kb_agent.governance.injection import scan
 from kb_agent.governance.outbound import Outbound
 from kb_agent.governance.request import Request
-from kb_agent.llm.base import LLM
+from kb_agent.llm.base import LLM, metered
 from kb_agent.tools.base import Evidence, Tool, ToolContext
 from kb_agent.tools.tasks import ToolRunner
 
@@ -50,8 +50,7 @@ class AgentContext:
 
     def llm_calls(self) -> int:
         """The model calls this question has made so far (each metered model once)."""
-        models = {id(m): m for m in (self.fast, self.main, self.strong) if m is not None}
-        return sum(m.usage()["calls"] for m in models.values())
+        return sum(m.usage()["calls"] for m in metered(self.fast, self.main, self.strong))
 
     @property
     def generative(self) -> bool:

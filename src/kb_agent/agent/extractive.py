@@ -174,8 +174,6 @@ def rank(
     zh = has_cjk(question)
     kind = asked_kind(question)
     kind_terms = asked & set(tokenize(kind)) if kind else set()
-    # "the name of the cookie …": where a line names one beside the word, a line naming none names something else
-    named_only = free_kind(kind)
     plural = kind is not None and bool(re.search(rf"\b{kind}(?:s|es)\b|哪些", question, re.I))
     types = answer_types.asked_types(question)
     # asked the version of a name ("Which minimum version of uv …?"): a version of something else is no answer
@@ -200,6 +198,8 @@ def rank(
     # the names of the kind asked for that each line gives and the question does not, read once
     named_by = [new_names(LINK_TARGET.sub("]", u.text), question, kind) if kind else set() for _, u in all_units]
     everywhere = _subject_names(named_by, weights)
+    # "the name of the cookie …": where a line names one beside the word, a line naming none names something else
+    named_only = free_kind(kind) and any(named_by)
     if owner in {n.lower() for n in everywhere}:
         owner = None  # the knowledge base's own subject ("FastAPI" in its docs): every line is about it
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
@@ -217,10 +217,11 @@ def rank(
     # optional `last_query` cookie" of `query_or_cookie_extractor`, named ten lines down): a passage next to one
     # naming it counts as naming it (not one further away: "HTTP 状态码 400" at the top of the page on errors
     # is no status code of `UnicornException`'s handler)
-    contexts = [
-        {**c, **dict.fromkeys(_named_beside(e, sources, contexts, code_found), 1.0)}
-        for e, c in zip(sources, contexts, strict=True)
-    ]
+    if code_found:
+        contexts = [
+            {**c, **dict.fromkeys(_named_beside(e, sources, contexts, code_found), 1.0)}
+            for e, c in zip(sources, contexts, strict=True)
+        ]
     # the lines of a section share its headings: each heading path is read once
     under = {h: term_credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
     said_in_own = set().union(*(u.terms for _, u in all_units if u.zh == zh)) & asked  # the question's language
@@ -240,7 +241,7 @@ def rank(
             states = answer_types.states_each(types, f"{unit.text} {shown}", question)
         if not states:
             continue  # asked for a version / a number / an address, and this line has none
-        if named_only and not (names or shown) and any(named_by):
+        if named_only and not (names or shown):
             continue
         if owner and not _names_near(owner, unit, source_lines[index], sources[index]):
             continue  # FastAPI's `0.112.0` pinned, asked uv's minimum version

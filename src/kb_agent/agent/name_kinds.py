@@ -98,7 +98,9 @@ def asked_kind(question: str) -> str | None:
 
 def free_kind(kind: str | None) -> bool:
     """A kind no name shape or word list knows ("cookie" in "the name of the cookie")."""
-    return bool(kind) and not has_cjk(kind or "") and re.fullmatch(_KINDS, kind or "") is None
+    if not kind:
+        return False
+    return not has_cjk(kind) and re.fullmatch(_KINDS, kind) is None
 
 
 # a name stands for a thing of a free kind when it is written beside the word: "an optional `last_query` cookie"

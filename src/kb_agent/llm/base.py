@@ -152,6 +152,11 @@ class LLM:
         }
 
 
+def metered(*llms: LLM | None) -> list[LLM]:
+    """Each model once (one may serve several roles): whose usage a question's calls are counted from."""
+    return list({id(m): m for m in llms if m is not None}.values())
+
+
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
 
