@@ -9,7 +9,7 @@ import re
 
 from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END
 from kb_agent.agent.evidence_units import LINK_TARGET
-from kb_agent.text.tokenize import tokenize
+from kb_agent.text.tokenize import cut_chinese, has_cjk, tokenize
 
 # a digit inside a name ("OAuth2", "tutorial003") is no number a line states, nor "one" as a pronoun ("this is
 # the one that will validate …"), nor 一 in a word of manner or degree (一样, 一些, 一定; 同一个 "the same one" is one)
@@ -128,11 +128,30 @@ def _counted(question: str) -> str | None:
     return noun[0] if noun else None
 
 
+# "最多可以包含多少个标签？" counts 标签: a number in the line must count it ("3 个标签"), not "每个标签对应一个字典"
+# (a measure word: "多少钱", "多少秒" ask an amount in a unit - "500 美元", "15 秒" - not things counted)
+_COUNTED_ZH = re.compile(r"(?:多少|几)(?:个|条|种|项|次|位|台|份|件|名|张)(?=[\u4e00-\u9fff])")
+_NUMERAL_ZH = r"(?:\d+|[一二两三四五六七八九十百千万]+)"
+
+
+@functools.lru_cache(maxsize=256)
+def _counted_zh(question: str) -> str | None:
+    """The word a Chinese "多少个 …" / "几个 …" counts (标签, 连接), read once per question: jieba's first word
+    after it ("几个类型参数" counts 类型)."""
+    counted = _COUNTED_ZH.search(question)
+    words = cut_chinese(question[counted.end() :]) if counted else []
+    return words[0] if words and has_cjk(words[0]) else None
+
+
 def _counts_in(question: str, text: str) -> bool:
     """Asked for a rate, the line says its unit ("week", "weekly", 每周); asked how many of a thing, the line
-    names the thing; any line when neither is asked."""
+    names the thing (in Chinese, with a number just before it); any line when neither is asked."""
     noun = _counted(question)
     if noun and noun not in tokenize(text):
+        return False
+    # the number, a measure word, a name between ("同一个 WebSocket 连接"), then the thing counted
+    counted_zh = _counted_zh(question)
+    if counted_zh and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*(?:[A-Za-z][\w-]*\s*)?{re.escape(counted_zh)}", text):
         return False
     if unit := _RATE_EN.search(question):
         return bool(re.search(rf"\b{unit.group(1)}", text, re.I))

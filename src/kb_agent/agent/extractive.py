@@ -44,10 +44,14 @@ from kb_agent.agent.name_kinds import (
 from kb_agent.agent.question_terms import (
     KIND_OF,
     QUESTION_TERMS,
+    SUBJECT_NAME,
     Weights,
+    clause_verbs,
     comparable_terms,
     key_terms,
     rarity,
+    says_superlative,
+    superlatives,
     term_credits,
 )
 from kb_agent.agent.quote_selection import choose
@@ -72,9 +76,6 @@ from kb_agent.tools.base import Evidence
 
 NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outranks those that do not
 KEYED_BONUS = 0.2  # ... and a line setting a key of that kind (`"type": …`) outranks prose that names others
-# a name written in a quarter or more of the knowledge base's passages names its subject ("FastAPI" in the
-# FastAPI docs), never the class or module asked for (an IDF of log(1 + 4), as the engine's term weights count)
-SUBJECT_NAME = math.log(1 + 4)
 POINTED_TO = 1.0  # credit for a key term said by the line a line opening "This …" points back to
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
@@ -149,6 +150,7 @@ _ASKS_WHICH = re.compile(
 DEFINES_BONUS = 0.3
 _ASKS_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|什么是", re.I)
 _CODE_SPAN = re.compile(r"`([^`]+)`")
+_RATHER = re.compile(r"\binstead of\b|\brather than\b|而不是|而非", re.I)
 _ASKS_THING = re.compile(r"^\s*(?:what|which)\b|什么|哪个|哪些", re.I)  # not why, how or whether
 
 
@@ -158,6 +160,20 @@ def without_changelog(text: str, question: str) -> str:
     if _ASKS_HISTORY.search(question):
         return text
     return "\n".join(line for line in text.split("\n") if not _CHANGELOG_ENTRY.search(line))
+
+
+def _paraphrase_capped(weight: dict[str, float], contexts: list[dict[str, float]], question: str) -> dict[str, float]:
+    """A verb of the question's own wording ("when it rejects a token", "does the response report") that no
+    passage found holds, not even in its title or path, counts no more than the commonest term some passage
+    holds: rare as it is, the documents say the same in other words. Only a verb: an unheld noun ("a refresh
+    token") is a thing the documents do not speak of."""
+    held = {t for c in contexts for t, v in c.items() if v}
+    present = [w for t, w in weight.items() if t in held]
+    unheld = clause_verbs(question) & weight.keys() - held
+    if not present or not unheld:
+        return weight
+    floor = min(present)
+    return {t: min(w, floor) if t in unheld else w for t, w in weight.items()}
 
 
 def rank(
@@ -181,6 +197,8 @@ def rank(
     means = bool(_ASKS_MEANS.search(question))
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why, risk = bool(_YES_NO.search(question)), asks_why(question), asks_risk(question)
+    # "Why should … be validated … instead of being used as a dict?": what could go wrong the other way is the reason
+    rather = why and bool(_RATHER.search(question))
     follows = asks_consequence(question) and not yes_no  # "Does adding type hints change what happens …?" is yes/no
     what_is = bool(_ASKS_WHAT_IS.search(question) or KIND_OF.search(question))
     named_for = asks_name(question)
@@ -200,6 +218,9 @@ def rank(
     everywhere = _subject_names(named_by, weights)
     # "the name of the cookie …": where a line names one beside the word, a line naming none names something else
     named_only = free_kind(kind) and any(named_by)
+    # "哪种流程最安全？": where a line writes the superlative ("最安全的是代码流"), one that does not picks out nothing
+    superlative = superlatives(question)
+    superlative = superlative if any(says_superlative(u.text, superlative) for _, u in all_units) else []
     if owner in {n.lower() for n in everywhere}:
         owner = None  # the knowledge base's own subject ("FastAPI" in its docs): every line is about it
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
@@ -222,6 +243,7 @@ def rank(
             {**c, **dict.fromkeys(_named_beside(e, sources, contexts, code_found), 1.0)}
             for e, c in zip(sources, contexts, strict=True)
         ]
+    weight = _paraphrase_capped(weight, contexts, question)
     # the lines of a section share its headings: each heading path is read once
     under = {h: term_credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
     said_in_own = set().union(*(u.terms for _, u in all_units if u.zh == zh)) & asked  # the question's language
@@ -242,6 +264,8 @@ def rank(
         if not states:
             continue  # asked for a version / a number / an address, and this line has none
         if named_only and not (names or shown):
+            continue
+        if superlative and not says_superlative(unit.text, superlative):
             continue
         if owner and not _names_near(owner, unit, source_lines[index], sources[index]):
             continue  # FastAPI's `0.112.0` pinned, asked uv's minimum version
@@ -299,6 +323,9 @@ def rank(
             unit.score += MEANS_BONUS
         if follows and states_consequence(unit.text):  # "What happens if …?": "If …, they will receive an error"
             unit.score += REASON_BONUS
+        if rather and _RATHER.search(unit.text) and states_risk(unit.text):
+            # "Why … validated … instead of being used as a dict?": "Instead of … a `dict`, … it could break …"
+            unit.score += 2 * REASON_BONUS
         if risk and states_risk(unit.text):  # "What is the risk of …?": "we could be sending … to every client"
             unit.score += REASON_BONUS
         if why and (under_why_heading(unit) or gives_cause(unit.text)):

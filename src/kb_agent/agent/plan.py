@@ -11,9 +11,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kb_agent.agent.context import AgentContext, timed
+from kb_agent.agent.question_terms import is_subject_name
 from kb_agent.agent.rules import FILE_QUESTION_WORDS, TICKET_RE, URL_RE
 from kb_agent.agent.state import AgentState, RouteState, ToolCall
-from kb_agent.agent.step_rules import decompose
+from kb_agent.agent.step_rules import decompose, possessive_owner
 from kb_agent.text.tokenize import EN_STOPWORDS, QUESTION_WORDS, ZH_STOPWORDS, cut_chinese, has_cjk, tokenize
 from kb_agent.tools.base import ToolArgsError
 
@@ -132,6 +133,12 @@ def _step_plan(ctx: AgentContext, state: AgentState, pending: list[dict], refini
     if not any(c["name"] == "hybrid_search" for c in pending):
         return None
     decomposed = decompose(state["query"])
+    if decomposed and decomposed.rule == "possessive":
+        owner = possessive_owner(state["query"])
+        if owner and is_subject_name(owner, ctx.term_weights):
+            # "FastAPI's utilities for … OAuth2 flows" in the FastAPI docs: its subject's things are what every
+            # page is about, no entity to find first (step 1 had found "Starlette and Uvicorn")
+            return None
     return {"steps": decomposed.steps, "rule": decomposed.rule} if decomposed else None
 
 

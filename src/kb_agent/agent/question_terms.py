@@ -130,6 +130,68 @@ def comparable_terms(asked: set[str], question_zh: bool, text_zh: bool) -> set[s
 
 
 Weights = Callable[[set[str]], dict[str, float]]  # term -> weight (rarity in the knowledge base)
+# a name written in a quarter or more of the knowledge base's passages names its subject ("FastAPI" in the
+# FastAPI docs), never the class or module asked for (an IDF of log(1 + 4), as the engine's term weights count)
+SUBJECT_NAME = math.log(1 + 4)
+
+
+def is_subject_name(name: str, weights: Weights | None) -> bool:
+    """One word the knowledge base writes nearly everywhere: its subject ("FastAPI" in its docs)."""
+    parts = tokenize(name)[:1] if re.fullmatch(r"\w+", name) else []
+    if weights is None or not parts:
+        return False
+    try:
+        rarity = weights(set(parts))
+    except Exception:  # statistics are a refinement: without them no name is the subject
+        return False
+    return all(rarity.get(t, math.inf) <= SUBJECT_NAME for t in parts)
+
+
+_DETERMINER = r"(?:the|a|an|this|that|these|those|its|their|your|my|our|it|i|you|we|they|he|she)"
+_AFTER_VERB = r"(?:the|a|an|its|it|them|in|on|at|to|for|with|by|from|into|of|when|if|after|before|while)"
+# "Which error type does the response report when …": the word after do-support's subject, where an object,
+# a preposition or the end follows (a subject of up to three words: "does a refresh token last in …")
+_DO_VERB = re.compile(
+    rf"\b(?:do|does|did)\s+(?:{_DETERMINER}\s+)?(?:[\w'-]+\s+){{0,3}}?([a-z]+)\b(?=\s+{_AFTER_VERB}\b|\s*[?,.;]|\s*$)",
+    re.I,
+)
+# "… when it rejects a token", "… when an int path parameter receives the value": a condition clause's verb
+_CLAUSE_VERB = re.compile(
+    rf"\b(?:when|whenever|if|once|unless|after|before|while)\s+(?:{_DETERMINER}\s+)?(?:[\w-]+\s+){{0,3}}?"
+    r"([a-z]+(?:s|ed))\b",
+    re.I,
+)
+
+
+# "Which …" / "In which …" / "What …" asks for a thing: its verb relates the thing to the rest; "How do I register
+# …?" asks for the doing itself
+_ASKS_A_THING = re.compile(r"^\s*(?:(?:in|at|on|for|from|to|with|by|of)\s+)?(?:which|what)\b", re.I)
+
+
+def clause_verbs(question: str) -> set[str]:
+    """The analysed verbs the question's own wording carries (English only): the main verb after do-support in a
+    question asking for a thing, and a condition clause's verb."""
+    patterns = (_DO_VERB, _CLAUSE_VERB) if _ASKS_A_THING.match(question) else (_CLAUSE_VERB,)
+    found = [m.group(1) for pattern in patterns for m in pattern.finditer(question)]
+    return {t for word in found for t in tokenize(word)}
+
+
+# "Which OAuth2 flow is the most secure?", "OAuth2 的哪种流程最安全？": the line that writes the same superlative
+# ("The most secure is the code flow", "最安全的是代码流") names what the question picks out
+_SUPERLATIVE = re.compile(r"\b(?:most|least)\s+[a-z][\w-]*|最[\u4e00-\u9fff]", re.I)
+_NOT_SUPERLATIVE = ("最多", "最少", "最后", "最终", "最近", "最新", "最初", "最好")  # a count, a time, advice
+
+
+def superlatives(question: str) -> list[str]:
+    """The superlative phrases the question asks by, lower-cased ("most secure"; in Chinese 最 and the word's first
+    character: "最常用" is asked of "`POST`（最常见）")."""
+    found = (m.group(0).lower() for m in _SUPERLATIVE.finditer(question))
+    return [p for p in found if not p.startswith(_NOT_SUPERLATIVE)]
+
+
+def says_superlative(text: str, phrases: list[str]) -> bool:
+    lowered = text.lower()
+    return any(p in lowered for p in phrases)
 
 
 def rarity(asked: set[str], units: list[Unit], weights: Weights | None) -> dict[str, float]:

@@ -108,6 +108,12 @@ def decompose(question: str) -> StepPlan | None:
     return _nested(plan) if plan and plan.rule != GUESSED_BRIDGE else plan
 
 
+def possessive_owner(question: str) -> str | None:
+    """The name a possessive step starts from ("Big Boi" of "Big Boi's album"), if the question has one."""
+    owner = _POSSESSIVE.search(" ".join(question.split()))
+    return owner.group("owner") if owner else None
+
+
 def has_bridge_shape(question: str) -> bool:
     """The question reaches its answer through something it only describes: a relative clause ("the university
     that runs Toad Hall"), a possessive ("Big Boi's album"), a relation of a name ("the publisher of The Orange
