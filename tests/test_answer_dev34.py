@@ -11,10 +11,10 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import evidence_under
-from kb_agent.agent import answer_types, extractive, plan
+from kb_agent.agent import answer_types, extractive, plan, question_terms
 from kb_agent.agent.answer_types import asked_types, states_each
 from kb_agent.agent.extractive import extractive_sentences
-from kb_agent.agent.question_terms import clause_verbs, is_subject_name, superlatives
+from kb_agent.agent.question_terms import clause_verbs, is_subject_name, paraphrase_capped, superlatives
 from kb_agent.config import Settings
 
 SCOPES = "advanced/security/oauth2-scopes.md"
@@ -54,7 +54,7 @@ def test_a_verb_no_passage_holds_does_not_outweigh_what_the_passages_say(monkeyp
     """dev34 t3403: "rejects" is rare in the docs and no passage found writes it; weighed in full it kept the
     line naming the header under the share of the question a line must hold."""
     if not rule:
-        monkeypatch.setattr(extractive, "clause_verbs", lambda question: set())
+        monkeypatch.setattr(question_terms, "clause_verbs", lambda question: set())
     sources = [
         evidence_under(VERIFY, SCOPES, ["OAuth2 scopes", "Verify the scopes"], 187),
         evidence_under(EXCEPTION, SCOPES, ["OAuth2 scopes", "Use the scopes"], 163),
@@ -76,7 +76,7 @@ def test_only_the_questions_verbs_are_read_as_its_wording():
     assert clause_verbs("Which setting turns on the OAuth2 device authorization flow?") == set()
     # asked how to do it, the verb is the doing asked about (dev7 u709 "How do I register … as a Windows Service?")
     assert clause_verbs("How do I register a FastAPI app as a Windows Service?") == set()
-    capped = extractive._paraphrase_capped(
+    capped = paraphrase_capped(
         {"refresh": 6.0, "report": 4.0, "token": 3.0}, [{"token": 1.0}], "Which value does a refresh token report?"
     )
     assert capped == {"refresh": 6.0, "report": 3.0, "token": 3.0}

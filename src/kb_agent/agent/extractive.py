@@ -46,9 +46,9 @@ from kb_agent.agent.question_terms import (
     QUESTION_TERMS,
     SUBJECT_NAME,
     Weights,
-    clause_verbs,
     comparable_terms,
     key_terms,
+    paraphrase_capped,
     rarity,
     says_superlative,
     superlatives,
@@ -162,20 +162,6 @@ def without_changelog(text: str, question: str) -> str:
     return "\n".join(line for line in text.split("\n") if not _CHANGELOG_ENTRY.search(line))
 
 
-def _paraphrase_capped(weight: dict[str, float], contexts: list[dict[str, float]], question: str) -> dict[str, float]:
-    """A verb of the question's own wording ("when it rejects a token", "does the response report") that no
-    passage found holds, not even in its title or path, counts no more than the commonest term some passage
-    holds: rare as it is, the documents say the same in other words. Only a verb: an unheld noun ("a refresh
-    token") is a thing the documents do not speak of."""
-    held = {t for c in contexts for t, v in c.items() if v}
-    present = [w for t, w in weight.items() if t in held]
-    unheld = clause_verbs(question) & weight.keys() - held
-    if not present or not unheld:
-        return weight
-    floor = min(present)
-    return {t: min(w, floor) if t in unheld else w for t, w in weight.items()}
-
-
 def rank(
     question: str, sources: list[Evidence], embed: Embed | None = None, weights: Weights | None = None
 ) -> list[Unit]:
@@ -243,7 +229,7 @@ def rank(
             {**c, **dict.fromkeys(_named_beside(e, sources, contexts, code_found), 1.0)}
             for e, c in zip(sources, contexts, strict=True)
         ]
-    weight = _paraphrase_capped(weight, contexts, question)
+    weight = paraphrase_capped(weight, contexts, question)
     # the lines of a section share its headings: each heading path is read once
     under = {h: term_credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
     said_in_own = set().union(*(u.terms for _, u in all_units if u.zh == zh)) & asked  # the question's language

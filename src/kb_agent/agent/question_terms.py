@@ -176,6 +176,20 @@ def clause_verbs(question: str) -> set[str]:
     return {t for word in found for t in tokenize(word)}
 
 
+def paraphrase_capped(weight: dict[str, float], contexts: list[dict[str, float]], question: str) -> dict[str, float]:
+    """A verb of the question's own wording ("when it rejects a token", "does the response report") that no
+    passage found holds, not even in its title or path, counts no more than the commonest term some passage
+    holds: rare as it is, the documents say the same in other words. Only a verb: an unheld noun ("a refresh
+    token") is a thing the documents do not speak of."""
+    held = {t for c in contexts for t, v in c.items() if v}
+    present = [w for t, w in weight.items() if t in held]
+    unheld = clause_verbs(question) & weight.keys() - held
+    if not present or not unheld:
+        return weight
+    floor = min(present)
+    return {t: min(w, floor) if t in unheld else w for t, w in weight.items()}
+
+
 # "Which OAuth2 flow is the most secure?", "OAuth2 的哪种流程最安全？": the line that writes the same superlative
 # ("The most secure is the code flow", "最安全的是代码流") names what the question picks out
 _SUPERLATIVE = re.compile(r"\b(?:most|least)\s+[a-z][\w-]*|最[\u4e00-\u9fff]", re.I)
