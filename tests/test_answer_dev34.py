@@ -1,7 +1,9 @@
-"""dev34 misses (stop 50): a verb of the question's own wording that no passage holds does not outweigh what the
-passages say; a superlative asked picks the line writing it; asked why one way "instead of" another, the line
-saying what could go wrong the other way is the reason; "how many" in Chinese counts the thing asked; the
-knowledge base's own subject in a possessive ("FastAPI's utilities") is no entity to find first."""
+"""dev34 and dev35 misses (stop 50): a verb of the question's own wording that no passage holds does not outweigh
+what the passages say; a superlative asked picks the line writing it; asked why one way "instead of" another, the
+line saying what could go wrong the other way is the reason; "how many" in Chinese counts the thing asked; the
+knowledge base's own subject in a possessive ("FastAPI's utilities") is no entity to find first. Then dev35's:
+"最近忙吗" is small talk; a version asked of another product in Chinese; "this means …" is a consequence; 转换成
+is 转换为."""
 
 from __future__ import annotations
 
@@ -11,10 +13,19 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import evidence_under
-from kb_agent.agent import answer_types, extractive, plan, question_terms
+from kb_agent.agent import answer_types, extractive, plan, question_terms, reasons
 from kb_agent.agent.answer_types import asked_types, states_each
+from kb_agent.agent.claim_terms import version_owner
+from kb_agent.agent.evidence_units import terms
 from kb_agent.agent.extractive import extractive_sentences
-from kb_agent.agent.question_terms import clause_verbs, is_subject_name, paraphrase_capped, superlatives
+from kb_agent.agent.question_terms import (
+    clause_verbs,
+    is_subject_name,
+    paraphrase_capped,
+    superlatives,
+    term_credits,
+)
+from kb_agent.agent.rules import is_chitchat, small_talk_reply
 from kb_agent.config import Settings
 
 SCOPES = "advanced/security/oauth2-scopes.md"
@@ -180,3 +191,65 @@ def test_the_knowledge_bases_subject_in_a_possessive_is_no_entity_to_find_first(
     state["query"] = "What is the name of Big Boi's first solo album?"
     chained = plan._step_plan(_ctx(weights), state, pending, refining=False)
     assert chained is not None and chained["rule"] == "possessive"
+
+
+# dev35 (written in the middle of stop 50, after the changes above, run before the ones below)
+
+
+def test_how_are_you_in_chinese_asks_whether_one_is_busy_too():
+    """dev35 h3502 "你好呀，最近忙吗？" was searched and refused as a question the documents do not answer."""
+    assert is_chitchat("你好呀，最近忙吗？") and is_chitchat("最近忙不忙？")
+    assert "我很好" in small_talk_reply("你好呀，最近忙吗？", zh=True)
+    assert not is_chitchat("忙吗这个参数是什么")  # control: a question around the words is no small talk
+
+
+DATACLASS_VERSION = "## 版本 { #version }\n\n自 FastAPI 版本 `0.67.0` 起可用。🔖"
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["owner_read_in_chinese", "control_no_owner"])
+def test_asked_another_products_version_in_chinese_fastapis_is_no_answer(monkeypatch, rule):
+    """dev35 u3503 (unanswerable): asked which attrs version dataclasses support, FastAPI's 0.67.0 answered."""
+    if not rule:
+        monkeypatch.setattr(extractive, "version_owner", lambda question: None)
+    question = "FastAPI 的 dataclasses 支持哪个版本的 attrs 库？"
+    sources = [evidence_under(DATACLASS_VERSION, "zh/docs/advanced/dataclasses.md", ["使用数据类", "版本"], 86)]
+    assert (extractive_sentences(question, sources, weights=_weights({})) == []) is rule
+    assert version_owner("uv 的最低版本是多少？") == "uv"
+    assert version_owner("separate_input_output_schemas 是在哪个 FastAPI 版本加入的？") == "fastapi"
+
+
+BYTES = "\n\n".join(
+    [
+        "If you declare the type of your *path operation function* parameter as `bytes`, **FastAPI** will read the "
+        "file for you and you will receive the contents as `bytes`.",
+        "Keep in mind that this means that the whole contents will be stored in memory. This will work well for "
+        "small files.",
+        "But there are several cases in which you might benefit from using `UploadFile`.",
+    ]
+)
+SEEK = "* `seek(offset)`: Goes to the byte position `offset` (`int`) in the file."
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["what_it_means", "control_conditions_only"])
+def test_asked_what_happens_a_line_saying_what_that_means_is_the_consequence(monkeypatch, rule):
+    """dev35 c3504: "What happens to the whole file …?" quoted the line declaring `bytes` and two on `seek`,
+    not "this means that the whole contents will be stored in memory"."""
+    if not rule:
+        monkeypatch.setattr(reasons, "_MEANS_THAT", re.compile(r"(?!)"))
+    sources = [
+        evidence_under(BYTES, "tutorial/request-files.md", ["Request Files", "Define File Parameters"], 47),
+        evidence_under(SEEK, "tutorial/request-files.md", ["Request Files", "UploadFile"], 81),
+    ]
+    question = "What happens to the whole file when I declare an upload parameter as bytes?"
+    weights = _weights({"upload": 4.3, "byte": 3.7, "whole": 4.8})
+    found = extractive_sentences(question, sources, weights=weights, max_sentences=2)
+    assert any("stored in memory" in f.text for f in found) is rule
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["cheng_or_wei", "control_half"])
+def test_a_chinese_result_written_with_cheng_or_wei_is_one_word(monkeypatch, rule):
+    """dev35 z3504: "会被转换成什么？" over "该数据类会被自动转换为 Pydantic 的数据类。" held 转换成 half."""
+    if not rule:
+        monkeypatch.setattr(question_terms, "_resultative_held", lambda term, text: False)
+    line = "该数据类会被自动转换为 Pydantic 的数据类。"
+    assert term_credits(terms(line), line, {"转换成"}) == {"转换成": 1.0 if rule else 0.5}

@@ -176,6 +176,9 @@ def number_units(text: str) -> set[tuple[str, str]]:
 VERSION_NUMBER = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)*(?![\w.]*\w)")
 _VERSION_OF = re.compile(r"\bversions?\s+of\s+(?:the\s+)?(?P<name>`?[A-Za-z][\w.+-]*`?)")
 _NAME_VERSION = re.compile(r"(?P<name>`?[A-Za-z][\w.+-]*`?)(?:'s)?\s+versions?\b")
+# "哪个版本的 attrs 库", "uv 的最低版本", "FastAPI 版本 0.67.0"
+_VERSION_OF_ZH = re.compile(r"版本的\s*(?P<name>`?[A-Za-z][\w.+-]*`?)")
+_NAME_VERSION_ZH = re.compile(r"(?P<name>`?[A-Za-z][\w.+-]*`?)\s*的?\s*(?:哪个|哪一个|什么|最低|最新)?\s*版本")
 # words before "version" that name no owner: "the minimum version of …", "a newer version"
 _NOT_OWNERS = frozenset(
     "the a an this that which what any every each its their your our minimum maximum latest current new newer "
@@ -190,7 +193,12 @@ OWNER_LINES = 2  # lines around a line giving a version number that may name wha
 def version_owner(text: str) -> str | None:
     """The name a version is said to be of ("the version of uv", "Python version"), lower-cased; None when the
     text names none ("the minimum version")."""
-    owner = _VERSION_OF.search(text) or _NAME_VERSION.search(text)
+    owner = (
+        _VERSION_OF.search(text)
+        or _NAME_VERSION.search(text)
+        or _VERSION_OF_ZH.search(text)
+        or _NAME_VERSION_ZH.search(text)
+    )
     name = owner.group("name").strip("`").lower() if owner else None
     return None if name is None or name in _NOT_OWNERS else name
 

@@ -82,7 +82,7 @@ def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float
     in "human (developer) induced errors"); two asked words the text writes as one ("plain text": "plaintext")."""
     credit: dict[str, float] = {}
     for t in asked:
-        if t in found or (has_cjk(t) and t in text) or _parts_held(t, found):
+        if t in found or (has_cjk(t) and t in text) or _parts_held(t, found) or _resultative_held(t, text):
             credit[t] = 1.0
         elif has_cjk(t) and any(len(p) > 1 and p != t and p in text for p in tokenize(t)):
             credit[t] = 0.5
@@ -100,6 +100,16 @@ def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float
                 if a != b and re.search(rf"\b{a}{b}", lowered):
                     credit[a] = credit[b] = 1.0
     return credit
+
+
+# a Chinese verb's result written with 成 or with 为 is one word: 转换成 / 转换为, 设置成 / 设置为, 变成 / 变为
+_RESULTATIVE = ("成", "为")
+
+
+def _resultative_held(term: str, text: str) -> bool:
+    if len(term) < 3 or term[-1] not in _RESULTATIVE or not has_cjk(term):
+        return False
+    return any(f"{term[:-1]}{ending}" in text for ending in _RESULTATIVE)
 
 
 def _parts_held(term: str, found: set[str]) -> bool:

@@ -94,9 +94,15 @@ def asks_consequence(question: str) -> bool:
     return bool(_CONSEQUENCE.search(question))
 
 
+# "Keep in mind that this means that the whole contents will be stored in memory": what follows from the line
+# before, said as its consequence
+_MEANS_THAT = re.compile(r"\b(?:this|that) (?:also )?means (?:that )?\w+.*\b(?:will|would)\b|这意味着|这表示", re.I)
+
+
 def states_consequence(text: str) -> bool:
-    """The line says what follows under a condition ("If …, they will receive an error")."""
-    return bool(_CONDITION.search(text) and _RESULT.search(text))
+    """The line says what follows under a condition ("If …, they will receive an error") or from what the line
+    before says ("this means that … will be stored in memory")."""
+    return bool(_CONDITION.search(text) and _RESULT.search(text)) or bool(_MEANS_THAT.search(text))
 
 
 def asks_benefit(question: str) -> bool:

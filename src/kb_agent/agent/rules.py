@@ -46,8 +46,11 @@ _EN_PHRASE = (
     r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|earlier|before|me|for me|for us))*"
 )
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
-# "今天过得怎么样", "最近还好吗": how are you
-_ZH_HOW_ARE_YOU = r"(?:你|您)?(?:今天|最近|这几天|这些天)(?:过得|过的)?(?:怎么样|如何|还好吗?|好吗|好不好)"
+# "今天过得怎么样", "最近还好吗", "最近忙吗": how are you
+_ZH_HOW_ARE_YOU = (
+    r"(?:你|您)?(?:今天|最近|这几天|这些天)(?:过得|过的)?(?:怎么样|如何|还好吗?|好吗|好不好)"
+    r"|(?:你|您)?(?:今天|最近|这几天|这些天)?(?:还)?(?:忙吗|忙不忙)"
+)
 _ZH_PHRASE = (
     rf"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|"
     rf"{_ZH_FAREWELL}|没有(?:别的|其他)?问题了?|没问题了|"
