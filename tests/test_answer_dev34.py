@@ -3,7 +3,7 @@ what the passages say; a superlative asked picks the line writing it; asked why 
 line saying what could go wrong the other way is the reason; "how many" in Chinese counts the thing asked; the
 knowledge base's own subject in a possessive ("FastAPI's utilities") is no entity to find first. Then dev35's:
 "最近忙吗" is small talk; a version asked of another product in Chinese; "this means …" is a consequence; 转换成
-is 转换为."""
+is 转换为. Then dev36's: "hope you're doing well" is small talk; a number of the unit is no rate."""
 
 from __future__ import annotations
 
@@ -253,3 +253,24 @@ def test_a_chinese_result_written_with_cheng_or_wei_is_one_word(monkeypatch, rul
         monkeypatch.setattr(question_terms, "_resultative_held", lambda term, text: False)
     line = "该数据类会被自动转换为 Pydantic 的数据类。"
     assert term_credits(terms(line), line, {"转换成"}) == {"转换成": 1.0 if rule else 0.5}
+
+
+# dev36 (written at the end of stop 50, after all the changes above): its misses
+
+
+def test_hoping_someone_is_well_is_small_talk():
+    """dev36 h3601 "Good evening, hope you're doing well!" was searched and refused."""
+    assert is_chitchat("Good evening, hope you're doing well!") and is_chitchat("Hope all is well")
+    assert "doing well" in small_talk_reply("Good evening, hope you're doing well!", zh=False)
+    assert not is_chitchat("hope this works with async?")  # control: a question beside the word
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["a_count_of_the_unit_is_no_rate", "control_unit_named"])
+def test_asked_a_rate_a_number_of_the_unit_itself_is_no_answer(monkeypatch, rule):
+    """dev36 u3601 (unanswerable) "How many SSE events per second …?" was answered "… every 15 seconds …"."""
+    question = "How many SSE events per second can FastAPI send at most?"
+    line = "Send a keep alive ping comment every 15 seconds when there hasn't been any message."
+    if not rule:
+        monkeypatch.setattr(answer_types, "_RATE_EN", re.compile(r"(?!)"))
+    assert states_each(asked_types(question), line, question) is not rule
+    assert states_each(asked_types(question), "It can send 500 events per second.", question)

@@ -154,7 +154,9 @@ def _counts_in(question: str, text: str) -> bool:
     if counted_zh and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*(?:[A-Za-z][\w-]*\s*)?{re.escape(counted_zh)}", text):
         return False
     if unit := _RATE_EN.search(question):
-        return bool(re.search(rf"\b{unit.group(1)}", text, re.I))
+        # "every 15 seconds" counts seconds, not events per second: a number of the unit itself is no rate
+        rest = re.sub(rf"\b\d[\d,.]*\s*{unit.group(1)}s?\b", " ", text, flags=re.I)
+        return bool(re.search(rf"\b{unit.group(1)}", text, re.I)) and bool(_NUMBER.search(rest))
     if unit := _RATE_ZH.search(question):
         return bool(re.search(_UNIT_ZH.get(unit.group(1), unit.group(1)), text))
     return True

@@ -37,6 +37,7 @@ _EN_PHRASE = (
     r"(?:that|this|it) (?:answers|answered) (?:my question|it)|"
     rf"{_EN_FAREWELL}|"
     rf"{_EN_IDENTITY}|how are you(?: doing)?|how(?:'s| is) (?:it going|everything)|what'?s up|"
+    r"(?:i )?hope (?:you(?:'?re| are) (?:doing )?(?:well|good|fine|ok(?:ay)?)|(?:all is|everything is|all'?s) well)|"
     r"how(?:'s| is| was) your (?:day|morning|afternoon|evening|weekend)(?: going)?|"
     r"(?:can|could) you help(?: me| us)?|nice to meet you|"
     r"ok(?:ay)?|great|cool|nice|awesome|perfect|got it|"
@@ -97,7 +98,11 @@ _REPLIES = [
         "不客气！还有关于文档的问题可以继续问我。",
     ),
     (
-        re.compile(rf"how are you|how(?:'s| is) (?:it going|everything)|what'?s up|你好吗|{_ZH_HOW_ARE_YOU}", re.I),
+        re.compile(
+            rf"how are you|how(?:'s| is) (?:it going|everything)|what'?s up|hope (?:you|all|everything)|你好吗|"
+            rf"{_ZH_HOW_ARE_YOU}",
+            re.I,
+        ),
         "I'm doing well, thanks! What would you like to know about the indexed documents?",
         "我很好，谢谢！想了解文档里的什么内容？",
     ),
