@@ -202,7 +202,8 @@ def paraphrase_capped(weight: dict[str, float], contexts: list[dict[str, float]]
 
 # "Which OAuth2 flow is the most secure?", "OAuth2 的哪种流程最安全？": the line that writes the same superlative
 # ("The most secure is the code flow", "最安全的是代码流") names what the question picks out
-_SUPERLATIVE = re.compile(r"\b(?:most|least)\s+[a-z][\w-]*|最[\u4e00-\u9fff]", re.I)
+# ("most of the code", "most likely" are no superlatives)
+_SUPERLATIVE = re.compile(r"\b(?:most|least)\s+(?!(?:of|likely|probably)\b)[a-z][\w-]*|最[\u4e00-\u9fff]", re.I)
 _NOT_SUPERLATIVE = ("最多", "最少", "最后", "最终", "最近", "最新", "最初", "最好")  # a count, a time, advice
 
 
