@@ -302,7 +302,6 @@ TASKS_ZH = """**FastAPI** 知道在每种情况下该做什么以及如何复用
 def test_asked_which_class_the_name_the_knowledge_base_writes_everywhere_is_no_answer(monkeypatch):
     """ "FastAPI" (in most passages of the FastAPI docs: a low rarity) names the docs' subject; the class that
     runs background tasks is `BackgroundTasks`."""
-    import kb_agent.agent.extractive as extractive
 
     question = "在后台运行任务要使用哪个类？"
     rarity = {"fastapi": 0.9}
@@ -316,7 +315,7 @@ def test_asked_which_class_the_name_the_knowledge_base_writes_everywhere_is_no_a
         return extractive_sentences(question, sources, max_sentences=1, weights=weights)[0].text
 
     assert "BackgroundTasks" in best()
-    monkeypatch.setattr(extractive, "SUBJECT_NAME", -1.0)  # control: every name counts, FastAPI's too
+    monkeypatch.setattr(question_terms, "SUBJECT_NAME", -1.0)  # control: every name counts, FastAPI's too
     assert best().startswith("**FastAPI**")
 
 

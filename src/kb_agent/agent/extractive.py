@@ -8,7 +8,6 @@ and by what the question's shape asks for (a way, a definition, a name, a versio
 from __future__ import annotations
 
 import functools
-import math
 import re
 from collections.abc import Callable
 
@@ -44,13 +43,13 @@ from kb_agent.agent.name_kinds import (
 from kb_agent.agent.question_terms import (
     KIND_OF,
     QUESTION_TERMS,
-    SUBJECT_NAME,
     Weights,
     comparable_terms,
     key_terms,
     paraphrase_capped,
     rarity,
     says_superlative,
+    subject_names,
     superlatives,
     term_credits,
 )
@@ -201,7 +200,7 @@ def rank(
     weight = rarity(asked, [u for _, u in all_units], weights)
     # the names of the kind asked for that each line gives and the question does not, read once
     named_by = [new_names(LINK_TARGET.sub("]", u.text), question, kind) if kind else set() for _, u in all_units]
-    everywhere = _subject_names(named_by, weights)
+    everywhere = subject_names(set().union(*named_by), weights)
     # "the name of the cookie …": where a line names one beside the word, a line naming none names something else
     named_only = free_kind(kind) and any(named_by)
     # "哪种流程最安全？": where a line writes the superlative ("最安全的是代码流"), one that does not picks out nothing
@@ -402,21 +401,6 @@ def _names_near(name: str, unit: Unit, lines: list[str], e: Evidence) -> bool:
     """The line, OWNER_LINES around it, its headings or its page's title say `name`."""
     near = lines[max(0, unit.line - OWNER_LINES) : unit.line + OWNER_LINES + 1]
     return names_word(" ".join([e.title, unit.heading or "", *near]), name)
-
-
-def _subject_names(named_by: list[set[str]], weights: Weights | None) -> set[str]:
-    """Of the names the lines give (of the asked kind), those the knowledge base writes nearly everywhere:
-    "Which class runs tasks in the background?" is not answered by a line that names **FastAPI**."""
-    if weights is None:
-        return set()
-    # one word ("FastAPI"), read whole: `fastapi run` is a command, however common its first word is
-    found = {name for names in named_by for name in names if re.fullmatch(r"\w+", name)}
-    parts = {name: set(tokenize(name)[:1]) for name in found}
-    try:
-        rarity = weights(set().union(*parts.values())) if parts else {}
-    except Exception:  # statistics are a refinement: without them every name counts
-        return set()
-    return {name for name, ts in parts.items() if ts and all(rarity.get(t, math.inf) <= SUBJECT_NAME for t in ts)}
 
 
 def _names_kind_in_question_words(text: str, question: str, kind: str) -> bool:

@@ -145,16 +145,23 @@ Weights = Callable[[set[str]], dict[str, float]]  # term -> weight (rarity in th
 SUBJECT_NAME = math.log(1 + 4)
 
 
+def subject_names(names: set[str], weights: Weights | None) -> set[str]:
+    """Of `names`, the one-word ones the knowledge base writes nearly everywhere: its subject ("FastAPI" in its
+    docs), read in one call to the weights. A name of more words is never the subject: `fastapi run` is a
+    command, however common its first word is."""
+    if weights is None:
+        return set()
+    parts = {name: set(tokenize(name)[:1]) for name in names if re.fullmatch(r"\w+", name)}
+    try:
+        rarity = weights(set().union(*parts.values())) if parts else {}
+    except Exception:  # statistics are a refinement: without them no name is the subject
+        return set()
+    return {name for name, ts in parts.items() if ts and all(rarity.get(t, math.inf) <= SUBJECT_NAME for t in ts)}
+
+
 def is_subject_name(name: str, weights: Weights | None) -> bool:
     """One word the knowledge base writes nearly everywhere: its subject ("FastAPI" in its docs)."""
-    parts = tokenize(name)[:1] if re.fullmatch(r"\w+", name) else []
-    if weights is None or not parts:
-        return False
-    try:
-        rarity = weights(set(parts))
-    except Exception:  # statistics are a refinement: without them no name is the subject
-        return False
-    return all(rarity.get(t, math.inf) <= SUBJECT_NAME for t in parts)
+    return name in subject_names({name}, weights)
 
 
 _DETERMINER = r"(?:the|a|an|this|that|these|those|its|their|your|my|our|it|i|you|we|they|he|she)"
