@@ -91,7 +91,39 @@ ANSWER_TYPES = [
 ]
 
 
+# asked when a release came out ("When was FastAPI 0.141.0 released?"): a date, not a version ("## 0.141.0
+# (2026-07-29)" in a changelog)
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+ANSWER_TYPES.append(
+    (
+        re.compile(
+            r"\bwhen (?:was|were|did|is|will)\b.*\b(?:released?|published|come out|came out|shipped)\b"
+            r"|\brelease date\b|发布日期|(?:什么时候|何时|哪天|哪一天)(?:发布|发行|推出)",
+            re.I,
+        ),
+        re.compile(
+            rf"\b(?:19|20)\d\d-\d\d-\d\d\b|\b{_MONTH} \d{{1,2}},? (?:19|20)\d\d\b|(?:19|20)\d\d 年|(?:19|20)\d\d年",
+            re.I,
+        ),
+    )
+)
 STATUS = 4  # the status code's index in ANSWER_TYPES
+VERSION = 0
+TITLED = frozenset({VERSION, 3, 5})  # what a section's heading may state for its lines: a release, its end, its date
+# a release the question names ("Python 3.9", "0.141.0"): what it asks about, never the version it asks for
+_NAMED_VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*)(?![\w]|\.\d)")
+
+
+@functools.lru_cache(maxsize=256)
+def named_versions(question: str) -> frozenset[str]:
+    """The releases the question writes ("Python 3.5", "FastAPI 0.141.0"): a line about another release (3.6)
+    does not answer it, whatever else it shares with the question."""
+    return frozenset(m.group(1) for m in _NAMED_VERSION.finditer(question))
+
+
+def holds_version(text: str, version: str) -> bool:
+    """`3.5` written as itself, not inside `3.50` or `13.5` (`3.5.2` is a 3.5)."""
+    return re.search(rf"(?<![\d.]){re.escape(version)}(?!\d)", text) is not None
 
 
 @functools.lru_cache(maxsize=256)
@@ -174,6 +206,8 @@ def states_each(types: list[int], text: str, question: str) -> bool:
         said = _VERSION.sub(" ", stated) if shape is _NUMBER else stated
         if i == STATUS:  # "默认返回 200 的时候 … 哪个状态码？": the code the question gives is not the one it asks
             said = shape.sub(lambda m: m.group() if m.group() not in _asked_codes(question) else " ", said)
+        if i == VERSION and named_versions(question):  # "… support for Python 3.9 dropped?": not 3.9
+            said = shape.sub(lambda m: " " if m.group() in named_versions(question) else m.group(), said)
         if not shape.search(said):
             return False
         if shape is _NUMBER and not _counts_in(question, stated):

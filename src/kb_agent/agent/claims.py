@@ -375,6 +375,13 @@ class ClaimChecker(ClaimGuards):
         halves = [half.strip() for half in wanted.split(f" {normalise(EXAMPLE_GAP)} ")]
         if len(halves) > 1 and min(map(len, halves)) < _HALF_CHARS:
             return []  # "It … 5" is no quote: each half must say something of its own
+        if ITEM_MARK.search(sentence):  # a list's items in order, each as written: a long item by its name alone
+            halves = [
+                part
+                for piece in ITEM_MARK.split(sentence)
+                for half in normalise(piece).split(f" {normalise(EXAMPLE_GAP)} ")
+                if (part := half.rstrip(_END).strip())
+            ]
         halves = [re.escape(half) for half in halves]
         # to its last character: "… like: 2008-09-15" is not the line that goes on "…-15t15:53:00"
         whole = re.compile(".*?".join(halves) + r"(?![A-Za-z0-9_])", re.S)

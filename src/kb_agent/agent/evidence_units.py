@@ -28,7 +28,11 @@ _SHORT_LEAD = 80  # a line introducing a list this short titles it ("Some of the
 _SHORT_PARENT = 30  # a list item this short (a name: no clause of its own) is a label its sub-items describe
 _CLAUSE_END = re.compile(r"[.。!?！？:：;；]")
 _ENGLISH_WORD, _ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}\b"), 4
-_CONTINUES = re.compile(r"^(?:and|or|but|so|that|which|then|this|it)\b")  # after "...with:" and an example
+_LINKED = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_IDENTIFIER_TITLE = re.compile(r"[A-Za-z]\w*(?:[-.]\w+)+|[A-Za-z][a-z\d]*[A-Z]\w*")  # Flask-apispec, FastAPI
+# after "...with:" and an example, the sentence goes on: "and those …", or a clause in lower case ("If we had
+# imported one after the other, like:" / … / "the `router` from `users` would overwrite the one from `items`")
+_CONTINUES = re.compile(r"^(?:and|or|but|so|that|which|then|this|it)\b|^(?:the|a|an|we|you|they)\s(?:\S+\s+){2}")
 EXAMPLE_GAP = "…"  # where a quoted sentence skips the example that breaks it
 
 
@@ -49,6 +53,11 @@ class Unit:
     pointed_to: bool = False  # chosen as the line another chosen one points back to ("For that, …")
     intro: Unit | None = None  # a list item's: the line introducing its list ("**Swagger UI** uses the files:")
     aside: bool = False  # inside an admonition ("/// tip" … "///"): beside the text, not part of its flow
+    # the passage's own heading lines above it, outermost first ("0.129.0 (2026-02-12)" > "Breaking Changes"):
+    # a release note's version and date are in its heading, not on its line
+    sections: tuple[Unit, ...] = ()
+    titled: Unit | None = None  # the heading that states what was asked for it (set by the ranker)
+    names_thing: bool = False  # a heading that is a name (a link, code, an identifier), not a topic ("Short")
 
 
 def terms(text: str) -> set[str]:
@@ -70,6 +79,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
     lead: Unit | None = None  # the line ending in ":" that the list being read follows
     aside = False
     diagram = False  # a ```mermaid block draws a diagram: its lines ("Proxy->>Server: …<br/>…") state nothing
+    sections: list[tuple[int, Unit]] = []  # the passage's heading lines above this line: (level, heading)
     for at, line in enumerate(lines):
         raw = line.strip()
         if raw.startswith(("```", "~~~")):
@@ -85,6 +95,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
             if not fenced:
                 introduced = lead = None
                 headings = _under(headings, raw)
+                sections = _section_under(sections, raw, source, at)
             continue
         if (
             not raw
@@ -139,6 +150,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
                         label=label,
                         intro=lead if item else None,
                         aside=aside,
+                        sections=tuple(heading for _, heading in sections),
                     )
                 )
         if units and not fenced and units[-1].text.endswith(":"):
@@ -180,14 +192,16 @@ def list_after(unit: Unit, evidence: Evidence) -> list[str]:
     parameter." / "A header." / "A cookie."), as written; [] when no such list of short items follows it
     within LIST_SPAN lines (a nested one, a long one: the line is quoted alone, as before). The line alone
     names what it lists, not what the list says."""
-    lines = _lines_of_introducer(unit, evidence)
+    lines, start = _lines_of_introducer(unit, evidence), unit.line + 1
     if lines is None:
-        return []
+        lines, start = _examples_below(unit, evidence)
+        if lines is None:
+            return []
     own = lines[unit.line]
     floor = len(own) - len(own.lstrip()) if _BULLET.match(own.strip()) else -1  # its own items sit deeper
     items: list[str] = []
     level = None
-    for at in range(unit.line + 1, len(lines)):
+    for at in range(start, len(lines)):
         line, raw = lines[at], lines[at].strip()
         if not raw:
             continue
@@ -196,10 +210,34 @@ def list_after(unit: Unit, evidence: Evidence) -> list[str]:
             break
         level = indent if level is None else level
         text = _BULLET.sub("", HEADING_ANCHOR.sub("", raw))
+        if len(text) > LIST_ITEM_CHARS and (label := _BOLD_LABEL.match(text)):
+            text = label.group(1)  # "**Computer vision**: an image is composed of …": the item's name
         if indent > level or len(text) > LIST_ITEM_CHARS or len(items) == LIST_ITEMS or at - unit.line >= LIST_SPAN:
             return []
         items.append(text)
     return items
+
+
+# "Common examples … are things that require complex math processing." / "For example:" / the list
+_FOR_EXAMPLE = re.compile(r"(?:for example|for instance|e\.g\.|such as|例如|比如|举例来说|举个例子)\s*[:：]", re.I)
+_BOLD_LABEL = re.compile(r"^\*\*([^*]{1,60})\*\*\s*[:：]")
+
+
+def _examples_below(unit: Unit, evidence: Evidence) -> tuple[list[str] | None, int]:
+    """The passage's lines and where a list begins, when the line the unit ends is followed by a bare "For
+    example:" that opens the list: the examples are the unit's."""
+    if evidence.is_record:
+        return None, 0
+    lines = evidence.text.split("\n")
+    own = lines[unit.line].strip() if 0 <= unit.line < len(lines) else ""
+    if not own or not own.endswith(unit.text.rstrip()[-12:]) or _BULLET.match(own):
+        return None, 0
+    at = unit.line + 1
+    while at < len(lines) and not lines[at].strip():
+        at += 1
+    if at < len(lines) and _FOR_EXAMPLE.fullmatch(lines[at].strip()):
+        return lines, at + 1
+    return None, 0
 
 
 # a line of markup that shows nothing a reader reads: a code fence, a terminal block's <div>
@@ -352,6 +390,16 @@ def _heading_rows(lines: list[str]) -> list[int]:
         elif raw.startswith("#") and not fenced:
             rows.append(i)
     return rows
+
+
+def _section_under(sections: list[tuple[int, Unit]], line: str, source: int, at: int) -> list[tuple[int, Unit]]:
+    """The passage's heading lines above the next line, after heading line `at`. A heading is quoted as itself:
+    its position (below every line's) sets it apart from the line below it."""
+    level = len(line) - len(line.lstrip("#"))
+    text = _LINKED.sub(r"\1", heading_text(line))  # "[Flask-apispec](https://…)" reads "Flask-apispec"
+    named = bool(_LINKED.search(line) or "`" in line or _IDENTIFIER_TITLE.fullmatch(text))
+    heading = Unit(text, source, -1 - at, terms(text), zh=has_cjk(text), line=at, names_thing=named)
+    return [*(s for s in sections if s[0] < level), (level, heading)]
 
 
 def _under(headings: list[str], line: str) -> list[str]:

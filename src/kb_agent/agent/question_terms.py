@@ -82,7 +82,13 @@ def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float
     in "human (developer) induced errors"); two asked words the text writes as one ("plain text": "plaintext")."""
     credit: dict[str, float] = {}
     for t in asked:
-        if t in found or (has_cjk(t) and t in text) or _parts_held(t, found) or _resultative_held(t, text):
+        if (
+            t in found
+            or (has_cjk(t) and t in text)
+            or _parts_held(t, found)
+            or _resultative_held(t, text)
+            or _regarded_held(t, text)
+        ):
             credit[t] = 1.0
         elif has_cjk(t) and any(len(p) > 1 and p != t and p in text for p in tokenize(t)):
             credit[t] = 0.5
@@ -110,6 +116,14 @@ def _resultative_held(term: str, text: str) -> bool:
     if len(term) < 3 or term[-1] not in _RESULTATIVE or not has_cjk(term):
         return False
     return any(f"{term[:-1]}{ending}" in text for ending in _RESULTATIVE)
+
+
+# "regard as" in Chinese is one verb however written: "可以被看作什么" asks what "可以视为" says
+_REGARDED = ("看作", "看成", "视为", "视作", "当作", "当成")
+
+
+def _regarded_held(term: str, text: str) -> bool:
+    return term in _REGARDED and any(word in text for word in _REGARDED)
 
 
 def _parts_held(term: str, found: set[str]) -> bool:

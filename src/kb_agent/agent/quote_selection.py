@@ -57,14 +57,27 @@ def choose(
             rest = [u for u in chosen if not _same(u, top) and not _same(u, beside)]
             chosen = [top, beside, *rest][: max(max_sentences, 2)]  # a line and the one it needs come together
     limit = max(max_sentences, len(chosen))  # a line and its reason may exceed it
-    chosen = _once(_with_antecedents(_as_lists(chosen, sources), sources, limit, ranked))
+    chosen = _with_titles(_once(_with_antecedents(_as_lists(chosen, sources), sources, limit, ranked)))
     # back in reading order within each passage, the passage of the best line first: "To declare a request body,
     # you use Pydantic models" opens the answer to "How do I declare a request body?", wherever its page was found
     first: dict[int, int] = {}
     for at, unit in enumerate(chosen):
         first.setdefault(unit.source, at)
-    chosen.sort(key=lambda u: (first[u.source], u.position))
+    chosen.sort(key=lambda u: (first[u.source], u.line, u.position))  # a heading (position < 0) above its line
     return [Sentence(_with_list(u, sources[u.source]), [u.source + 1], joins_next=u.pointed_to) for u in chosen]
+
+
+def _with_titles(chosen: list[Unit]) -> list[Unit]:
+    """A line whose heading states what was asked ("0.129.0 (2026-02-12)" above "➖ Drop support for Python
+    3.9") quoted with that heading, once: alone it does not say it."""
+    kept: list[Unit] = []
+    for unit in chosen:
+        title = unit.titled
+        if title is not None and not any(_same(title, other) for other in kept):
+            title.pointed_to = True
+            kept.append(title)
+        kept.append(unit)
+    return kept
 
 
 def _reasoned(question: str, chosen: list[Unit], sources: list[Evidence]) -> tuple[Unit, Unit | None]:

@@ -18,6 +18,10 @@ _CAUSE = re.compile(
     # the gain a trailing clause names is its reason: "… as you read it, without having to read it all into
     # memory at once"; not a way's "We can declare all that without having to modify …"
     r"|,\s*without (?:having|needing) to\b"
+    # "It was no longer an API web framework, as the creator needed to focus on Starlette": "as" giving a cause,
+    # not a time ("as you read it")
+    r"|(?:,\s*|^|\band\s+)as (?:the|it|they|its|their|this|that)\b(?:\s+\w+)?\s+"
+    r"(?:needed|needs|had|has|have|was|is|were|are|requires?|required|did|does|could|can)\b"
     r"|因为|由于|为了|以免|否则|以防|[，,]\s*(?:无需|不必)",
     re.I,
 )

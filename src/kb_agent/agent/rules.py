@@ -26,7 +26,7 @@ _EN_FAREWELL = (
     r"(?:that'?s|that is) (?:all|it)(?: (?:for now|for today|i needed|thanks))?|(?:i'?m|i am|we'?re) (?:done|all set)|"
     r"no more questions|nothing else|have a (?:nice|good|great) (?:day|one|evening|weekend)"
 )
-_ZH_FAREWELL = r"再见|拜拜|回头见|下次见|就这些|没有了|没别的了|先这样"
+_ZH_FAREWELL = r"再见|拜拜|回头见|下次见|就这些|没有了|没别的了|先这样|(?:今天|那)?(?:就)?(?:先)?到这(?:里|儿)"
 _EN_PHRASE = (
     r"(?:hi|hello|hey|hiya|yo|howdy|greetings|sup|wassup|(?:good )?(?:morning|afternoon|evening)|good (?:night|day)|"
     r"(?:i'?m|i am) new(?: here)?|(?:good|nice|great) to (?:see|meet) you|pleased to meet you|"
