@@ -9,7 +9,7 @@ import re
 
 from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END
 from kb_agent.agent.evidence_units import LINK_TARGET
-from kb_agent.text.tokenize import cut_chinese, has_cjk, tokenize
+from kb_agent.text.tokenize import EN_STOPWORDS, cut_chinese, has_cjk, tokenize
 
 # a digit inside a name ("OAuth2", "tutorial003") is no number a line states, nor "one" as a pronoun ("this is
 # the one that will validate …"), nor 一 in a word of manner or degree (一样, 一些, 一定; 同一个 "the same one" is one)
@@ -32,6 +32,7 @@ _REFERENCES = re.compile(r"\[?#\d+\]?|\[?@[\w-]+\]?")
 # asked for one product's version ("Which FastAPI version …"), a line's version of another product ("Add support
 # for Pydantic's 2.7 …", "Python 3.8") is not the one asked for
 _OWNED_VERSION = re.compile(r"\b([A-Z][\w.-]*)(?:'s)?\s+(?:v(?:ersion)?\s*)?\d+\.\d+(?:\.\d+)*\b")
+_NOT_PRODUCTS = frozenset({"version", "versions", "release", "since", "upgrade", "added", "removed", "require"})
 _ASKED_OWNER = re.compile(r"\b(?i:which|what)\s+([A-Z][\w.-]*)\s+version\b|\bversion of\s+([A-Z][\w.-]*)")
 
 
@@ -39,8 +40,15 @@ def _foreign_versions(text: str, question: str) -> str:
     owner = _ASKED_OWNER.search(question)
     if owner is None:
         return text
-    asked = question.lower()
-    return _OWNED_VERSION.sub(lambda m: m.group() if m.group(1).lower() in asked else " ", text)
+    # asked "In which FastAPI version was support for Python 3.7 dropped?", "require Python 3.8" is Python's
+    asked = (owner.group(1) or owner.group(2)).lower()
+    return _OWNED_VERSION.sub(lambda m: m.group() if _owned_by(m.group(1), asked) else " ", text)
+
+
+def _owned_by(word: str, asked: str) -> bool:
+    """Is a version written after `word` the asked product's? "In version 0.121.0" is nobody's: a sentence's
+    first word is no product."""
+    return word.lower() == asked or word.lower() in EN_STOPWORDS or word.lower() in _NOT_PRODUCTS
 
 
 # what kind of answer a question asks for, and what a quoted line must then contain
@@ -121,9 +129,18 @@ def named_versions(question: str) -> frozenset[str]:
     return frozenset(m.group(1) for m in _NAMED_VERSION.finditer(question))
 
 
-def holds_version(text: str, version: str) -> bool:
-    """`3.5` written as itself, not inside `3.50` or `13.5` (`3.5.2` is a 3.5)."""
-    return re.search(rf"(?<![\d.]){re.escape(version)}(?!\d)", text) is not None
+def holds_version(text: str, version: str, question: str = "") -> bool:
+    """`3.5` written as itself, not inside `3.50` or `13.5` (`3.5.2` is a 3.5); and when the question names its
+    product ("FastAPI 1.0.0"), not as another product's ("Add support for Starlette 1.0.0+")."""
+    named = re.search(rf"\b([A-Z][\w.-]*)\s+v?{re.escape(version)}(?!\d)", question)
+    if named is not None:  # "drops support for Python 3.6 … (3.7 or above)" is about Python 3.6, not 3.7
+        releases = re.findall(rf"\b{re.escape(named.group(1))}\s+v?(\d+\.\d+(?:\.\d+)*)", text, re.I)
+        if releases and not any(r == version or r.startswith(f"{version}.") for r in releases):
+            return False
+    for m in re.finditer(rf"(?<![\d.])(?:([A-Z][\w.-]*)(?:'s)?\s+v?)?{re.escape(version)}(?!\d)", text):
+        if named is None or m.group(1) is None or m.group(1).lower() == named.group(1).lower():
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=256)

@@ -13,7 +13,7 @@ from kb_agent.agent.answer_types import asked_types
 from kb_agent.agent.evidence_units import Unit, terms
 from kb_agent.agent.extractive import COVERAGE, rank, without_changelog
 from kb_agent.agent.question_terms import Weights, comparable_terms, key_terms, rarity, term_credits
-from kb_agent.text.tokenize import has_cjk, tokenize, zh_tag
+from kb_agent.text.tokenize import cut_chinese, has_cjk, tokenize, zh_tag
 from kb_agent.tools.base import Evidence
 
 Held = Callable[[set[str]], set[str]]  # terms -> those some passage the caller may read holds
@@ -155,3 +155,32 @@ def still_unknown(question: str, unknown: set[str], sources: list[Evidence]) -> 
     # the rest: the question's names and nouns; its other verbs are wording too (借助 beside 续期)
     wording = {t for t in key_terms(question) if has_cjk(t) and zh_tag(t) in _WORDING_TAGS}
     return set() if holds_the_rest(question, unknown | wording, sources) else unknown
+
+
+# "Which compression format …?", "哪种压缩格式": the words before the kind's noun say which kind of it is asked for
+_KIND_PHRASE_EN = re.compile(r"\bwhich\s+((?:[a-z][\w-]*\s+){1,2})(format|algorithm|protocol|encoding|scheme|codec)s?\b",
+                             re.I)  # fmt: skip
+_KIND_PHRASE_ZH = re.compile(
+    r"(?:哪种|哪一种|哪类|什么样的)([\u4e00-\u9fff]{2,6}?)(?=[的是可用能会在来最更被为有与和及？?，,。\s]|$)"
+)
+
+
+def kind_unknown(question: str, sources: list[Evidence]) -> str | None:
+    """The kind a "Which compression format …?" question asks for, when no source speaks of that kind at all (no
+    passage says "compression"): then whatever format a line names is not one of it ("response_model 支持 JSON
+    格式" to "支持哪种压缩格式"). None when the question asks no such kind or a source holds each of its words."""
+    if not sources:
+        return None
+    if (en := _KIND_PHRASE_EN.search(question)) is not None:
+        phrase, words = en.group(0), [t for t in terms(en.group(1)) if t not in key_terms("which")]
+    elif (zh := _KIND_PHRASE_ZH.search(question)) is not None:
+        phrase, cut = zh.group(1), [w for w in cut_chinese(zh.group(1)) if has_cjk(w)]
+        if len(cut) == 1:  # one word (压缩算法, 数据格式): its pieces, the last one the kind's noun
+            cut = [p for p in tokenize(cut[0]) if p != cut[0] and has_cjk(p)] or cut[:0]
+        words = cut[:-1]  # 压缩 of 压缩 + 格式; none of 流程
+    else:
+        return None
+    said = " ".join(e.text.lower() for e in sources)
+    held = set().union(*(terms(e.text) for e in sources))
+    missing = [w for w in words if w not in held and not (has_cjk(w) and w in said)]
+    return phrase if words and missing else None

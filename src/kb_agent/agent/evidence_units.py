@@ -28,6 +28,7 @@ _SHORT_LEAD = 80  # a line introducing a list this short titles it ("Some of the
 _SHORT_PARENT = 30  # a list item this short (a name: no clause of its own) is a label its sub-items describe
 _CLAUSE_END = re.compile(r"[.。!?！？:：;；]")
 _ENGLISH_WORD, _ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}\b"), 4
+_RELEASE = re.compile(r"v?\d+\.\d+(?:\.\d+)*\b")  # a release's heading: "0.104.0 (2023-10-18)"
 _LINKED = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _IDENTIFIER_TITLE = re.compile(r"[A-Za-z]\w*(?:[-.]\w+)+|[A-Za-z][a-z\d]*[A-Z]\w*")  # Flask-apispec, FastAPI
 # after "...with:" and an example, the sentence goes on: "and those …", or a clause in lower case ("If we had
@@ -399,7 +400,9 @@ def _section_under(sections: list[tuple[int, Unit]], line: str, source: int, at:
     text = _LINKED.sub(r"\1", heading_text(line))  # "[Flask-apispec](https://…)" reads "Flask-apispec"
     named = bool(_LINKED.search(line) or "`" in line or _IDENTIFIER_TITLE.fullmatch(text))
     heading = Unit(text, source, -1 - at, terms(text), zh=has_cjk(text), line=at, names_thing=named)
-    return [*(s for s in sections if s[0] < level), (level, heading)]
+    # a change log's "## 0.104.0 (2023-10-18)" / "## Features" / "## Upgrades": the release holds until the next one
+    kept = [s for s in sections if s[0] < level or (_RELEASE.match(s[1].text) and not _RELEASE.match(text))]
+    return [*kept, (level, heading)]
 
 
 def _under(headings: list[str], line: str) -> list[str]:

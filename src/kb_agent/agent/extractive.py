@@ -11,7 +11,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from kb_agent.agent import answer_types
+from kb_agent.agent import answer_types, asked_shapes, section_titles
 from kb_agent.agent.claim_terms import OWNER_LINES, names_word, version_owner
 from kb_agent.agent.definitions import FOR_THAT, asks_name, defines, gives_name
 from kb_agent.agent.evidence_units import (
@@ -41,6 +41,7 @@ from kb_agent.agent.name_kinds import (
     names as named_in,
 )
 from kb_agent.agent.question_terms import (
+    ASKS_DIFFERENCE,
     KIND_OF,
     QUESTION_TERMS,
     Weights,
@@ -88,7 +89,6 @@ COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an an
 # right against 56 with the model alone; 57 at 0.9, 58 at 0.75); on all eight sets the extractive answers had
 # contained the gold as often as the model's or more (docs/benchmarks.md, stop 32)
 QUOTE_OWN = 0.5
-TITLED_OWN = 0.75  # of the question a line must say itself to be answered by its section's heading
 
 Embed = Callable[[str, list[str]], list[float]]  # (question, texts) -> cosine similarities
 
@@ -146,32 +146,6 @@ _YES_NO = re.compile(
 _ASKS_WHICH = re.compile(
     r"^\s*which\s+(?!(?:is|was|does|has)\b)(?:\w+\s+){0,2}\w+s\b|哪些|哪几", re.I
 )  # asks for instances of a kind
-# "Where do I configure …?": asks for a place to write it, a file ("in a `pyproject.toml` file")
-_ASKS_WHERE = re.compile(r"^\s*where (?:do|does|should|can|must|is|are|will)\b|在哪(?:个|些)?文件|写在哪", re.I)
-_FILE_NAMED = re.compile(r"(?<![\w/.-])[\w/-]*\.(?:toml|py|json|ya?ml|cfg|ini|env|txt|lock)\b|\.env\b", re.I)
-# "When should I declare …?" asks the condition for a doing: "If you are using a library that …, then declare …"
-_ASKS_WHEN_TO = re.compile(r"^\s*when (?:should|do|would|must|can|could) (?:i|we|you|one)\s+(\w+)", re.I)
-_IF_THEN = re.compile(r"^(?:if|when)\b.*?,\s*then\s+(.*)$", re.I | re.S)
-
-
-def _when_to(question: str) -> set[str]:
-    """The doing whose condition a "When should I …?" question asks (analysed); empty for other questions."""
-    asked = _ASKS_WHEN_TO.search(question)
-    return terms(asked.group(1)) if asked else set()
-
-
-def _condition_then(text: str, doing: set[str]) -> bool:
-    """The line sets a condition and then says to do it: "If …, then declare your *path operation functions* …"."""
-    then = _IF_THEN.match(text)
-    return then is not None and bool(doing & terms(then.group(1)))
-
-
-# "Which Flask plug-in …?", "What tool …?": asks for one thing by its kind
-_ASKS_WHICH_ONE = re.compile(
-    r"^\s*(?:in |from |with |by )?(?:which|what)\s+"
-    r"(?!(?:is|was|are|were|does|do|did|has|have|can|could|should|would|will|happens?|if|about)\b)[\w-]+",
-    re.I,
-)
 # "What is a callback?": the line that defines the word ("… is named a "callback"", "A callback is a …")
 DEFINES_BONUS = 0.3
 _ASKS_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|什么是", re.I)
@@ -218,9 +192,10 @@ def rank(
     what_is = bool(_ASKS_WHAT_IS.search(question) or KIND_OF.search(question))
     named_for = asks_name(question)
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
-    asks_one = bool(_ASKS_WHICH_ONE.search(question))
-    where = bool(_ASKS_WHERE.search(question))
-    when_to = _when_to(question)
+    asks_one = bool(asked_shapes.ASKS_WHICH_ONE.search(question))
+    where = bool(asked_shapes.ASKS_WHERE.search(question))
+    when_to = asked_shapes.when_to(question)
+    differs = bool(ASKS_DIFFERENCE.search(question))
     instances = instances_of(question)
     asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
     # asked what something defaults to, a line that never says "default" tells some other value of it
@@ -279,10 +254,10 @@ def rank(
         shown = answering_line(unit, sources[index], question, kind, types) if lacks else ""
         if shown:  # read once more with the example's line beside it
             states = answer_types.states_each(types, f"{unit.text} {shown}", question)
-        unit.titled = None if states else _titled(unit, types, question)
+        unit.titled = None if states else section_titles.titled(unit, types, question)
         if not (states or unit.titled):
             continue  # asked for a version / a number / an address, and this line has none
-        if versions and not all(answer_types.holds_version(f"{unit.heading} {unit.text}", v) for v in versions):
+        if versions and not all(section_titles.holds_version(unit, v, question) for v in versions):
             continue  # asked of Python 3.5, a note dropping Python 3.6
         if named_only and not (names or shown):
             continue
@@ -342,7 +317,9 @@ def rank(
             and not _only_able(unit.text, question)
         ):  # a line introducing an example offers a way when it names the code to use
             unit.score += MEANS_BONUS
-        if when_to and _condition_then(unit.text, when_to):
+        if differs and asked_shapes.contrasts(unit.text):
+            unit.score += REASON_BONUS  # "… difference between a container image and a container?": "In contrast …"
+        if when_to and asked_shapes.condition_then(unit.text, when_to):
             unit.score += REASON_BONUS  # "When should I declare … with plain def?": "If …, then declare … `def`"
         if follows and states_consequence(unit.text):  # "What happens if …?": "If …, they will receive an error"
             unit.score += REASON_BONUS
@@ -360,11 +337,11 @@ def rank(
             unit.score += DEFINES_BONUS if gives_name(unit.text, asked_words) else -RESTATES
         elif what_is and defines(unit.text, asked):
             unit.score += DEFINES_BONUS
-        if where and (file := _FILE_NAMED.search(unit.text)) and file.group().lower() not in lowered:
+        if where and asked_shapes.names_a_file(unit.text, lowered):
             unit.score += NAME_BONUS  # "Where do I configure the entrypoint …?": "… in a `pyproject.toml` file"
         if kind is None and asks_which and unit.label and unit.label.lower() not in lowered:
             unit.score += NAME_BONUS  # "Which proxies renew certificates?": "Traefik: Automatically handles …"
-        elif kind is None and asks_one and (title := _titled_name(unit, per_source[index], lowered)):
+        elif kind is None and asks_one and (title := section_titles.titled_name(unit, per_source[index], lowered)):
             unit.score += NAME_BONUS  # "Which Flask plug-in …?": "### Flask-apispec" / "It's a Flask plug-in, …"
             unit.titled = unit.titled or title
         elif kind is None and instances is not None and lists_instances(instances, unit.text):
@@ -395,12 +372,8 @@ def rank(
         if shown:  # quoted with the line that answers, the example between them left out
             unit.text = f"{unit.text} {EXAMPLE_GAP} " + (shown if "`" in shown else f"`{shown}`")
         found.append(unit)
-    if types:
-        # a release note read under its heading ("## 0.129.0 …" / "➖ Drop support for Python 3.9") answers when
-        # it says nearly all of the question ("Add docs for GraphQL" is no version that "added GraphQL
-        # subscriptions") and as much of it as any line stating a version itself ("Added in FastAPI 0.134.0")
-        itself = max((u.own for u in found if u.titled is None), default=0.0)
-        found = [u for u in found if u.titled is None or (u.own >= TITLED_OWN and u.own >= itself)]
+    if types:  # a release note read under its heading answers only when it says most of the question
+        found = section_titles.kept_titled(found)
     found.sort(key=lambda u: -u.score)
     if embed is not None and found:
         top = found[:12]
@@ -508,36 +481,6 @@ def confident_quotes(
         # it and stays a quote; a reason or a way is said by the line itself)
         return []
     return choose(question, ranked, sources, 3, yes_no=bool(_YES_NO.search(question)))
-
-
-def _titled(unit: Unit, types: list[int], question: str) -> Unit | None:
-    """The nearest heading of the line's passage that, read with the line, states what the question asks: a
-    release note's version and date are its section's title ("## 0.129.0 (2026-02-12)" / "➖ Drop support for
-    Python 3.9"). Only a version or a date: "Read One Hero" counts no heroes."""
-    if not types or not set(types) <= answer_types.TITLED:
-        return None
-    return next(
-        (h for h in reversed(unit.sections) if answer_types.states_each(types, f"{h.text} {unit.text}", question)),
-        None,
-    )
-
-
-# a section's first line that speaks of its heading's thing without naming it ("It's a Flask plug-in, …")
-_OPENS_WITH_IT = re.compile(r"^(?:it|it's|it is|this is|它|这是)\b", re.I)
-_TITLE_WORDS = 4  # a heading this short is a name ("Flask-apispec"), a longer one a topic
-
-
-def _titled_name(unit: Unit, units: list[Unit], lowered: str) -> Unit | None:
-    """The heading that names what the line, the first of its section, says "It …" of: asked "Which Flask plug-in
-    ties together …?", the answer is the section's title. None when the heading is a topic, says nothing the
-    question does not, or another line of the section comes first."""
-    if not unit.sections or not _OPENS_WITH_IT.match(unit.text):
-        return None
-    head = unit.sections[-1]
-    if not head.names_thing or len(head.text.split()) > _TITLE_WORDS or head.text.lower() in lowered:
-        return None  # "### Short" / "It has sensible defaults …": a topic, no thing's name
-    before = units[unit.position - 1] if unit.position > 0 else None
-    return head if before is None or before.line < head.line else None
 
 
 def _line_of(lines: list[str], unit: Unit) -> str:

@@ -26,6 +26,14 @@ _FRAME = (
     # the Chinese question words jieba keeps whole: "多少" is in no answer
     "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔"  # 每隔多少秒: "how often"
 )
+# "What is the difference between A and B?", "A 和 B 有什么区别？": the question's shape; a line contrasting the two
+# ("In contrast to a container image …, a container …") answers without the words
+ASKS_DIFFERENCE = re.compile(
+    r"\bdifferences? between\b|\bhow (?:does|do|is|are) .+ differ\b|\bdiffers? from\b|有什么(?:区别|不同|差别|差异)"
+    r"|(?:区别|差别|差异)(?:是什么|在哪)",
+    re.I,
+)
+_DIFFERENCE_WORDS = frozenset(tokenize("difference differences differ between")) | {"区别", "不同", "差别", "差异"}
 # a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"
 _WORDS = [*QUESTION_WORDS, *FUNCTION_WORDS, *_FRAME.split()]
 QUESTION_TERMS = frozenset(tokenize(" ".join(_WORDS))) | frozenset(w for w in _WORDS if has_cjk(w))
@@ -59,6 +67,8 @@ def key_terms(question: str) -> set[str]:
         asked -= _KIND_WORDS
     if NAME_OF.search(question):  # "the name of the cookie": a name is what is asked, not what a line must say
         asked -= {"name"}
+    if ASKS_DIFFERENCE.search(question):  # "the difference between an image and a container": the two things
+        asked -= _DIFFERENCE_WORDS
     parts: set[str] = set()
     for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
         analysed = tokenize(word)
@@ -88,6 +98,7 @@ def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float
             or _parts_held(t, found)
             or _resultative_held(t, text)
             or _regarded_held(t, text)
+            or _symbol_held(t, text)
         ):
             credit[t] = 1.0
         elif has_cjk(t) and any(len(p) > 1 and p != t and p in text for p in tokenize(t)):
@@ -124,6 +135,37 @@ _REGARDED = ("看作", "看成", "视为", "视作", "当作", "当成")
 
 def _regarded_held(term: str, text: str) -> bool:
     return term in _REGARDED and any(word in text for word in _REGARDED)
+
+
+# a symbol asked by its name ("the dot at the end of the command") is written as itself, in code: "Notice the `.`"
+_SYMBOLS = {
+    "dot": ".",
+    "period": ".",
+    "点": ".",
+    "slash": "/",
+    "斜杠": "/",
+    "backslash": "\\",
+    "pipe": "|",
+    "bar": "|",
+    "asterisk": "*",
+    "star": "*",
+    "星号": "*",
+    "colon": ":",
+    "冒号": ":",
+    "hash": "#",
+    "semicolon": ";",
+    "ellipsi": "...",
+    "underscor": "_",
+    "下划线": "_",
+    "tild": "~",
+    "caret": "^",
+    "ampersand": "&",
+}  # fmt: skip  (the analysed words: "ellipsis" is read "ellipsi")
+
+
+def _symbol_held(term: str, text: str) -> bool:
+    symbol = _SYMBOLS.get(term)
+    return symbol is not None and f"`{symbol}`" in text
 
 
 def _parts_held(term: str, found: set[str]) -> bool:

@@ -44,7 +44,7 @@ _EN_PHRASE = (
     r"(?:that|this|it|you)(?: really)? (?:helped|helps|worked|works)(?: a lot)?|"
     r"(?:that|this|it)(?:'s| is| was) (?:very |really |so )?(?:helpful|great|useful|perfect)|"
     r"(?:very |really )?helpful|you(?:'?re| are) (?:great|helpful|awesome|a lifesaver)|you saved (?:me|my day))"
-    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|earlier|before|me|for me|for us))*"
+    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|yesterday|earlier|before|me|for me|for us))*"
 )
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
 # "今天过得怎么样", "最近还好吗", "最近忙吗": how are you

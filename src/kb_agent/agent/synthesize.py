@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from kb_agent.agent.anchors import question_anchors, question_names
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.coverage import as_written, covers, missing_name, still_unknown, value_missing
+from kb_agent.agent.coverage import as_written, covers, kind_unknown, missing_name, still_unknown, value_missing
 from kb_agent.agent.extractive import confident_quotes, extractive_sentences, rank
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
@@ -141,6 +141,9 @@ def synthesize(state: AgentState, config) -> AgentState:
     # about a bridge may state the value in words a line of its own does not share with the question
     if final is None and (kind := value_missing(query, read, ctx.term_weights)):
         notices.append(f"no passage found states {kind} the question asks for: refused without asking the model")
+        return _refused(ctx, [], zh, sources, notices, started)
+    if final is None and (kind := kind_unknown(query, read)):
+        notices.append(f"no passage found speaks of the kind asked for ({kind}): refused without asking the model")
         return _refused(ctx, [], zh, sources, notices, started)
     checked = CheckedAnswer(read, query, anchors, subjects, names)
     said: str | None = None

@@ -1,0 +1,50 @@
+"""Question shapes the extractive ranker rewards a line for matching: asked where, a line naming a file; asked
+when to do something, a line setting its condition ("If …, then declare …"); asked the difference between two
+things, a line setting them against each other; asked which one thing of a kind ("Which Flask plug-in …?")."""
+
+from __future__ import annotations
+
+import re
+
+from kb_agent.agent.evidence_units import terms
+
+# "Where do I configure …?": asks for a place to write it, a file ("in a `pyproject.toml` file")
+ASKS_WHERE = re.compile(r"^\s*where (?:do|does|should|can|must|is|are|will)\b|在哪(?:个|些)?文件|写在哪", re.I)
+_FILE_NAMED = re.compile(r"(?<![\w/.-])[\w/-]*\.(?:toml|py|json|ya?ml|cfg|ini|env|txt|lock)\b|\.env\b", re.I)
+# a line setting two things against each other
+_CONTRASTS = re.compile(
+    r"\bin contrast\b|\bwhereas\b|\bunlike\b|\bas opposed to\b|\bdiffers?\b|\bdifferent from\b|\bthe difference\b"
+    r"|不同于|与[^，。]{1,30}不同|相比|相对|区别在于|而[^，。]{0,4}(?:是|则)",
+    re.I,
+)
+# "When should I declare …?" asks the condition for a doing: "If you are using a library that …, then declare …"
+_ASKS_WHEN_TO = re.compile(r"^\s*when (?:should|do|would|must|can|could) (?:i|we|you|one)\s+(\w+)", re.I)
+_IF_THEN = re.compile(r"^(?:if|when)\b.*?,\s*then\s+(.*)$", re.I | re.S)
+# "Which Flask plug-in …?", "What tool …?": asks for one thing by its kind
+ASKS_WHICH_ONE = re.compile(
+    r"^\s*(?:in |from |with |by )?(?:which|what)\s+"
+    r"(?!(?:is|was|are|were|does|do|did|has|have|can|could|should|would|will|happens?|if|about)\b)[\w-]+",
+    re.I,
+)
+
+
+def names_a_file(text: str, lowered_question: str) -> bool:
+    """The line names a file the question does not ("… in a `pyproject.toml` file")."""
+    found = _FILE_NAMED.search(text)
+    return found is not None and found.group().lower() not in lowered_question
+
+
+def contrasts(text: str) -> bool:
+    return bool(_CONTRASTS.search(text))
+
+
+def when_to(question: str) -> set[str]:
+    """The doing whose condition a "When should I …?" question asks (analysed); empty for other questions."""
+    asked = _ASKS_WHEN_TO.search(question)
+    return terms(asked.group(1)) if asked else set()
+
+
+def condition_then(text: str, doing: set[str]) -> bool:
+    """The line sets a condition and then says to do it: "If …, then declare your *path operation functions* …"."""
+    then = _IF_THEN.match(text)
+    return then is not None and bool(doing & terms(then.group(1)))
