@@ -420,3 +420,14 @@ def test_a_sentences_first_word_owns_no_version():
         types, 'In version 0.121.0, FastAPI added support for `Depends(scope="function")`.', question
     )
     assert not answer_types.states_each(types, "Drop support for Python 3.7, require Python 3.8 or above.", question)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["address_no_release", "control_address_read"])
+def test_an_ip_address_is_no_release(monkeypatch, rule):
+    """dev39 u3901 (unanswerable) "Which Traefik version does the proxy example require?" was answered with lines
+    giving `http://127.0.0.1:8000/app`: "127.0.0" read as a version."""
+    if not rule:
+        monkeypatch.setattr(answer_types, "_ADDRESS", re.compile(r"(?!)"))
+    question = "Which Traefik version does the proxy example require?"
+    line = "And now open the URL with the port for Traefik: [http://127.0.0.1:9999/api/v1/app](http://127.0.0.1:9999)."
+    assert answer_types.states_each(answer_types.asked_types(question), line, question) is not rule

@@ -32,6 +32,7 @@ _REFERENCES = re.compile(r"\[?#\d+\]?|\[?@[\w-]+\]?")
 # asked for one product's version ("Which FastAPI version …"), a line's version of another product ("Add support
 # for Pydantic's 2.7 …", "Python 3.8") is not the one asked for
 _OWNED_VERSION = re.compile(r"\b([A-Z][\w.-]*)(?:'s)?\s+(?:v(?:ersion)?\s*)?\d+\.\d+(?:\.\d+)*\b")
+_ADDRESS = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b")  # an IP address, not a release
 _NOT_PRODUCTS = frozenset({"version", "versions", "release", "since", "upgrade", "added", "removed", "require"})
 _ASKED_OWNER = re.compile(r"\b(?i:which|what)\s+([A-Z][\w.-]*)\s+version\b|\bversion of\s+([A-Z][\w.-]*)")
 
@@ -223,6 +224,8 @@ def states_each(types: list[int], text: str, question: str) -> bool:
         said = _VERSION.sub(" ", stated) if shape is _NUMBER else stated
         if i == STATUS:  # "默认返回 200 的时候 … 哪个状态码？": the code the question gives is not the one it asks
             said = shape.sub(lambda m: m.group() if m.group() not in _asked_codes(question) else " ", said)
+        if i == VERSION:  # an address ("http://127.0.0.1:8000/app") is no release
+            said = _ADDRESS.sub(" ", said)
         if i == VERSION and named_versions(question):  # "… support for Python 3.9 dropped?": not 3.9
             said = shape.sub(lambda m: " " if m.group() in named_versions(question) else m.group(), said)
         if not shape.search(said):
