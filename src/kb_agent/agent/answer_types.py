@@ -52,6 +52,8 @@ def _owned_by(word: str, asked: str) -> bool:
     return word.lower() == asked or word.lower() in EN_STOPWORDS or word.lower() in _NOT_PRODUCTS
 
 
+# a month in a written date ("Jul 29, 2026")
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 # what kind of answer a question asks for, and what a quoted line must then contain
 ANSWER_TYPES = [
     (
@@ -97,13 +99,8 @@ ANSWER_TYPES = [
         ),
         re.compile(r"(?<![\d.])[1-5]\d\d(?![\d.])"),
     ),
-]
-
-
-# asked when a release came out ("When was FastAPI 0.141.0 released?"): a date, not a version ("## 0.141.0
-# (2026-07-29)" in a changelog)
-_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-ANSWER_TYPES.append(
+    # asked when a release came out ("When was FastAPI 0.141.0 released?"): a date, not a version ("## 0.141.0
+    # (2026-07-29)" in a changelog)
     (
         re.compile(
             r"\bwhen (?:was|were|did|is|will)\b.*\b(?:released?|published|come out|came out|shipped)\b"
@@ -114,8 +111,10 @@ ANSWER_TYPES.append(
             rf"\b(?:19|20)\d\d-\d\d-\d\d\b|\b{_MONTH} \d{{1,2}},? (?:19|20)\d\d\b|(?:19|20)\d\d 年|(?:19|20)\d\d年",
             re.I,
         ),
-    )
-)
+    ),
+]
+
+
 STATUS = 4  # the status code's index in ANSWER_TYPES
 VERSION = 0
 TITLED = frozenset({VERSION, 3, 5})  # what a section's heading may state for its lines: a release, its end, its date

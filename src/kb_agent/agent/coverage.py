@@ -172,7 +172,7 @@ def kind_unknown(question: str, sources: list[Evidence]) -> str | None:
     if not sources:
         return None
     if (en := _KIND_PHRASE_EN.search(question)) is not None:
-        phrase, words = en.group(0), [t for t in terms(en.group(1)) if t not in key_terms("which")]
+        phrase, words = en.group(0), sorted(terms(en.group(1)))
     elif (zh := _KIND_PHRASE_ZH.search(question)) is not None:
         phrase, cut = zh.group(1), [w for w in cut_chinese(zh.group(1)) if has_cjk(w)]
         if len(cut) == 1:  # one word (压缩算法, 数据格式): its pieces, the last one the kind's noun

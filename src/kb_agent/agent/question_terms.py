@@ -138,6 +138,7 @@ def _regarded_held(term: str, text: str) -> bool:
 
 
 # a symbol asked by its name ("the dot at the end of the command") is written as itself, in code: "Notice the `.`"
+# (keyed by the analysed word: "ellipsis" is read "ellipsi")
 _SYMBOLS = {
     "dot": ".",
     "period": ".",
@@ -160,7 +161,7 @@ _SYMBOLS = {
     "tild": "~",
     "caret": "^",
     "ampersand": "&",
-}  # fmt: skip  (the analysed words: "ellipsis" is read "ellipsi")
+}
 
 
 def _symbol_held(term: str, text: str) -> bool:
