@@ -37,6 +37,12 @@ def evidence_under(text: str, path: str, headings: list[str], start: int = 1) ->
     )  # fmt: skip
 
 
+def rare_weights(rare: dict[str, float]):
+    """The store's term weights, roughly: the words named in `rare` are rare in the knowledge base (as given),
+    the rest common (2.0)."""
+    return lambda asked: {t: rare.get(t, 2.0) for t in asked}
+
+
 class HashEmbedder:
     """Bag of analyzed terms hashed into 256 dims: texts sharing terms get similar vectors."""
 

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import evidence_under
+from conftest import evidence_under, rare_weights
 from kb_agent.agent import answer_types, extractive, plan, question_terms, reasons
 from kb_agent.agent.answer_types import asked_types, states_each
 from kb_agent.agent.claim_terms import version_owner
@@ -55,11 +55,6 @@ CHECK = (
 )
 
 
-def _weights(rare: dict[str, float]):
-    """The store's weights, roughly: the words named in `rare` are rare in the knowledge base, the rest common."""
-    return lambda asked: {t: rare.get(t, 2.0) for t in asked}
-
-
 @pytest.mark.parametrize("rule", [True, False], ids=["paraphrase_capped", "control_verbs_weigh_in_full"])
 def test_a_verb_no_passage_holds_does_not_outweigh_what_the_passages_say(monkeypatch, rule):
     """dev34 t3403: "rejects" is rare in the docs and no passage found writes it; weighed in full it kept the
@@ -72,7 +67,7 @@ def test_a_verb_no_passage_holds_does_not_outweigh_what_the_passages_say(monkeyp
         evidence_under(CHECK, SCOPES, ["OAuth2 scopes", "Check it"], 242),
     ]
     rare = {"reject": 6.55, "exampl": 1.75, "oauth2": 3.0, "token": 3.2, "respons": 1.8, "scope": 3.36}
-    weights = _weights({**rare, "header": 2.46, "requir": 2.75})
+    weights = rare_weights({**rare, "header": 2.46, "requir": 2.75})
     found = extractive_sentences(HEADER_QUESTION, sources, weights=weights, max_sentences=2)
     assert any("WWW-Authenticate" in f.text for f in found) is rule
 
@@ -119,7 +114,7 @@ def test_a_superlative_asked_picks_the_line_writing_it(monkeypatch, rule):
         evidence_under(ZH_SIMPLE, "zh/docs/tutorial/security/oauth2-jwt.md", ["使用 JWT"], 263),
         evidence_under(ZH_THIRD_PARTY, f"zh/docs/{ZH_FLOWS}", ["OAuth2 作用域", "关于第三方集成"], 258),
     ]
-    found = extractive_sentences("OAuth2 的哪种流程最安全？", sources, weights=_weights({}), max_sentences=1)
+    found = extractive_sentences("OAuth2 的哪种流程最安全？", sources, weights=rare_weights({}), max_sentences=1)
     assert bool(found) and ("代码流" in found[0].text) is rule
 
 
@@ -153,7 +148,7 @@ def test_asked_why_instead_of_another_way_the_risk_of_that_way_is_the_reason(mon
         monkeypatch.setattr(extractive, "_RATHER", re.compile(r"(?!)"))
     sources = [evidence_under(VALIDATE, SCOPES, ["OAuth2 scopes", "Verify the username and data shape"], 173)]
     question = "Why should the token data be validated with a Pydantic model instead of being used as a dict?"
-    found = extractive_sentences(question, sources, weights=_weights({"dict": 3.0, "token": 3.2}), max_sentences=2)
+    found = extractive_sentences(question, sources, weights=rare_weights({"dict": 3.0, "token": 3.2}), max_sentences=2)
     assert any("security risk" in f.text for f in found) is rule
 
 
@@ -181,7 +176,7 @@ def _ctx(weights):
 def test_the_knowledge_bases_subject_in_a_possessive_is_no_entity_to_find_first(rule):
     """dev34 t3413: "FastAPI's utilities" made step 1 "the utilities of FastAPI" (answered "Starlette and
     Uvicorn") and step 2 searched for those instead of the question."""
-    weights = _weights({"fastapi": 0.8, "big": 7.0, "boi": 7.0}) if rule else None
+    weights = rare_weights({"fastapi": 0.8, "big": 7.0, "boi": 7.0}) if rule else None
     state = {"query": "Which module has FastAPI's utilities for all the OAuth2 authentication flows?"}
     state["route"] = {"query_type": "conceptual", "complexity": "simple", "decided_by": "no_llm_default"}
     pending = [{"name": "hybrid_search", "args": {}}]
@@ -214,7 +209,7 @@ def test_asked_another_products_version_in_chinese_fastapis_is_no_answer(monkeyp
         monkeypatch.setattr(extractive, "version_owner", lambda question: None)
     question = "FastAPI 的 dataclasses 支持哪个版本的 attrs 库？"
     sources = [evidence_under(DATACLASS_VERSION, "zh/docs/advanced/dataclasses.md", ["使用数据类", "版本"], 86)]
-    assert (extractive_sentences(question, sources, weights=_weights({})) == []) is rule
+    assert (extractive_sentences(question, sources, weights=rare_weights({})) == []) is rule
     assert version_owner("uv 的最低版本是多少？") == "uv"
     assert version_owner("separate_input_output_schemas 是在哪个 FastAPI 版本加入的？") == "fastapi"
 
@@ -242,7 +237,7 @@ def test_asked_what_happens_a_line_saying_what_that_means_is_the_consequence(mon
         evidence_under(SEEK, "tutorial/request-files.md", ["Request Files", "UploadFile"], 81),
     ]
     question = "What happens to the whole file when I declare an upload parameter as bytes?"
-    weights = _weights({"upload": 4.3, "byte": 3.7, "whole": 4.8})
+    weights = rare_weights({"upload": 4.3, "byte": 3.7, "whole": 4.8})
     found = extractive_sentences(question, sources, weights=weights, max_sentences=2)
     assert any("stored in memory" in f.text for f in found) is rule
 

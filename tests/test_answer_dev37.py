@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import evidence_under
+from conftest import evidence_under, rare_weights
 from kb_agent.agent import answer_types, asked_shapes, evidence_units, extractive, question_terms, section_titles
 from kb_agent.agent.citations import CheckedAnswer
 from kb_agent.agent.extractive import extractive_sentences
@@ -51,12 +51,8 @@ RELEASED = "\n".join(
 )
 
 
-def _weights(rare: dict[str, float]):
-    return lambda asked: {t: rare.get(t, 2.0) for t in asked}
-
-
 # the docs' weights, roughly: "FastAPI" is on every page, "version" common, the rest rare
-RELEASE_WEIGHTS = _weights({"fastapi": 0.5, "version": 1.5, "drop": 5.0, "support": 3.0, "python": 3.0, "3.9": 6.0})
+RELEASE_WEIGHTS = rare_weights({"fastapi": 0.5, "version": 1.5, "drop": 5.0, "support": 3.0, "python": 3.0, "3.9": 6.0})
 
 
 def _said(question: str, sources, **kw) -> str:
@@ -116,7 +112,7 @@ def test_a_note_saying_little_of_the_question_is_not_answered_by_its_heading(mon
     notes = "## 0.6.1 (2019-02-20)\n\n* Add docs for GraphQL with Graphene. PR [#48](https://github.com/x/y/pull/48)."
     rare = {"graphql": 6.0, "subscript": 4.0, "add": 2.0, "version": 1.0, "fastapi": 1.0}
     found = _said("Which version added GraphQL subscriptions?", [evidence_under(notes, NOTES, [], 7350)],
-                  weights=_weights(rare))  # fmt: skip
+                  weights=rare_weights(rare))  # fmt: skip
     assert (found == "") is rule
 
 
@@ -129,7 +125,7 @@ def test_a_number_in_a_heading_counts_nothing(monkeypatch, rule):
         monkeypatch.setattr(answer_types, "TITLED", frozenset({0, 1, 3, 5}))
     text = "## Read One Hero\n\nWe can **read** a single `Hero` from the SQL database of heroes."
     found = _said("How many heroes can the SQL database store at most?", [evidence_under(text, "sql.md", [], 136)],
-                  weights=_weights({"most": 1.0, "store": 1.0}))  # fmt: skip
+                  weights=rare_weights({"most": 1.0, "store": 1.0}))  # fmt: skip
     assert (found == "") is rule
 
 
@@ -172,7 +168,7 @@ def test_regarded_as_in_chinese_is_one_verb_however_written(monkeypatch, rule):
         monkeypatch.setattr(question_terms, "_regarded_held", lambda term, text: False)
     text = "你可以将 `APIRouter` 视为一个「迷你 `FastAPI`」类。"
     found = _said("APIRouter 可以被看作什么？", [evidence_under(text, "zh/bigger-applications.md", ["更大的应用"], 98)],
-                  weights=_weights({"apirouter": 4.0, "看作": 7.0}))  # fmt: skip
+                  weights=rare_weights({"apirouter": 4.0, "看作": 7.0}))  # fmt: skip
     assert ("迷你" in found) is rule
 
 
@@ -316,7 +312,7 @@ def test_asked_the_difference_between_two_things_a_line_contrasting_them_answers
         monkeypatch.setattr(extractive, "ASKS_DIFFERENCE", re.compile(r"(?!)"))
     question = "What is the difference between a container image and a container?"
     found = extractive_sentences(question, [evidence_under(CONTAINERS, "docker.md", ["Docker"], 74)],
-                                 weights=_weights({"between": 4.7, "differ": 3.0}), max_sentences=1)  # fmt: skip
+                                 weights=rare_weights({"between": 4.7, "differ": 3.0}), max_sentences=1)  # fmt: skip
     assert ("running instance" in found[0].text) is rule
 
 
@@ -343,7 +339,7 @@ def test_a_release_of_another_product_is_not_the_one_named(monkeypatch, rule):
     if not rule:
         monkeypatch.setattr(answer_types, "holds_version", lambda text, version, question="": version in text)
     notes = [evidence_under(STARLETTE_1, NOTES, ["FastAPI Release Notes"], 773)]
-    found = _said("When was FastAPI 1.0.0 released?", notes, weights=_weights({"fastapi": 0.5, "1.0.0": 6.0}))
+    found = _said("When was FastAPI 1.0.0 released?", notes, weights=rare_weights({"fastapi": 0.5, "1.0.0": 6.0}))
     assert (found == "") is rule
 
 
