@@ -6,6 +6,9 @@ same paragraphs (`multihop_sets/hotpot_chains.jsonl`: our questions, the paragra
 hop's answer is only in the next paragraph, and 12 2-hop questions worded MuSiQue-style, the bridge hidden
 in a relation or a clause ("Where is the publisher of The Orange Eats Creeps based?",
 `multihop_sets/hotpot_hidden.jsonl`, ids `mh2-*`). `--no-chains` leaves both out.
+`--only multihop_sets/hotpot_distractors.jsonl` builds a set of those questions alone: 27 held-out questions
+(stop 52, ids `md*`) over the distractor paragraphs no other question's gold uses, written and committed
+before their first run.
 
     python benchmarks/multihop_dev.py --out /tmp/hotpot_untitled
     kb-agent eval agent --dataset /tmp/hotpot_untitled
@@ -27,7 +30,7 @@ SETS = Path(__file__).resolve().parent / "multihop_sets"
 OWN_SETS = (SETS / "hotpot_chains.jsonl", SETS / "hotpot_hidden.jsonl")  # our questions over its paragraphs
 
 
-def build(source: Path, out: Path, own_sets: tuple[Path, ...] = OWN_SETS) -> int:
+def build(source: Path, out: Path, own_sets: tuple[Path, ...] = OWN_SETS, with_hotpot: bool = True) -> int:
     out.mkdir(parents=True, exist_ok=True)
     count = 0
     with open(out / "corpus.jsonl", "w", encoding="utf-8") as corpus:
@@ -39,13 +42,18 @@ def build(source: Path, out: Path, own_sets: tuple[Path, ...] = OWN_SETS) -> int
                 count += 1
     with open(out / "qa.jsonl", "w", encoding="utf-8") as qa:
         for line in (source / "qa.jsonl").read_text(encoding="utf-8").splitlines():
-            if line.strip():
+            if line.strip() and with_hotpot:
                 item = json.loads(line)
                 item["hops"] = 2
                 qa.write(json.dumps(item, ensure_ascii=False) + "\n")
     # the queries and qrels as they are, so `kb-agent eval retrieval` runs on the set too
-    shutil.copyfile(source / "queries.jsonl", out / "queries.jsonl")
-    shutil.copytree(source / "qrels", out / "qrels", dirs_exist_ok=True)
+    if with_hotpot:
+        shutil.copyfile(source / "queries.jsonl", out / "queries.jsonl")
+        shutil.copytree(source / "qrels", out / "qrels", dirs_exist_ok=True)
+    else:
+        (out / "queries.jsonl").write_text("", encoding="utf-8")
+        (out / "qrels").mkdir(exist_ok=True)
+        (out / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n", encoding="utf-8")
     for own in own_sets:
         _add_questions(own, out)
     return count
@@ -71,8 +79,12 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=SOURCE)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--no-chains", action="store_true", help="only the 100 HotpotQA questions")
+    parser.add_argument("--only", type=Path, help="only this file's questions (e.g. multihop_sets/hotpot_distractors.jsonl)")
     args = parser.parse_args()
-    count = build(args.source, args.out, () if args.no_chains else OWN_SETS)
+    if args.only:
+        count = build(args.source, args.out, (args.only,), with_hotpot=False)
+    else:
+        count = build(args.source, args.out, () if args.no_chains else OWN_SETS)
     print(f"{count} paragraphs without titles -> {args.out}")
 
 
