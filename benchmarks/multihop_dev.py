@@ -79,7 +79,7 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=SOURCE)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--no-chains", action="store_true", help="only the 100 HotpotQA questions")
-    parser.add_argument("--only", type=Path, help="only this file's questions (e.g. multihop_sets/hotpot_distractors.jsonl)")
+    parser.add_argument("--only", type=Path, help="only this file's questions")
     args = parser.parse_args()
     if args.only:
         count = build(args.source, args.out, (args.only,), with_hotpot=False)
