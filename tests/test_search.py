@@ -158,6 +158,9 @@ def test_query_identifiers_are_names_not_years_or_hyphenated_prose():
     # an acronym that opens a class name: no lower-upper turn, still a name; plural acronyms are prose
     assert identifiers("HTTPConnection 类要从哪个模块导入？") == ["HTTPConnection"]
     assert identifiers("Which URLs and IDs do the APIs use?") == []
+    # dotted abbreviations are prose: "a U.S. women's league" put every passage saying U.S. first
+    assert identifiers("Debbie Black played in a U.S. women's league, e.g. the ABL, in Washington D.C.?") == []
+    assert identifiers("Is `U.S.` or fastapi.responses the name?") == ["U.S.", "fastapi.responses"]
 
 
 def test_passages_holding_a_rare_identifier_come_first(engine, tmp_path):
@@ -172,6 +175,20 @@ def test_passages_holding_a_rare_identifier_come_first(engine, tmp_path):
     engine.index([root])
     hits = engine.search("typos typos LANG-75", access=ALL, mode="bm25", k=3).hits
     assert hits[0].path.endswith("b.md")
+
+
+def test_a_dotted_abbreviation_puts_no_passage_first(engine, tmp_path):
+    """ "U.S." is no dotted name: the passages that say it must not outrank the one naming the player asked about
+    (before, all three U.S. pages came first and the player's page fell out of the top 3)."""
+    root = tmp_path / "docs"
+    write(root / "player.md", "# Player\nDebbie Black played for the American Basketball League and the WNBA.\n")
+    for i in range(3):
+        write(root / f"us{i}.md", f"# Page {i}\nSold in U.S. and Canada stores, item {i}.\n")
+    for i in range(70):  # U.S. is rare: in fewer than 5% of the chunks
+        write(root / f"filler{i}.md", f"# Filler {i}\nUnrelated page number {i} about gardens.\n")
+    engine.index([root])
+    query = "Debbie Black played in a U.S. women's league other than the WNBA; in what season did it begin?"
+    assert engine.search(query, access=ALL, mode="bm25", k=3).hits[0].path.endswith("player.md")
 
 
 def test_a_rare_identifier_ranked_below_the_fused_depth_still_comes_first(engine, tmp_path, monkeypatch):

@@ -28,17 +28,26 @@ RARE = 0.05  # an identifier in more than this share of chunks is not specific e
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
 _INITIALS = re.compile(r"(?:[A-Za-z]{1,2}\.)+[A-Za-z]{0,2}")
 _PLAIN_HYPHENATED = re.compile(r"[a-z]+(?:-[a-z]+)+")
+# "U.S", "D.C", "e.g": abbreviations written with dots are prose, not dotted names
+_ABBREVIATION = re.compile(r"(?:[A-Z]\.)+[A-Z]|[a-z]\.[a-z]")
+_DOTTED = 4  # the group of snake_case and dotted names
 
 
 def _named(query: str) -> dict[str, int]:
     """Identifier -> the kind (regex group) of its first mention, at most 6, in order.
 
-    Years and plain hyphenated words (runner-up, mom-and-pop) are prose, not names: on HotpotQA putting
-    passages that contain them first cost BM25 recall@5 4.5 points. In backticks they still count."""
+    Years, plain hyphenated words (runner-up, mom-and-pop) and dotted abbreviations (U.S.) are prose, not names:
+    on HotpotQA putting passages that contain them first cost BM25 recall@5 4.5 points, and "a U.S. women's
+    league" put every passage that says U.S. above the one that names the player asked about. In backticks
+    they still count."""
     found: dict[str, int] = {}
     for match in _IDENTIFIER.finditer(query):
         index, value = next((i, g) for i, g in enumerate(match.groups()) if g)
-        if index > 0 and (_YEAR.fullmatch(value) or _PLAIN_HYPHENATED.fullmatch(value)):
+        if index > 0 and (
+            _YEAR.fullmatch(value)
+            or _PLAIN_HYPHENATED.fullmatch(value)
+            or (index == _DOTTED and _ABBREVIATION.fullmatch(value))
+        ):
             continue
         if value.strip():
             found.setdefault(value.strip(), index)
