@@ -11,8 +11,11 @@ from dataclasses import dataclass
 from kb_agent.agent.shape import asks_reason_or_way, question_shape
 from kb_agent.text.tokenize import has_cjk
 
+# "the book series on which …": a preposition before the pronoun belongs to the clause, not the noun phrase
 _RELATIVE = re.compile(
-    r"\b(?P<np>(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?P<rel>that|which|who|whom|whose|where|when)\s+"
+    r"\b(?P<np>(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+"
+    r"(?P<rel>that|(?:(?:on|in|at|for|from|by|with|to|of|about|under|through|into)\s+)?(?:which|whom|whose)"
+    r"|who|where|when)\s+"
     r"(?P<clause>[^?]+?)\s*(?=\?|$)",
     re.I,
 )
@@ -28,10 +31,17 @@ _NAMED = _KIND + _ENTITY
 _OF_CHAIN = re.compile(
     rf"\b(?P<head>the\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+of)\s+(?P<inner>the\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+of\s+{_NAMED})"
 )
-_POSSESSIVE = re.compile(
-    rf"\b(?P<owner>{_ENTITY})'s\s+(?P<thing>(?:(?:first|second|third|last|latest|debut|eldest|youngest|only)\s+)?"
-    r"[a-z][\w-]*)\b"
+# "Charlene Choi's first EP", "Armando Iannucci's frequent collaborator": a word that qualifies the relation
+_QUALIFIERS = (
+    "first|second|third|last|latest|debut|eldest|youngest|only|elder|older|younger|former|late|current|frequent|"
+    "longtime|long-time|original|previous|next|best|biological|twin"
 )
+_POSSESSIVE = re.compile(
+    rf"\b(?P<owner>{_ENTITY})'s\s+(?P<thing>(?:(?:{_QUALIFIERS})\s+)?(?:[a-z][\w-]*|[A-Z]{{2,4}}(?![\w-])))"
+    r"(?![\w-])"
+)
+# "Armando Iannucci's collaborator Adam Tandy": the possessive's thing is named right after it, no step hides it
+_NAMED_AFTER = re.compile(r"\s+[A-Z][\w.'-]*")
 # "Where was the author of Lucy Crown born?": one relation of a named entity, and something else is asked of it
 _OF_ONE = re.compile(rf"\b(?P<inner>the\s+(?:[a-z][\w-]*\s+){{0,2}}?(?P<head>[a-z][\w-]*)\s+of\s+{_NAMED})")
 # "Who is the spouse of the Green performer?": a work's name, then the role of the person behind it
@@ -54,10 +64,13 @@ _FRAME_WORDS = frozenset(
 # is the main clause's participle; after "did", its bare verb ("... die?", "... break up?")
 _INVERTED = re.compile(
     r"^(?:when|where|why|how(?:\s+(?:many|much)\s+[a-z]+|\s+(?:long|old|far|often))?"
-    r"|(?:(?:in|at|on|from|for|to|by)\s+)?(?:what|which)\s+[a-z]+)\s+"
+    r"|(?:(?:in|at|on|from|for|to|by)\s+)?(?:what|which)(?:\s+[a-z]+){1,2})\s+"
     r"(?P<aux>was|were|is|are|did|does|do)",
     re.I,
 )
+_INVERTED_OF = re.compile(_INVERTED.pattern + r"\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,3}of", re.I)
+# "after her debut in …": a bare verb after one of these is a noun
+_DETERMINERS = frozenset("the a an her his its their my our your this that whose".split())
 _PARTICIPLE = re.compile(
     r"(?:\w+(?:ed|en)|born|built|made|held|won|sold|shot|set|found|known|buried|written|drawn|begun|run|hit|put)",
     re.I,
@@ -69,14 +82,18 @@ _BARE_VERBS = frozenset(
     "win lose die retire become begin start end stop break form join leave gain get go take make have hold open "
     "close marry divorce move release sign play enter receive reach return debut found acquire merge split launch "
     "host adopt abolish introduce invade declare first last appear air premiere graduate attend earn achieve "
-    "change rename publish record perform finish complete run change".split()
+    "change rename publish record perform finish complete run stay remain live work serve spend sell".split()
 )
 _PLACES_AND_FRAMES = frozenset(
     "island city town village state county province district country region kingdom republic empire name title "
     "year month day number kind type sort part rest end beginning corner side edge top bottom middle centre center".split()
 )
 _VERBNAME_PARTICLES = frozenset("up down out off on over away back".split())
-_WH = re.compile(r"\b(what|which|who|whom|when|where|how)\b", re.I)
+# after an inverted "was": "associated with", "based in", "known for"
+_VERB_PREPOSITIONS = frozenset("with in for to at from by as".split())
+# a question word inside a clause: "… broadcast on what station?"; "when" / "where" / "who" mid-clause join
+# a clause of their own ("premier of South Australia when William Copley was minister"), unless they end it
+_ASKED_IN_CLAUSE = re.compile(r"\b(?:what|which|whom|how)\b|\b(?:who|when|where)\s*$", re.I)
 # a relative clause that only qualifies the answer ("which city ... that ...") is not a hidden entity
 _ASKED_HEAD = re.compile(r"^(?:which|what|how many)\b", re.I)
 # "What is the name of the cookie that … reads?": the name of the thing the clause describes is asked
@@ -108,9 +125,18 @@ def decompose(question: str) -> StepPlan | None:
     return _nested(plan) if plan and plan.rule != GUESSED_BRIDGE else plan
 
 
+def _possessive(text: str) -> re.Match | None:
+    """ "Titanic's director": a relation of a name. Not "FastAPI's built-in …" (an adjective) nor "Iannucci's
+    collaborator Adam Tandy" (the thing is named right after it)."""
+    owner = _POSSESSIVE.search(text)
+    if owner and (owner.group("thing").split()[-1] in _NOT_THINGS or _NAMED_AFTER.match(text, owner.end())):
+        return None
+    return owner
+
+
 def possessive_owner(question: str) -> str | None:
     """The name a possessive step starts from ("Big Boi" of "Big Boi's album"), if the question has one."""
-    owner = _POSSESSIVE.search(" ".join(question.split()))
+    owner = _possessive(" ".join(question.split()))
     return owner.group("owner") if owner else None
 
 
@@ -118,7 +144,7 @@ def has_bridge_shape(question: str) -> bool:
     """The question reaches its answer through something it only describes: a relative clause ("the university
     that runs Toad Hall"), a possessive ("Big Boi's album"), a relation of a name ("the publisher of The Orange
     Eats Creeps"). The lines that say the question's words are then not the lines that state the answer."""
-    return bool(_relative_clauses(question) or _POSSESSIVE.search(question) or _OF_ONE.search(question))
+    return bool(_relative_clauses(question) or _possessive(question) or _OF_ONE.search(question))
 
 
 # "when" relates a clause to a noun of time only ("the year when …"); after any other noun it says under what
@@ -148,8 +174,8 @@ def _two_steps(text: str) -> StepPlan | None:
     if chain:
         outer = text[: chain.start("inner")] + "#1" + text[chain.end("inner") :]
         return StepPlan([chain.group("inner"), outer], "of_chain")
-    owner = _POSSESSIVE.search(text)
-    if owner and owner.group("thing").split()[-1] not in _NOT_THINGS:  # "Titanic's director"
+    owner = _possessive(text)
+    if owner:  # "Titanic's director"
         inner = f"the {owner.group('thing')} of {owner.group('owner')}"
         return StepPlan([inner, text[: owner.start()] + "#1" + text[owner.end() :]], "possessive")
     role = _NAME_ROLE.search(text)
@@ -164,7 +190,10 @@ def _two_steps(text: str) -> StepPlan | None:
         noun_phrase, rel, clause = match.group("np"), match.group("rel"), match.group("clause").strip(" ,.")
         if len(clause.split()) < 2:
             continue
-        if _WH.search(clause):  # the clause holds the question: find the noun phrase's entity first
+        inner = _inner_relative(clause)
+        if inner:  # "the book series on which the show where D. B. voices Paddy is based": the show first
+            return _inner_plan(text, match, inner)
+        if _ASKED_IN_CLAUSE.search(clause):  # the clause holds the question: find the noun phrase's entity first
             first = (text[: match.end("np")] + " " + text[match.end() :]).strip(" ?")
             return StepPlan([first, f"#1 {clause}"], "relative_clause_asked")
         clause, main_verb = _main_verb(before, clause)
@@ -181,6 +210,35 @@ def _two_steps(text: str) -> StepPlan | None:
         # not plainly one lookup, no shape found: the question's own passages may name its bridge
         return StepPlan([text, f"#1 {text}"], GUESSED_BRIDGE)
     return None
+
+
+# the end of a clause that sits inside another one: "the show where D. B. voices Paddy | is based"
+_OUTER_TAIL = re.compile(r"\s+(?P<tail>(?:is|was|are|were)\s+[a-z][\w-]*(?:\s+(?:on|in|at|by|for|from|with))?)$")
+
+
+def _inner_relative(clause: str) -> tuple[re.Match, str, str] | None:
+    """A relative clause inside a relative clause whose end is the outer clause's verb ("… is based"): the
+    inner match, its clause without that end, and the end."""
+    inner = next(iter(_relative_clauses(clause)), None)
+    if inner is None:
+        return None
+    tail = _OUTER_TAIL.search(inner.group("clause"))
+    core = inner.group("clause")[: tail.start()].strip(" ,") if tail else ""
+    if tail is None or len(core.split()) < 2:
+        return None
+    return inner, core, tail.group("tail")
+
+
+def _inner_plan(text: str, match: re.Match, inner: tuple[re.Match, str, str]) -> StepPlan:
+    """ "Who wrote the book series on which the show where D. B. voices Paddy is based?" -> "the show where D. B.
+    voices Paddy", "the book series on which #1 is based", "Who wrote #2?"."""
+    found, core, tail = inner
+    clause = match.group("clause")
+    first = f"{found.group('np')} {found.group('rel')} {core}"
+    tail, main_verb = _main_verb(text[: match.start()].strip(), tail)
+    middle = f"{match.group('np')} {match.group('rel')} {clause[: found.start()]}#1 {tail}"
+    outer = (text[: match.start()] + "#2" + (f" {main_verb}" if main_verb else "") + text[match.end() :]).strip()
+    return StepPlan([first, " ".join(middle.split()), outer], "relative_clause+nested")
 
 
 def _of_relation_is_a_bridge(text: str, relation: re.Match) -> bool:
@@ -206,7 +264,14 @@ def _nested(plan: StepPlan) -> StepPlan:
     """A two-step plan whose first step hides a relation of its own ("the city where the author of Lucy Crown
     was born") or whose second asks a relation of the bridge and then something more ("Where was the father of
     #1 born?") gets that relation as a step of its own."""
+    if len(plan.steps) != 2:
+        return plan
     first, outer = plan.steps
+    if plan.rule != "relative_clause" and "#1" in outer:
+        # "… the actress who played #1 in Neighbours play on …": the rest still hides someone (#1's actress)
+        rest = _two_steps(outer)
+        if rest and rest.rule == "relative_clause" and "#1" in rest.steps[0]:
+            return StepPlan([first, rest.steps[0], rest.steps[1].replace("#1", "#2")], plan.rule + "+clause")
     relation = _OF_ONE.search(first)
     # inside a noun phrase's clause ("the city where …"), not the phrase the clause qualifies ("the president of
     # Israel whose …") nor a statement's object ("provided the voice of Rosie on …", a relative_clause_asked step)
@@ -225,21 +290,30 @@ def _nested(plan: StepPlan) -> StepPlan:
 def _main_verb(before: str, clause: str) -> tuple[str, str]:
     """Split the main clause's verb off the end of a relative clause that sits inside an inverted question's
     subject: ("owned The Collegian founded") -> ("owned The Collegian", "founded")."""
-    inverted = _INVERTED.fullmatch(before)  # the clause's noun phrase is the inverted subject itself
+    # the clause's noun phrase is the inverted subject itself, or ends it ("When was the third album of | the
+    # rapper whose …")
+    inverted = _INVERTED.fullmatch(before) or _INVERTED_OF.fullmatch(before)
     words = clause.split()
     if not inverted or len(words) < 3:
         return clause, ""
     if inverted.group("aux").lower() in {"did", "does", "do"}:
-        opens = next((i for i in range(2, len(words)) if words[i] in _BARE_VERBS), None)
+        opens = next(
+            (i for i in range(2, len(words)) if words[i] in _BARE_VERBS and words[i - 1].lower() not in _DETERMINERS),
+            None,
+        )
         if opens is not None:  # "played for | win its first title", "is located | gain independence"
             return " ".join(words[:opens]), " ".join(words[opens:])
-    take = 2 if words[-1].lower() in _VERBNAME_PARTICLES and len(words) >= 4 else 1
-    verb = words[-take:]
+    copula = inverted.group("aux").lower() in {"was", "were", "is", "are"}
+    particles = _VERBNAME_PARTICLES | (_VERB_PREPOSITIONS if copula else frozenset())
+    take = 2 if words[-1].lower() in particles and len(words) >= 4 else 1
+    verb, rest = words[-take:], words[:-take]
     if not verb[0].islower():
         return clause, ""
-    if inverted.group("aux").lower() in {"was", "were", "is", "are"} and not _PARTICIPLE.fullmatch(verb[0]):
+    if copula and not _PARTICIPLE.fullmatch(verb[0]):
         return clause, ""
-    return " ".join(words[:-take]), " ".join(verb)
+    if take == 2 and not any(w.islower() for w in rest[1:]):
+        return clause, ""  # "the team that Dick Humbert | played for": the clause keeps its only verb
+    return " ".join(rest), " ".join(verb)
 
 
 def substitute(step: str, answers: list[str]) -> str:

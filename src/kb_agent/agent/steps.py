@@ -44,6 +44,9 @@ def bridge_candidates(step_query: str, passages: list[str], question: str, limit
     wanted = key_terms(step_query)
     # the step's own words too: step 2 of "the city where Irwin Shaw was born" is not Irwin Shaw again
     asked = {t.lower() for t in re.findall(r"\w+", f"{question} {step_query}")}
+    said = f" {_normalised(question)} {_normalised(step_query)} "
+    cues = _relation_cues(step_query, wanted)
+    verbs = terms(" ".join(re.findall(r"\b[a-z]+(?:ed|ing)\b", step_query))) & cues
     year_wanted = bool(re.match(r"\s*(?:in\s+)?(?:what|which)\s+year|\s*when\b", step_query, re.I))
     head = _step_head(step_query)
     scores: dict[str, float] = {}
@@ -51,6 +54,7 @@ def bridge_candidates(step_query: str, passages: list[str], question: str, limit
     for rank, passage in enumerate(passages[:3]):
         for sentence in _SENTENCE.split(passage):
             found = terms(sentence)
+            found |= {kin for kin, inverse in _KIN_INVERSES.items() if inverse & found}  # "the son of" is a father
             cover = len(wanted & found) / len(wanted) if wanted else 0.0
             if cover == 0.0:
                 continue
@@ -59,8 +63,10 @@ def bridge_candidates(step_query: str, passages: list[str], question: str, limit
                 words = re.findall(r"\w+", name)
                 if len(name) < 2 or name in _NOT_ANSWERS or not words:
                     continue
-                if sum(w.lower() in asked for w in words) * 2 >= len(words):
+                if f" {_normalised(name)} " in said or sum(w.lower() in asked for w in words) * 2 > len(words):
                     continue  # mostly the question's own words: the question already searched them
+                if words[0] in _PREPOSITIONS and " ".join(words[1:]) in _NOT_ANSWERS:
+                    continue  # "In February" at a sentence's start is no name
                 if match.start() == 0 and len(words) == 1 and name.lower() in sentence.lower()[1:]:
                     continue  # a capitalised first word that the text also writes in lower case
                 if len(words) == 1 and _modifies(sentence[match.end() :]):
@@ -71,6 +77,7 @@ def bridge_candidates(step_query: str, passages: list[str], question: str, limit
                 score = cover + 0.5 / (rank + 1) + (0.3 if is_year == year_wanted else 0.0)
                 score += _type_fit(head, name, sentence[: match.start()], sentence[match.end() :])
                 score += 0.1 * min(len(words), 3) if not is_year else 0.0
+                score += _beside(cues, verbs, sentence[: match.start()], sentence[match.end() :])
                 key = name.lower()
                 if score > scores.get(key, 0.0):
                     scores[key], spelled[key] = score, name
@@ -106,6 +113,55 @@ def _type_fit(head: str | None, name: str, before: str, after: str) -> float:
     if head in _LARGE_PLACES:
         return TYPE_BONUS * (second_of_pair - first_of_pair)
     return TYPE_BONUS if head in name.lower().split() else 0.0
+
+
+_PREPOSITIONS = frozenset("In On At During From With As By For Of After Before Since Until".split())
+# "Chiang Ching-kuo was the son of … Chiang Kai-shek": asked the father, the line states the son's side
+_KIN_INVERSES = {
+    "father": {"son", "daughter", "child", "children"},
+    "mother": {"son", "daughter", "child", "children"},
+    "parent": {"son", "daughter", "child", "children"},
+    "son": {"father", "mother", "parent"},
+    "daughter": {"father", "mother", "parent"},
+    "child": {"father", "mother", "parent"},
+    "husband": {"wife", "marri"},
+    "wife": {"husband", "marri"},
+    "spous": {"wife", "husband", "marri"},
+}
+_SKIPPED = frozenset("of the a an to his her its their late and".split())
+_COPULA = frozenset("is was are were".split())
+BESIDE_BONUS = 0.3
+
+
+def _relation_cues(step_query: str, wanted: set[str]) -> set[str]:
+    """The step's relation words and numbers ("girlfriend", "followed", "834"), not its names: a name right
+    beside one of them in a sentence is tied to it ("his girlfriend, Kate Ramsay")."""
+    names = terms(" ".join(re.findall(r"\b[A-Z][\w'-]*", step_query)))
+    cues = wanted - names
+    for kin in list(cues):
+        cues |= _KIN_INVERSES.get(kin, set())
+    return cues
+
+
+def _beside(cues: set[str], verbs: set[str], before: str, after: str) -> float:
+    """BESIDE_BONUS when a cue word is the nearest content word before the candidate or right after it, less
+    further away, and less for a noun than for the step's verb ("sequel to The Brady Bunch Movie" < "following
+    A Very Brady Sequel"). After the candidate only a noun or a number counts ("Zimbabwe, 834 km"), or what
+    "X is the first EP …" defines X as. A semicolon ends a list item: "1544 km ; South Africa" is not South
+    Africa's km."""
+    if not cues:
+        return 0.0
+    before, after = before.rsplit(";", 1)[-1], after.split(";", 1)[0]
+    near_before = [w for w in re.findall(r"[\w-]+", before)[-6:] if w.lower() not in _SKIPPED][-3:][::-1]
+    following = [w for w in re.findall(r"[\w-]+", after)[:6] if w.lower() not in _SKIPPED]
+    near_after = following[1:4] if following[:1] and following[0].lower() in _COPULA else following[:1]
+    found = [(1.0 / d, terms(w) & cues) for d, w in enumerate(near_before, start=1) if not w[0].isupper()]
+    found += [(1.0, terms(w) & (cues - verbs)) for w in near_after]  # "X, following Y": X is no object of it
+    found = [f for f in found if f[1]]
+    if not found:
+        return 0.0
+    weight, hit = max(found, key=lambda f: (f[0], bool(f[1] & verbs)))
+    return BESIDE_BONUS * weight * (1.0 if hit & verbs or not verbs else 2 / 3)
 
 
 # words that may follow a one-word name: a verb or a preposition, not the noun an adjective would modify

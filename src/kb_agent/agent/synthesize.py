@@ -268,8 +268,11 @@ def _quotes(ctx: AgentContext, query: str, final: FinalStep | None, sources: lis
         chain = []
     else:
         chain = extractive_sentences(query, sources, ctx.embed, max_sentences=1, weights=weights)
+        about = [e for e in sources if final.names_bridge(e.text)]
+        if about and (relation := final.relation()):  # the relation's line in the bridge's passages
+            chain += extractive_sentences(relation, about, ctx.embed, max_sentences=1, weights=weights)
     chain += extractive_sentences(final.query, sources, ctx.embed, max_sentences=2, weights=weights)
-    return list({(s.text, tuple(s.cited)): s for s in chain}.values())
+    return list({(s.text, tuple(s.cited)): s for s in chain}.values())[:3]
 
 
 @dataclass
@@ -280,6 +283,14 @@ class FinalStep:
 
     def names_bridge(self, text: str) -> bool:
         return any(bridge.lower() in text.lower() for bridge in self.bridges)
+
+    def relation(self) -> str:
+        """What the last step asks of its bridge, the bridge left out: "Carl Philipp Emanuel Bach godfather is
+        whom" -> "godfather is whom". The bridge's own page says it as "his" ("… his godfather Telemann")."""
+        for bridge in self.bridges:
+            if bridge.lower() in self.query.lower():
+                return " ".join(re.sub(re.escape(bridge), " ", self.query, flags=re.I).split())
+        return ""
 
 
 def _final_step(state: AgentState) -> FinalStep | None:
