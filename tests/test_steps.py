@@ -131,6 +131,22 @@ def test_common_bridge_shapes(question, rule, first):
             "How many times was the politician who was premier when William Copley was minister elected?",
             ["the politician who was premier when William Copley was minister", "How many times was #1 elected?"],
         ),
+        # a relative clause without its pronoun (before: a guessed bridge in front of the whole question)
+        (
+            "Which instrument does Tom Reed play in the band co-founded by a former student of Joe Satriani?",
+            ["the band co-founded by a former student of Joe Satriani", "Which instrument does Tom Reed play in #1?"],
+        ),
+        (
+            "In what year was the online magazine of the organization formerly known as Science Service started?",
+            [
+                "the organization formerly known as Science Service",
+                "In what year was the online magazine of #1 started?",
+            ],
+        ),
+        (
+            "In what years did the organization co-founded by the editor of Peace News exist?",
+            ["the editor of Peace News", "the organization co-founded by #1", "In what years did #2 exist?"],
+        ),
         # before: "the first of Lena Moor" (an acronym was no relation's noun)
         (
             "How many songs are on Charlene Choi's first EP?",
@@ -215,6 +231,19 @@ def test_a_role_held_is_no_hidden_entity():
     # before: "the president of Israel" was searched as step 1 and "Ezer Weizman" put in its place
     plan = decompose("In what year was the man that resigned as the president of Israel before the election born?")
     assert plan is not None and "the president of Israel" not in plan.steps
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is sending a body with a GET request supported by FastAPI?",  # a yes-no question's own passive verb
+        "What is the default response class used by FastAPI?",  # nothing more is asked of the class
+        "When was the album with the song written by Ronnie Scott, My Guns Are Loaded, released?",  # named after it
+    ],
+)
+def test_a_participle_that_hides_no_entity_is_no_reduced_clause(question):
+    plan = decompose(question)
+    assert plan is None or plan.rule != "reduced_clause"
 
 
 def test_a_possessive_whose_thing_is_named_right_after_it_hides_no_one():
@@ -552,3 +581,33 @@ def test_without_a_model_the_answer_quotes_the_relation_the_bridges_page_says_of
     monkeypatch.setattr(FinalStep, "relation", lambda self: "")  # control
     assert "Telemann" not in engine.answer_query(question).answer
     engine.close()
+
+
+def test_the_relation_is_quoted_from_the_bridges_own_page(monkeypatch):
+    """Two passages name the bridge; the one that opens with it is its own page. Before, "It was directed by
+    Neal Rowe" on the later film's page (where "it" is that film) was quoted for who directed the bridge; its
+    number must be the passage's number among all the sources (not among the bridge's passages)."""
+    from types import SimpleNamespace
+
+    from tests.conftest import evidence_under
+
+    from kb_agent.agent.synthesize import FinalStep, _quotes
+
+    sources = [
+        evidence_under("The sequel aired in 2002.", "noise.md", []),
+        evidence_under(
+            'The Wilde Family at Sea is a 2002 television film following "Moonlight Bay".\n\nIt was directed by '
+            "Neal Rowe.\n\nIt was written by Lloyd Hale.",
+            "third.md",
+            [],
+        ),
+        evidence_under("Moonlight Bay is a 1996 comedy film.\n\nThe film was directed by Arlene Stone.", "bay.md", []),
+    ]
+    ctx = SimpleNamespace(embed=None, term_weights=None)
+    final = FinalStep("Who directed Moonlight Bay?", True, ["Moonlight Bay"])
+    question = "Who directed the film that the 2002 Wilde Family television sequel followed?"
+    relation = [line for line in _quotes(ctx, question, final, sources) if "directed by" in line.text]
+    assert relation[0].text.startswith("The film was directed by Arlene Stone") and relation[0].cited == [3]
+    monkeypatch.setattr(FinalStep, "opens", lambda self, text: False)  # control
+    relation = [line for line in _quotes(ctx, question, final, sources) if "directed by" in line.text]
+    assert relation[0].text.startswith("It was directed by Neal Rowe")

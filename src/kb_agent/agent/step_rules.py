@@ -41,7 +41,7 @@ _POSSESSIVE = re.compile(
     r"(?![\w-])"
 )
 # "Armando Iannucci's collaborator Adam Tandy": the possessive's thing is named right after it, no step hides it
-_NAMED_AFTER = re.compile(r"\s+[A-Z][\w.'-]*")
+_NAMED_AFTER = re.compile(r"\s+[A-Z][a-z][\w.'-]*")  # a name, not an acronym ("FastAPI's request ID")
 # "Where was the author of Lucy Crown born?": one relation of a named entity, and something else is asked of it
 _OF_ONE = re.compile(rf"\b(?P<inner>the\s+(?:[a-z][\w-]*\s+){{0,2}}?(?P<head>[a-z][\w-]*)\s+of\s+{_NAMED})")
 # "Who is the spouse of the Green performer?": a work's name, then the role of the person behind it
@@ -68,7 +68,16 @@ _INVERTED = re.compile(
     r"(?P<aux>was|were|is|are|did|does|do)",
     re.I,
 )
-_INVERTED_OF = re.compile(_INVERTED.pattern + r"\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,3}of", re.I)
+_INVERTED_OF = re.compile(_INVERTED.pattern + r"\s+(?:the|a|an)\s+(?:[\w'-]+\s+){0,3}of", re.I)
+_YES_NO_OPENING = re.compile(r"^(?:is|are|was|were|can|could|does|do|did|will|would|should|has|have|had)\b", re.I)
+# a relative clause without its pronoun: "the band co-founded by a former student of Joe Satriani", "the
+# organization formerly known as Science Service" - the agent must name someone (a capital letter)
+_REDUCED = re.compile(
+    r"\b(?P<np>(?:the|a|an)\s+(?:[\w'-]+\s+){0,3}?[a-z][\w-]*)\s+"
+    r"(?P<verb>(?:(?:formerly|originally|first|later|also|jointly|once)\s+)?"
+    r"(?:(?:[a-z]+-)?[a-z]{3,}ed|known|written|made|built|sung|held|run|led|founded|spun))\s+"
+    r"(?P<prep>by|as)\s+(?P<agent>[^?,;]+?)\s*(?=[?,;]|$)"
+)
 # "after her debut in …": a bare verb after one of these is a noun
 _DETERMINERS = frozenset("the a an her his its their my our your this that whose".split())
 _PARTICIPLE = re.compile(
@@ -201,6 +210,17 @@ def _two_steps(text: str) -> StepPlan | None:
         if len(outer.split()) < 2:
             continue
         return StepPlan([f"{noun_phrase} {rel} {clause}", outer], "relative_clause")
+    # "Is sending a body with a GET request supported by FastAPI?": a yes-no question's passive is its own verb
+    reduced = None if _YES_NO_OPENING.match(text) else _REDUCED.search(text)
+    # "… the song written by Ronnie Scott, My Guns Are Loaded, …": named right after, no step hides it
+    if reduced and re.search(r"\b[A-Z]", reduced.group("agent")) and not re.match(r",\s*[A-Z]", text[reduced.end() :]):
+        agent, main_verb = _main_verb(text[: reduced.start()].strip(), reduced.group("agent"))
+        outer = (
+            text[: reduced.start()] + "#1" + (f" {main_verb}" if main_verb else "") + text[reduced.end() :]
+        ).strip()
+        if _asks_more(outer):  # "What is the class used by Starlette?" asks nothing more of it
+            first = f"{reduced.group('np')} {reduced.group('verb')} {reduced.group('prep')} {agent}"
+            return StepPlan([first, outer], "reduced_clause")
     relation = _OF_ONE.search(text)
     if relation and _of_relation_is_a_bridge(text, relation):
         return StepPlan(
@@ -275,7 +295,9 @@ def _nested(plan: StepPlan) -> StepPlan:
     relation = _OF_ONE.search(first)
     # inside a noun phrase's clause ("the city where …"), not the phrase the clause qualifies ("the president of
     # Israel whose …") nor a statement's object ("provided the voice of Rosie on …", a relative_clause_asked step)
-    nested_in_clause = plan.rule == "relative_clause" and relation is not None and relation.start() > 0
+    nested_in_clause = (
+        plan.rule in ("relative_clause", "reduced_clause") and relation is not None and relation.start() > 0
+    )
     if relation and nested_in_clause and _of_relation_is_a_bridge(first, relation):
         middle = first[: relation.start()] + "#1" + first[relation.end() :]
         return StepPlan([relation.group("inner"), middle, outer.replace("#1", "#2")], plan.rule + "+nested")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kb_agent.agent.anchors import question_anchors, question_names
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
@@ -269,8 +269,12 @@ def _quotes(ctx: AgentContext, query: str, final: FinalStep | None, sources: lis
     else:
         chain = extractive_sentences(query, sources, ctx.embed, max_sentences=1, weights=weights)
         about = [e for e in sources if final.names_bridge(e.text)]
+        # the bridge's own page first: "It was directed by Neal Israel" on the sequel's page is not about it
+        about = [e for e in about if final.opens(e.text)] or about
         if about and (relation := final.relation()):  # the relation's line in the bridge's passages
-            chain += extractive_sentences(relation, about, ctx.embed, max_sentences=1, weights=weights)
+            number = {i: sources.index(e) + 1 for i, e in enumerate(about, start=1)}  # cited as in `sources`
+            for line in extractive_sentences(relation, about, ctx.embed, max_sentences=1, weights=weights):
+                chain.append(replace(line, cited=[number[n] for n in line.cited]))
     chain += extractive_sentences(final.query, sources, ctx.embed, max_sentences=2, weights=weights)
     return list({(s.text, tuple(s.cited)): s for s in chain}.values())[:3]
 
@@ -283,6 +287,11 @@ class FinalStep:
 
     def names_bridge(self, text: str) -> bool:
         return any(bridge.lower() in text.lower() for bridge in self.bridges)
+
+    def opens(self, text: str) -> bool:
+        """The passage is the bridge's own: it opens with its name ("A Very Brady Sequel is a 1996 …")."""
+        head = text.lstrip(" \"'*#_").lower()
+        return any(head.startswith(bridge.lower()) for bridge in self.bridges)
 
     def relation(self) -> str:
         """What the last step asks of its bridge, the bridge left out: "Carl Philipp Emanuel Bach godfather is
