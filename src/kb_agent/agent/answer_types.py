@@ -104,17 +104,27 @@ ANSWER_TYPES = [
     (
         re.compile(
             r"\bwhen (?:was|were|did|is|will)\b.*\b(?:released?|published|come out|came out|shipped)\b"
-            r"|\brelease date\b|发布日期|(?:什么时候|何时|哪天|哪一天)(?:发布|发行|推出)",
+            # "On what date was …", "In what month and year …", not "What date format …"
+            r"|\brelease date\b|\b(?:on|by|in) (?:what|which) (?:date|month)\b"
+            r"|发布日期|(?:什么时候|何时|哪天|哪一天)(?:发布|发行|推出)",
             re.I,
         ),
+        # "2026-07-29", "Jul 29, 2026", "23 May 2004", "February 1979" (a month's name capitalised)
         re.compile(
-            rf"\b(?:19|20)\d\d-\d\d-\d\d\b|\b{_MONTH} \d{{1,2}},? (?:19|20)\d\d\b|(?:19|20)\d\d 年|(?:19|20)\d\d年",
+            rf"\b(?:19|20)\d\d-\d\d-\d\d\b|\b{_MONTH} \d{{1,2}},? (?:19|20)\d\d\b"
+            rf"|\b\d{{1,2}} (?-i:{_MONTH}) (?:19|20)\d\d\b|\b(?-i:{_MONTH}) (?:19|20)\d\d\b"
+            r"|(?:19|20)\d\d 年|(?:19|20)\d\d年",
             re.I,
         ),
     ),
 ]
 
 
+# asked which year ("In which year did Dilys Laye die?"): a line with a year, not the one the question gives
+ANSWER_TYPES.append(
+    (re.compile(r"\b(?:what|which) year\b", re.I), re.compile(r"(?<![\d.])(?:1[0-9]{3}|20[0-9]{2})(?!\d|\.\d)"))
+)
+YEAR = 6
 STATUS = 4  # the status code's index in ANSWER_TYPES
 VERSION = 0
 TITLED = frozenset({VERSION, 3, 5})  # what a section's heading may state for its lines: a release, its end, its date
@@ -149,7 +159,7 @@ def _asked_codes(question: str) -> frozenset[str]:
 
 
 def asked_types(question: str) -> list[int]:
-    """Which of the answer types (a version, a number, an address, an end, a status code - in that order) the
+    """Which of the answer types (a version, a number, an address, an end, a status code, a date, a year) the
     question asks for: a line that answers it must state each."""
     asked = [i for i, (asks, _) in enumerate(ANSWER_TYPES) if asks.search(question)]
     # "版本号是多少" asks a version as its number: the version is the number asked, not a number beside it
@@ -223,6 +233,8 @@ def states_each(types: list[int], text: str, question: str) -> bool:
         said = _VERSION.sub(" ", stated) if shape is _NUMBER else stated
         if i == STATUS:  # "默认返回 200 的时候 … 哪个状态码？": the code the question gives is not the one it asks
             said = shape.sub(lambda m: m.group() if m.group() not in _asked_codes(question) else " ", said)
+        if i == YEAR:  # "… the 1975 documentary …, in which year …?": not 1975
+            said = shape.sub(lambda m, given=set(shape.findall(question)): m.group() * (m.group() not in given), said)
         if i == VERSION:  # an address ("http://127.0.0.1:8000/app") is no release
             said = _ADDRESS.sub(" ", said)
         if i == VERSION and named_versions(question):  # "… support for Python 3.9 dropped?": not 3.9

@@ -61,6 +61,7 @@ from kb_agent.agent.reasons import (
     asks_risk,
     asks_why,
     gives_cause,
+    passage_subject,
     states_consequence,
     states_risk,
     under_why_heading,
@@ -416,7 +417,8 @@ def _pointed_to(unit: Unit, units: list[Unit]) -> list[Unit]:
     found: list[Unit] = []
     while len(found) < 2 and (before := antecedent(found[-1] if found else unit, units)) is not None:
         found.append(before)
-    return found
+    subject = passage_subject(unit, units) if not found else None  # "It was released …": the paragraph's subject
+    return [subject] if subject is not None else found
 
 
 def _names_near(name: str, unit: Unit, lines: list[str], e: Evidence) -> bool:

@@ -34,6 +34,8 @@ ASKS_DIFFERENCE = re.compile(
     re.I,
 )
 _DIFFERENCE_WORDS = frozenset(tokenize("difference differences differ between")) | {"区别", "不同", "差别", "差异"}
+_ASKS_DATE = re.compile(r"\b(?:on|in|by) (?:what|which) (?:date|day|month)\b|\b(?:what|which) year\b", re.I)
+_DATE_WORDS = frozenset(tokenize("date day month year"))
 # a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"
 _WORDS = [*QUESTION_WORDS, *FUNCTION_WORDS, *_FRAME.split()]
 QUESTION_TERMS = frozenset(tokenize(" ".join(_WORDS))) | frozenset(w for w in _WORDS if has_cjk(w))
@@ -69,6 +71,10 @@ def key_terms(question: str) -> set[str]:
         asked -= {"name"}
     if ASKS_DIFFERENCE.search(question):  # "the difference between an image and a container": the two things
         asked -= _DIFFERENCE_WORDS
+    # "On what date …", "In what month and year …", "Which year …": a date or year the line must state (answer
+    # types), no word of it
+    if _ASKS_DATE.search(question):
+        asked -= _DATE_WORDS
     parts: set[str] = set()
     for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
         analysed = tokenize(word)

@@ -200,6 +200,22 @@ def antecedent(unit: Unit, units: list[Unit]) -> Unit | None:
     return before
 
 
+# "It was released on 23 May 2004 …" in a paragraph that opens by saying what its subject is ("F.I.R. is …'s
+# debut Mandarin studio album."): the pronoun is that subject, and the opening line says what it is
+_SUBJECT_PRONOUN = re.compile(r"^(?:it|he|she|they|his|her|its|their)\b", re.I)
+_DEFINES_SUBJECT = re.compile(r"^[\"'(]?[A-Z0-9][^!?]{0,60}?\s(?:is|was|are|were)\s")
+
+
+def passage_subject(unit: Unit, units: list[Unit]) -> Unit | None:
+    """The line opening the unit's section when it defines a subject and the unit opens with a pronoun."""
+    if unit.position <= 0 or not _SUBJECT_PRONOUN.match(unit.text):
+        return None
+    first = next((u for u in units if u.position >= 0 and u.heading == unit.heading), None)
+    if first is None or first.position >= unit.position or not _DEFINES_SUBJECT.match(first.text):
+        return None
+    return first
+
+
 def _line_before(unit: Unit, units: list[Unit]) -> Unit | None:
     """The text line before `unit` in its section; a line of the text reads past an admonition between them
     ("… we pass in the `tokenUrl` parameter." / a tip / "This parameter doesn't create that endpoint")."""
