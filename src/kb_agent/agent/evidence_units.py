@@ -61,8 +61,41 @@ class Unit:
     names_thing: bool = False  # a heading that is a name (a link, code, an identifier), not a topic ("Short")
 
 
+# irregular verb forms read as their verb: "Who builds FastAPI Cloud?" / "… is built by the same author …" (the
+# stemmer leaves "built" as it is). Only here, where a question meets a line - not in the keyword index. Not the
+# forms that are frame words ("made", "given") or read otherwise ("known as", "sent" beside "sending").
+_IRREGULAR = {
+    form: tokenize(verb)[0]
+    for verb, forms in {
+        "build": "built",
+        "write": "written wrote",
+        "sell": "sold",
+        "hold": "held",
+        "win": "won",
+        "begin": "began begun",
+        "choose": "chose chosen",
+        "take": "taken took",
+        "keep": "kept",
+        "bring": "brought",
+        "buy": "bought",
+        "teach": "taught",
+        "spend": "spent",
+        "lose": "lost",
+        "draw": "drawn drew",
+        "grow": "grown grew",
+        "throw": "thrown threw",
+        "break": "broke broken",
+        "speak": "spoke spoken",
+        "hide": "hidden hid",
+    }.items()
+    for form in forms.split()
+}
+
+
 def terms(text: str) -> set[str]:
-    return {t for t in tokenize(text) if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and len(t) > 1}
+    return {
+        _IRREGULAR.get(t, t) for t in tokenize(text) if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and len(t) > 1
+    }
 
 
 def units_of(source: int, evidence: Evidence) -> list[Unit]:

@@ -24,8 +24,9 @@ _ASKS_FOR_A_NAME = re.compile(
 )
 _CLASS_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:\(\))?")  # BackgroundTasks, HTTPException
 _HEADER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?::.*)?")  # X-Process-Time, Cache-Control: no-cache
-# fastapi.sse, compare_digest(), docs_url, exclude_unset=True, a method with its dot: `.add_task()`
-_LOWER_NAME = re.compile(r"@?\.?[a-z_][\w.]*(?:\(\)|=\S+)?")
+# fastapi.sse, compare_digest(), docs_url, exclude_unset=True, a method with its dot: `.add_task()`, a call
+# with its arguments on a class: `SQLModel.metadata.create_all(engine)`
+_LOWER_NAME = re.compile(r"@?\.?(?:[A-Z]\w*\.)*[a-z_][\w.]*(?:\([^()]*\)|=\S+)?")
 _CONSTANT_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Z0-9_]+")  # HTTP_418_IM_A_TEAPOT
 # redoc.standalone.js, app/main.py, .env: a file is named with its extension (or is a dotfile)
 _FILE_NAME = re.compile(r"(?:[\w.-]+/)*(?:[\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,6}|\.[\w-]+)")

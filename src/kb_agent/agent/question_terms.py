@@ -24,7 +24,8 @@ _FRAME = (
     "unlike besides except versus whereas instead rather apart aside "  # relating the subject to another
     "thing things thingy stuff gizmo gadget knob doohickey 东西 "  # a placeholder for what the documents name
     # the Chinese question words jieba keeps whole: "多少" is in no answer
-    "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔"  # 每隔多少秒: "how often"
+    "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔 "  # 每隔多少秒: "how often"
+    "多长 多久 举例 "  # "how long"; "for example" ("文档举例说…")
 )
 # "What is the difference between A and B?", "A 和 B 有什么区别？": the question's shape; a line contrasting the two
 # ("In contrast to a container image …, a container …") answers without the words
@@ -34,11 +35,14 @@ ASKS_DIFFERENCE = re.compile(
     re.I,
 )
 _DIFFERENCE_WORDS = frozenset(tokenize("difference differences differ between")) | {"区别", "不同", "差别", "差异"}
+_DOCS_SAY = re.compile(r"(?:文档|文件)(?:里|中|上)?(?:举例)?(?:说|提到|写道)")
 _ASKS_DATE = re.compile(r"\b(?:on|in|by) (?:what|which) (?:date|day|month)\b|\b(?:what|which) year\b", re.I)
 _DATE_WORDS = frozenset(tokenize("date day month year"))
 # a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"
 _WORDS = [*QUESTION_WORDS, *FUNCTION_WORDS, *_FRAME.split()]
-QUESTION_TERMS = frozenset(tokenize(" ".join(_WORDS))) | frozenset(w for w in _WORDS if has_cjk(w))
+QUESTION_TERMS = frozenset(terms(" ".join(_WORDS)) | set(tokenize(" ".join(_WORDS)))) | frozenset(
+    w for w in _WORDS if has_cjk(w)
+)  # as `terms` reads a question ("given" is "give") and as the tokenizer does
 # 哪 + a measure word (哪条, 哪种, 哪款 …) asks which: jieba keeps each whole, and no list could name them all
 WHICH_ZH = "哪"
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
@@ -73,6 +77,8 @@ def key_terms(question: str) -> set[str]:
         asked -= _DIFFERENCE_WORDS
     # "On what date …", "In what month and year …", "Which year …": a date or year the line must state (answer
     # types), no word of it
+    if _DOCS_SAY.search(question):  # "文档举例说…" (the docs say, for example): who says it, not what about
+        asked -= {"文档"}
     if _ASKS_DATE.search(question):
         asked -= _DATE_WORDS
     parts: set[str] = set()
