@@ -61,3 +61,13 @@ def test_a_function_is_named_as_a_call_on_a_class(monkeypatch):
     assert "create_all" in _first(question, TABLES)
     monkeypatch.setitem(name_kinds._SHAPES, "函数", re.compile(r"@?\.?[a-z_][\w.]*(?:\(\)|=\S+)?"))
     assert "create_all" not in _first(question, TABLES)  # control: the shape before
+
+
+def test_every_answer_type_has_a_value_kind_for_refusals():
+    """Stop 52 added a year type; the refusal's table of kinds lagged one behind and `value_missing` raised
+    IndexError on "… born in what year?" (a held-out multi-hop run crashed on it)."""
+    from kb_agent.agent import answer_types, coverage
+
+    assert len(coverage._VALUE_KINDS) == len(answer_types.ANSWER_TYPES)
+    passage = evidence_under("The soundtrack was produced by Trent Reznor.", "page.md", [])
+    assert coverage.value_missing("The soundtrack was produced by a man born in what year?", [passage]) == "a year"

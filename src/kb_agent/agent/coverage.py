@@ -20,7 +20,7 @@ Held = Callable[[set[str]], set[str]]  # terms -> those some passage the caller 
 
 # what each answer type (`answer_types.asked_types`) asks for; an address is left out of `value_missing`: "At
 # which address does the constable live?" asks for a street, which the URL shape cannot see
-_VALUE_KINDS = ("a version", "a number", None, "an end", "a status code", "a date")
+_VALUE_KINDS = ("a version", "a number", None, "an end", "a status code", "a date", "a year")
 
 
 def covers(question: str, sources: list[Evidence], weights: Weights | None = None, held: Held | None = None) -> bool:
