@@ -675,3 +675,33 @@ def test_a_pronoun_line_is_read_with_the_subject_its_paragraph_defines(question,
     assert line in " ".join(s.text for s in extractive.extractive_sentences(question, source))
     monkeypatch.setattr(extractive, "passage_subject", lambda unit, units: None)  # control
     assert line not in " ".join(s.text for s in extractive.extractive_sentences(question, source))
+
+
+def test_a_guessed_bridge_ties_no_name_to_the_questions_words():
+    """dev40 t4010: a guessed bridge's step is the whole question; reading its words as relation cues picked
+    "Using TypeScript" (after "frontend") over the generator's name, and the bridge's search pushed the answering
+    passage out. "None" (a code literal) is no bridge either (dev29 u2903 answered "maximum 50 characters")."""
+    question = "Which official project generator combines FastAPI and PostgreSQL with a frontend?"
+    passage = (
+        "The official project generator with FastAPI and PostgreSQL and a frontend is named Full Stack FastAPI "
+        "Template; its frontend Using TypeScript."
+    )
+    assert bridge_candidates(question, [passage], question, guessed=True)[0] == "Full Stack FastAPI Template"
+    assert bridge_candidates(question, [passage], question)[0] == "Using TypeScript"  # control: read as cues
+    step = "a regular expression pattern that Query accepts"
+    assert "None" not in bridge_candidates(step, ["The pattern defaults to None, so it is not required."], step)
+
+
+def test_a_pronoun_under_a_heading_is_not_read_with_the_sections_first_line():
+    """dev26 t2607: under "### Hug", "It was not based on a standard like OpenAPI" took the first line's words
+    and pushed "… foundation of other frameworks like Hug" (Falcon's line) out; a heading names its subject."""
+    from tests.conftest import evidence_under
+
+    from kb_agent.agent.evidence_units import units_of
+    from kb_agent.agent.reasons import passage_subject
+
+    text = "Hug was one of the first frameworks to use type hints.\n\nIt was not based on a standard like OpenAPI."
+    units = units_of(0, evidence_under(text, "alternatives.md", ["Hug"]))
+    assert passage_subject(units[-1], units) is None
+    plain = units_of(0, evidence_under(text, "alternatives.md", []))
+    assert passage_subject(plain[-1], plain) is plain[0]  # control: a paragraph without a heading

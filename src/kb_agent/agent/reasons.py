@@ -207,9 +207,10 @@ _DEFINES_SUBJECT = re.compile(r"^[\"'(]?[A-Z0-9][^!?]{0,60}?\s(?:is|was|are|were
 
 
 def passage_subject(unit: Unit, units: list[Unit]) -> Unit | None:
-    """The line opening the unit's section when it defines a subject and the unit opens with a pronoun."""
-    if unit.position <= 0 or not _SUBJECT_PRONOUN.match(unit.text):
-        return None
+    """The line opening a paragraph without a heading (an encyclopedia's record) when it defines a subject and
+    the unit opens with a pronoun."""
+    if unit.position <= 0 or unit.heading or not _SUBJECT_PRONOUN.match(unit.text):
+        return None  # under a heading, the heading names the section's subject: its lines are read with it
     first = next((u for u in units if u.position >= 0 and u.heading == unit.heading), None)
     if first is None or first.position >= unit.position or not _DEFINES_SUBJECT.match(first.text):
         return None

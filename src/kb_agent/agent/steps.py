@@ -33,19 +33,23 @@ _CANDIDATE = re.compile(
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
 _NOT_ANSWERS = frozenset(
     "The A An In On At It He She They His Her Its This That These Those There When Where While After Before "
+    "None True False "
     "During From With As By For Of And But Or If Also However January February March April May June July "
     "August September October November December".split()
 )
 
 
-def bridge_candidates(step_query: str, passages: list[str], question: str, limit: int = BRIDGES_PER_STEP) -> list[str]:
+def bridge_candidates(
+    step_query: str, passages: list[str], question: str, limit: int = BRIDGES_PER_STEP, *, guessed: bool = False
+) -> list[str]:
     """Spans of the step's best passages that could be the step's answer, best first: named in a sentence
-    that covers the step's key terms, in a passage the search ranked high, and not already in the question."""
+    that covers the step's key terms, in a passage the search ranked high, and not already in the question.
+    `guessed`: the step is the whole question (no rule read it): its words tie no name to one relation."""
     wanted = key_terms(step_query)
     # the step's own words too: step 2 of "the city where Irwin Shaw was born" is not Irwin Shaw again
     asked = {t.lower() for t in re.findall(r"\w+", f"{question} {step_query}")}
     said = f" {_normalised(question)} {_normalised(step_query)} "
-    cues = _relation_cues(step_query, wanted)
+    cues = set() if guessed else _relation_cues(step_query, wanted)
     verbs = terms(" ".join(re.findall(r"\b[a-z]+(?:ed|ing)\b", step_query))) & cues
     year_wanted = bool(re.match(r"\s*(?:in\s+)?(?:what|which)\s+year|\s*when\b", step_query, re.I))
     head = _step_head(step_query)
@@ -204,11 +208,11 @@ def _normalised(text: str) -> str:
 
 
 def extract_step_answer(
-    ctx: AgentContext, step_query: str, passages: list[str], question: str, *, model: bool = True
+    ctx: AgentContext, step_query: str, passages: list[str], question: str, *, model: bool = True, guessed: bool = False
 ) -> list[str]:
     """The step's answer: the local model's pick when it copied a span that is really in the evidence (a few
     tokens out), then the rule candidates (the only ones without a model)."""
-    candidates = bridge_candidates(step_query, passages, question)
+    candidates = bridge_candidates(step_query, passages, question, guessed=guessed)
     if ctx.fast is None or not model or not passages:
         return candidates
     shown = "\n\n".join(f"[{i}] {text[:700]}" for i, text in enumerate(passages[:3], start=1))
@@ -276,8 +280,9 @@ def run_steps(
         if number == len(plan.steps):
             break
         # a shape the rules could not read costs no model call: its bridge is picked by rule
+        guessed = plan.rule == GUESSED_BRIDGE
         picks = extract_step_answer(
-            ctx, queries[0], [e.text for e in found[:3]], question, model=model and plan.rule != GUESSED_BRIDGE
+            ctx, queries[0], [e.text for e in found[:3]], question, model=model and not guessed, guessed=guessed
         )
         record["answer"] = picks[0] if picks else None
         if len(picks) > 1:
