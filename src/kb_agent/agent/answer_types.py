@@ -117,13 +117,11 @@ ANSWER_TYPES = [
             re.I,
         ),
     ),
+    # asked which year ("In which year did Dilys Laye die?"): a line with a year, not the one the question gives
+    (re.compile(r"\b(?:what|which) year\b", re.I), re.compile(r"(?<![\d.])(?:1[0-9]{3}|20[0-9]{2})(?!\d|\.\d)")),
 ]
 
 
-# asked which year ("In which year did Dilys Laye die?"): a line with a year, not the one the question gives
-ANSWER_TYPES.append(
-    (re.compile(r"\b(?:what|which) year\b", re.I), re.compile(r"(?<![\d.])(?:1[0-9]{3}|20[0-9]{2})(?!\d|\.\d)"))
-)
 YEAR = 6
 STATUS = 4  # the status code's index in ANSWER_TYPES
 VERSION = 0
