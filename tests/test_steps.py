@@ -705,3 +705,15 @@ def test_a_pronoun_under_a_heading_is_not_read_with_the_sections_first_line():
     assert passage_subject(units[-1], units) is None
     plain = units_of(0, evidence_under(text, "alternatives.md", []))
     assert passage_subject(plain[-1], plain) is plain[0]  # control: a paragraph without a heading
+
+
+def test_a_candidate_half_of_the_questions_words_is_a_bridge_only_as_a_long_title():
+    """ "A Very Brady Sequel" (two of its four words in the question) is the bridge; "A Python" (half, two words)
+    is the question's own word after an article - as a second bridge its search had pushed dev21 t2108's
+    answering line out ("float of total seconds")."""
+    step = "the film that the 2002 Brady Bunch television sequel followed"
+    passage = 'The Brady Bunch in the White House is a 2002 film, following "A Very Brady Sequel" (1996).'
+    assert "A Very Brady Sequel" in bridge_candidates(step, [passage], f"Who directed {step}?", limit=3)
+    question = "How is a datetime.timedelta represented in requests and responses?"
+    passage = "A Python `datetime.timedelta` is represented as a float of total seconds."
+    assert "A Python" not in bridge_candidates(question, [passage], question, limit=3, guessed=True)

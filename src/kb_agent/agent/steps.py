@@ -67,8 +67,9 @@ def bridge_candidates(
                 words = re.findall(r"\w+", name)
                 if len(name) < 2 or name in _NOT_ANSWERS or not words:
                     continue
-                if f" {_normalised(name)} " in said or sum(w.lower() in asked for w in words) * 2 > len(words):
-                    continue  # mostly the question's own words: the question already searched them
+                echoed = sum(w.lower() in asked for w in words) * 2
+                if f" {_normalised(name)} " in said or echoed > len(words) or (echoed == len(words) < 4):
+                    continue  # mostly the question's own words (half of a long title may be: "A Very Brady Sequel")
                 if words[0] in _PREPOSITIONS and " ".join(words[1:]) in _NOT_ANSWERS:
                     continue  # "In February" at a sentence's start is no name
                 if match.start() == 0 and len(words) == 1 and name.lower() in sentence.lower()[1:]:
