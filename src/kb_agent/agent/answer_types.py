@@ -219,6 +219,11 @@ def _counts_in(question: str, text: str) -> bool:
     return True
 
 
+def _without(shape: re.Pattern, given: set[str], text: str) -> str:
+    """`text` with the matches of `shape` that are in `given` blanked out."""
+    return shape.sub(lambda m: " " if m.group() in given else m.group(), text)
+
+
 def states_each(types: list[int], text: str, question: str) -> bool:
     """Does the line state each answer type asked (`asked_types`)? Versions of another product than the one
     asked about, pull request numbers and link targets do not count; nor, asked for a number, a release, or,
@@ -232,7 +237,7 @@ def states_each(types: list[int], text: str, question: str) -> bool:
         if i == STATUS:  # "默认返回 200 的时候 … 哪个状态码？": the code the question gives is not the one it asks
             said = shape.sub(lambda m: m.group() if m.group() not in _asked_codes(question) else " ", said)
         if i == YEAR:  # "… the 1975 documentary …, in which year …?": not 1975
-            said = shape.sub(lambda m, given=set(shape.findall(question)): m.group() * (m.group() not in given), said)
+            said = _without(shape, set(shape.findall(question)), said)
         if i == VERSION:  # an address ("http://127.0.0.1:8000/app") is no release
             said = _ADDRESS.sub(" ", said)
         if i == VERSION and named_versions(question):  # "… support for Python 3.9 dropped?": not 3.9

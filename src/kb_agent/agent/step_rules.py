@@ -199,9 +199,9 @@ def _two_steps(text: str) -> StepPlan | None:
         noun_phrase, rel, clause = match.group("np"), match.group("rel"), match.group("clause").strip(" ,.")
         if len(clause.split()) < 2:
             continue
-        inner = _inner_relative(clause)
-        if inner:  # "the book series on which the show where D. B. voices Paddy is based": the show first
-            return _inner_plan(text, match, inner)
+        nested = _inner_relative(clause)
+        if nested:  # "the book series on which the show where D. B. voices Paddy is based": the show first
+            return _inner_plan(text, match, nested)
         if _ASKED_IN_CLAUSE.search(clause):  # the clause holds the question: find the noun phrase's entity first
             first = (text[: match.end("np")] + " " + text[match.end() :]).strip(" ?")
             return StepPlan([first, f"#1 {clause}"], "relative_clause_asked")
