@@ -558,7 +558,7 @@ def test_without_a_model_the_answer_quotes_the_relation_the_bridges_page_says_of
     """The last step ("Carl Brand godfather is whom") is answered on the bridge's page by a line that does not
     name him: its key term is the relation, not the name. Before, the two lines naming Carl Brand were quoted and the
     godfather line left out (held-out HotpotQA 5a857cc0 held it only while the wrong bridge was picked)."""
-    from kb_agent.agent.synthesize import FinalStep
+    from kb_agent.agent.final_step import FinalStep
 
     root = tmp_path / "music"
     write(root / "sonata.md", "The manuscript of the Sonata in C is in the hand of Carl Brand, dated to 1731.\n")
@@ -591,7 +591,8 @@ def test_the_relation_is_quoted_from_the_bridges_own_page(monkeypatch):
 
     from tests.conftest import evidence_under
 
-    from kb_agent.agent.synthesize import FinalStep, _quotes
+    from kb_agent.agent.final_step import FinalStep
+    from kb_agent.agent.synthesize import _quotes
 
     sources = [
         evidence_under("The sequel aired in 2002.", "noise.md", []),

@@ -11,20 +11,22 @@ from __future__ import annotations
 import logging
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from kb_agent.agent.anchors import question_anchors, question_names
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.coverage import as_written, covers, kind_unknown, missing_name, still_unknown, value_missing
 from kb_agent.agent.extractive import confident_quotes, extractive_sentences, rank
+from kb_agent.agent.final_step import FinalStep
+from kb_agent.agent.final_step import final_step as _final_step
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
 from kb_agent.agent.question_terms import key_terms
 from kb_agent.agent.rules import FILE_QUESTION_WORDS, asks_identity, small_talk_reply
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
-from kb_agent.agent.step_rules import GUESSED_BRIDGE, has_bridge_shape
+from kb_agent.agent.step_rules import has_bridge_shape
 from kb_agent.agent.vocabulary import unknown_terms
 from kb_agent.governance.errors import Unavailable
 from kb_agent.llm.base import LLMError
@@ -277,41 +279,6 @@ def _quotes(ctx: AgentContext, query: str, final: FinalStep | None, sources: lis
                 chain.append(replace(line, cited=[number[n] for n in line.cited]))
     chain += extractive_sentences(final.query, sources, ctx.embed, max_sentences=2, weights=weights)
     return list({(s.text, tuple(s.cited)): s for s in chain}.values())[:3]
-
-
-@dataclass
-class FinalStep:
-    query: str  # the last step with the earlier answers put in: "Who directed Blue Velvet?"
-    ruled: bool  # a decomposition rule read the question (not a guessed bridge in front of the question)
-    bridges: list[str]  # the earlier step's answers searched (best, second): evidence naming none cannot answer
-
-    def names_bridge(self, text: str) -> bool:
-        return any(bridge.lower() in text.lower() for bridge in self.bridges)
-
-    def opens(self, text: str) -> bool:
-        """The passage is the bridge's own: it opens with its name ("A Very Brady Sequel is a 1996 …")."""
-        head = text.lstrip(" \"'*#_").lower()
-        return any(head.startswith(bridge.lower()) for bridge in self.bridges)
-
-    def relation(self) -> str:
-        """What the last step asks of its bridge, the bridge left out: "Carl Philipp Emanuel Bach godfather is
-        whom" -> "godfather is whom". The bridge's own page says it as "his" ("… his godfather Telemann")."""
-        for bridge in self.bridges:
-            if bridge.lower() in self.query.lower():
-                return " ".join(re.sub(re.escape(bridge), " ", self.query, flags=re.I).split())
-        return ""
-
-
-def _final_step(state: AgentState) -> FinalStep | None:
-    """The last step of a multi-step question, its bridge put in: the question's own words describe the
-    bridge, which the answering passage may never say."""
-    trace = state.get("steps") or []
-    if len(trace) < 2 or trace[-1].get("skipped") or not trace[-1].get("query"):
-        return None
-    bridges = [b for b in (trace[-2].get("answer"), trace[-2].get("alternate")) if b]
-    if not bridges:
-        return None
-    return FinalStep(trace[-1]["query"], (state.get("step_plan") or {}).get("rule") != GUESSED_BRIDGE, bridges)
 
 
 def _empty(said: str | None) -> bool:
