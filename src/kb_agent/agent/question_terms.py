@@ -75,10 +75,10 @@ def key_terms(question: str) -> set[str]:
         asked -= {"name"}
     if ASKS_DIFFERENCE.search(question):  # "the difference between an image and a container": the two things
         asked -= _DIFFERENCE_WORDS
-    # "On what date …", "In what month and year …", "Which year …": a date or year the line must state (answer
-    # types), no word of it
     if _DOCS_SAY.search(question):  # "文档举例说…" (the docs say, for example): who says it, not what about
         asked -= {"文档"}
+    # "On what date …", "In what month and year …", "Which year …": a date or year the line must state (answer
+    # types), no word of it
     if _ASKS_DATE.search(question):
         asked -= _DATE_WORDS
     parts: set[str] = set()
