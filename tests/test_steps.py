@@ -718,3 +718,21 @@ def test_a_candidate_half_of_the_questions_words_is_a_bridge_only_as_a_long_titl
     question = "How is a datetime.timedelta represented in requests and responses?"
     passage = "A Python `datetime.timedelta` is represented as a float of total seconds."
     assert "A Python" not in bridge_candidates(question, [passage], question, limit=3, guessed=True)
+
+
+def test_a_name_after_the_steps_own_names_and_a_preposition_is_the_bridge(monkeypatch):
+    """Held-out md2-16: "the show where David Berni voices Paddy and Buck" is named in "… Paddy and Buck on Scaredy
+    Squirrel, …"; the characters his "voices" introduces came first. A title's last word ("The Wilde Family at
+    Sea") is none."""
+    from kb_agent.agent import steps
+
+    step = "the show where David Berni voices Paddy and Buck"
+    passage = (
+        "David Berni currently voices the characters Brent Mclean and Hector on the new series Cloudy Skies. "
+        "David is widely known for the characters Duck on Naked Animals, Paddy and Buck on Scaredy Squirrel, "
+        "and Frank on Ruby Gloom."
+    )
+    question = f"Who wrote the book series on which {step} is based?"
+    assert bridge_candidates(step, [passage], question)[0] == "Scaredy Squirrel"
+    monkeypatch.setattr(steps, "_after_named", lambda named, before: False)  # control
+    assert bridge_candidates(step, [passage], question)[0] != "Scaredy Squirrel"

@@ -50,6 +50,8 @@ def bridge_candidates(
     asked = {t.lower() for t in re.findall(r"\w+", f"{question} {step_query}")}
     said = f" {_normalised(question)} {_normalised(step_query)} "
     cues = set() if guessed else _relation_cues(step_query, wanted)
+    # "… Paddy and Buck on Scaredy Squirrel": the step's own names, then a preposition, then the name asked
+    named = set() if guessed else {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", step_query)} - {"the", "a", "an"}
     verbs = terms(" ".join(re.findall(r"\b[a-z]+(?:ed|ing)\b", step_query))) & cues
     year_wanted = bool(re.match(r"\s*(?:in\s+)?(?:what|which)\s+year|\s*when\b", step_query, re.I))
     head = _step_head(step_query)
@@ -83,6 +85,10 @@ def bridge_candidates(
                 score += _type_fit(head, name, sentence[: match.start()], sentence[match.end() :])
                 score += 0.1 * min(len(words), 3) if not is_year else 0.0
                 score += _beside(cues, verbs, sentence[: match.start()], sentence[match.end() :])
+                # (not a title's last word: "The Wilde Family at Sea")
+                score += BESIDE_BONUS * bool(
+                    named and len(words) > 1 and _after_named(named, sentence[: match.start()])
+                )
                 key = name.lower()
                 if score > scores.get(key, 0.0):
                     scores[key], spelled[key] = score, name
@@ -167,6 +173,16 @@ def _beside(cues: set[str], verbs: set[str], before: str, after: str) -> float:
         return 0.0
     weight, hit = max(found, key=lambda f: (f[0], bool(f[1] & verbs)))
     return BESIDE_BONUS * weight * (1.0 if hit & verbs or not verbs else 2 / 3)
+
+
+_NAMED_ON = re.compile(r"\b([A-Z][\w'-]*)\s+(?:on|in|from|for)\s+[\"'“]?$")
+
+
+def _after_named(named: set[str], before: str) -> bool:
+    """The candidate follows one of the step's own names and a preposition ("Paddy and Buck on Scaredy Squirrel"
+    for "the show where David Berni voices Paddy and Buck")."""
+    found = _NAMED_ON.search(before)
+    return bool(found and found.group(1).lower() in named)
 
 
 # words that may follow a one-word name: a verb or a preposition, not the noun an adjective would modify
