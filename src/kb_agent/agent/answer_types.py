@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Collection
 
 from kb_agent.agent.claim_terms import ENDED, ENDED_ZH, TELLS_AN_END
 from kb_agent.agent.evidence_units import LINK_TARGET
@@ -219,7 +220,7 @@ def _counts_in(question: str, text: str) -> bool:
     return True
 
 
-def _without(shape: re.Pattern, given: set[str], text: str) -> str:
+def _without(shape: re.Pattern, given: Collection[str], text: str) -> str:
     """`text` with the matches of `shape` that are in `given` blanked out."""
     return shape.sub(lambda m: " " if m.group() in given else m.group(), text)
 
@@ -235,7 +236,7 @@ def states_each(types: list[int], text: str, question: str) -> bool:
         shape = ANSWER_TYPES[i][1]
         said = _VERSION.sub(" ", stated) if shape is _NUMBER else stated
         if i == STATUS:  # "默认返回 200 的时候 … 哪个状态码？": the code the question gives is not the one it asks
-            said = shape.sub(lambda m: m.group() if m.group() not in _asked_codes(question) else " ", said)
+            said = _without(shape, _asked_codes(question), said)
         if i == YEAR:  # "… the 1975 documentary …, in which year …?": not 1975
             said = _without(shape, set(shape.findall(question)), said)
         if i == VERSION:  # an address ("http://127.0.0.1:8000/app") is no release

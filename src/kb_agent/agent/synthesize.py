@@ -270,13 +270,13 @@ def _quotes(ctx: AgentContext, query: str, final: FinalStep | None, sources: lis
         chain = []
     else:
         chain = extractive_sentences(query, sources, ctx.embed, max_sentences=1, weights=weights)
-        about = [e for e in sources if final.names_bridge(e.text)]
+        about = [n for n, e in enumerate(sources, start=1) if final.names_bridge(e.text)]  # numbers in `sources`
         # the bridge's own page first: "It was directed by Neal Israel" on the sequel's page is not about it
-        about = [e for e in about if final.opens(e.text)] or about
+        about = [n for n in about if final.opens(sources[n - 1].text)] or about
         if about and (relation := final.relation()):  # the relation's line in the bridge's passages
-            number = {i: sources.index(e) + 1 for i, e in enumerate(about, start=1)}  # cited as in `sources`
-            for line in extractive_sentences(relation, about, ctx.embed, max_sentences=1, weights=weights):
-                chain.append(replace(line, cited=[number[n] for n in line.cited]))
+            passages = [sources[n - 1] for n in about]
+            for line in extractive_sentences(relation, passages, ctx.embed, max_sentences=1, weights=weights):
+                chain.append(replace(line, cited=[about[i - 1] for i in line.cited]))  # cited as in `sources`
     chain += extractive_sentences(final.query, sources, ctx.embed, max_sentences=2, weights=weights)
     return list({(s.text, tuple(s.cited)): s for s in chain}.values())[:3]
 
