@@ -8,7 +8,10 @@ in a relation or a clause ("Where is the publisher of The Orange Eats Creeps bas
 `multihop_sets/hotpot_hidden.jsonl`, ids `mh2-*`). `--no-chains` leaves both out.
 `--only multihop_sets/hotpot_distractors.jsonl` builds a set of those questions alone: 27 held-out questions
 (stop 52, ids `md*`) over the distractor paragraphs no other question's gold uses, written and committed
-before their first run.
+before their first run. `--only multihop_sets/hotpot_paraphrased.jsonl`: 27 more (stop 53, ids `mp*`, 22 2-hop and
+5 3-hop) over fresh pairs of linked paragraphs, each question paraphrased away from the paragraph that holds its
+answer (on average a third of its content words are that paragraph's; two share none), also committed before
+their first run.
 
     python benchmarks/multihop_dev.py --out /tmp/hotpot_untitled
     kb-agent eval agent --dataset /tmp/hotpot_untitled
