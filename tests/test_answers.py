@@ -856,6 +856,8 @@ def test_a_guessed_bridge_copied_from_the_evidence_does_not_cover_a_false_premis
             return found and synthesize.FinalStep(found.query, True, found.bridges)
 
         monkeypatch.setattr(synthesize, "_final_step", as_ruled)
+        # (the step's lines must also say more of it than the bridge's name: a second guard, off here too)
+        monkeypatch.setattr(synthesize.FinalStep, "only_names_bridge", lambda self, text, asked: False)
     settings.llm_provider = "none"
     with _indexed(settings, tmp_path / "docs") as engine:
         answer = engine.answer_query("How do I rotate TLS certificates with FastAPI's built-in certificate manager?")

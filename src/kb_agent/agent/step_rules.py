@@ -13,7 +13,7 @@ from kb_agent.text.tokenize import has_cjk
 
 # "the book series on which …": a preposition before the pronoun belongs to the clause, not the noun phrase
 _RELATIVE = re.compile(
-    r"\b(?P<np>(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+"
+    r"\b(?P<np>(?:the|a|an)\s+(?:[\w-]+(?:'s)?\s+){0,2}?[\w-]+)\s+"
     r"(?P<rel>that|(?:(?:on|in|at|for|from|by|with|to|of|about|under|through|into)\s+)?(?:which|whom|whose)"
     r"|who|where|when)\s+"
     r"(?P<clause>[^?]+?)\s*(?=\?|$)",
@@ -25,8 +25,13 @@ NAME_PARTICLES = "of|the|de|la|le|da|di|du|del|der|den|van|von|ap|bin|ibn|al|and
 GUESSED_BRIDGE = "bridge_entity"
 _ENTITY = rf"(?:[A-Z][\w.&'-]*|\"[^\"]+\")(?:\s+(?:(?:{NAME_PARTICLES})\s+)*[A-Z][\w.&'-]*)*"
 # "the director of film Wild Horses", "the author of the novel Lucy Crown": the kind of work before its name
-_KIND = r"(?:(?:the\s+)?(?:film|movie|song|album|single|novel|book|poem|play|opera|show|series|game|band|company)\s+)?"
-_NAMED = _KIND + _ENTITY
+# (and what describes it: "the Seoul rock band Drug Restaurant", "the 1950 West German crime picture Third …")
+_KIND = (
+    r"(?:(?:the\s+)?(?:[\w-]+\s+){0,5}?(?:film|movie|picture|song|album|single|novel|book|poem|play|opera|show|"
+    r"series|drama|sitcom|game|band|group|duo|team|club|company|label|magazine|festival|tournament)\s+)?"
+)
+# "the National Football League" (two words or more: "the API clients", "the JWT sub key" are no names)
+_NAMED = _KIND + rf"(?:the\s+(?=[A-Z][\w.&'-]*\s+(?:(?:{NAME_PARTICLES})\s+)*[A-Z]))?" + _ENTITY
 # "the spouse of the director of Titanic": the innermost relation is asked first
 _OF_CHAIN = re.compile(
     rf"\b(?P<head>the\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+of)\s+(?P<inner>the\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+of\s+{_NAMED})"
@@ -43,7 +48,8 @@ _POSSESSIVE = re.compile(
 # "Armando Iannucci's collaborator Adam Tandy": the possessive's thing is named right after it, no step hides it
 _NAMED_AFTER = re.compile(r"\s+[A-Z][a-z][\w.'-]*")  # a name, not an acronym ("FastAPI's request ID")
 # "Where was the author of Lucy Crown born?": one relation of a named entity, and something else is asked of it
-_OF_ONE = re.compile(rf"\b(?P<inner>the\s+(?:[a-z][\w-]*\s+){{0,2}}?(?P<head>[a-z][\w-]*)\s+of\s+{_NAMED})")
+# ("the filmmaker behind Third from the Right": who made it)
+_OF_ONE = re.compile(rf"\b(?P<inner>the\s+(?:[a-z][\w-]*\s+){{0,2}}?(?P<head>[a-z][\w-]*)\s+(?:of|behind)\s+{_NAMED})")
 # "Who is the spouse of the Green performer?": a work's name, then the role of the person behind it
 _ROLES = "performer|singer|director|author|writer|composer|producer|creator|founder|developer|publisher|designer"
 # relations that name one entity of their own: a step of their own when something more is asked of it
@@ -55,6 +61,18 @@ _ENTITY_RELATIONS = frozenset(
     ).split()
 )
 _NAME_ROLE = re.compile(rf"\bthe\s+(?P<owner>{_ENTITY})\s+(?P<role>{_ROLES})\b")
+_DESCRIBED = re.compile(r"\s+(?:who|that|whose)\b")
+# a relative clause without its pronoun whose subject is a name, ending the question: "the team Honey Lemon
+# belongs to", "the label Big Boi records for"
+_CONTACT = re.compile(
+    rf"\b(?P<np>the\s+(?:[\w-]+\s+){{0,2}}?[a-z][\w-]*)\s+(?P<agent>{_ENTITY})\s+"
+    r"(?P<verb>[a-z]{3,}(?:s|ed))\s+(?P<prep>to|for|in|with|on|at|from|of)\s*(?=\?|$)"
+)
+# a relation read as a present participle before a name: "the county containing Kunia Camp"
+_CONTAINING = re.compile(
+    rf"\b(?P<np>the\s+(?:[\w-]+\s+){{0,2}}?[a-z][\w-]*)\s+(?P<verb>containing|including|housing|hosting|"
+    rf"bordering|surrounding|featuring|starring|owning|employing|sponsoring|representing)\s+(?P<agent>{_ENTITY})"
+)
 # what an outer question says besides the bridge: "Where was #1 born?" asks something, "What is #1?" does not
 _FRAME_WORDS = frozenset(
     "what which who whom whose when where why how is are was were did does do has have had the a an in on at of "
@@ -158,6 +176,8 @@ def has_bridge_shape(question: str) -> bool:
 
 # "when" relates a clause to a noun of time only ("the year when …"); after any other noun it says under what
 # condition ("the body when a path operation has two body parameters"): one lookup, not a chain
+# the main clause's participle between a noun and its clause ("When was the producer born who compiled …?")
+_EXTRAPOSED = frozenset("born died founded formed released established built published".split())
 _TIME_NOUNS = frozenset("year years day days date time times period era season month decade century week night".split())
 
 
@@ -188,7 +208,7 @@ def _two_steps(text: str) -> StepPlan | None:
         inner = f"the {owner.group('thing')} of {owner.group('owner')}"
         return StepPlan([inner, text[: owner.start()] + "#1" + text[owner.end() :]], "possessive")
     role = _NAME_ROLE.search(text)
-    if role:
+    if role and not _DESCRIBED.match(text, role.end()):  # "the Canadian performer who plays …": a description
         outer = text[: role.start()] + "#1" + text[role.end() :]
         if _asks_more(outer):  # "Who is the spouse of #1?", not "Who is #1?"
             return StepPlan([f"the {role.group('role')} of {role.group('owner')}", outer], "name_role")
@@ -199,6 +219,10 @@ def _two_steps(text: str) -> StepPlan | None:
         noun_phrase, rel, clause = match.group("np"), match.group("rel"), match.group("clause").strip(" ,.")
         if len(clause.split()) < 2:
             continue
+        *head, last = noun_phrase.split()
+        if last in _EXTRAPOSED and len(head) >= 2:  # "When was the musician born who put out …?": born is asked
+            outer = f"{text[: match.start()]}#1 {last}?"
+            return StepPlan([f"{' '.join(head)} {rel} {clause}", outer], "relative_clause")
         nested = _inner_relative(clause)
         if nested:  # "the book series on which the show where D. B. voices Paddy is based": the show first
             return _inner_plan(text, match, nested)
@@ -210,10 +234,17 @@ def _two_steps(text: str) -> StepPlan | None:
         if len(outer.split()) < 2:
             continue
         return StepPlan([f"{noun_phrase} {rel} {clause}", outer], "relative_clause")
+    for shape, rule in ((_CONTACT, "contact_clause"), (_CONTAINING, "participle_clause")):
+        found = shape.search(text)
+        if found and rule == "contact_clause" and found.group("verb").endswith("ed") and _INVERTED.match(text):
+            found = None  # "… was the story behind X associated with?": the main clause's participle
+        outer = text[: found.start()] + "#1" + text[found.end() :] if found else ""
+        if found and _asks_more(outer):
+            return StepPlan([found.group(0), outer], rule)
     # "Is sending a body with a GET request supported by FastAPI?": a yes-no question's passive is its own verb
     reduced = None if _YES_NO_OPENING.match(text) else _REDUCED.search(text)
     # "… the song written by Ronnie Scott, My Guns Are Loaded, …": named right after, no step hides it
-    if reduced and re.search(r"\b[A-Z]", reduced.group("agent")) and not re.match(r",\s*[A-Z]", text[reduced.end() :]):
+    if reduced and _names_someone(reduced.group("agent")) and not re.match(r",\s*[A-Z]", text[reduced.end() :]):
         agent, main_verb = _main_verb(text[: reduced.start()].strip(), reduced.group("agent"))
         outer = (
             text[: reduced.start()] + "#1" + (f" {main_verb}" if main_verb else "") + text[reduced.end() :]
@@ -259,6 +290,11 @@ def _inner_plan(text: str, match: re.Match, inner: tuple[re.Match, str, str]) ->
     middle = f"{match.group('np')} {match.group('rel')} {clause[: found.start()]}#1 {tail}"
     outer = (text[: match.start()] + "#2" + (f" {main_verb}" if main_verb else "") + text[match.end() :]).strip()
     return StepPlan([first, " ".join(middle.split()), outer], "relative_clause+nested")
+
+
+def _names_someone(agent: str) -> bool:
+    """A reduced clause's agent names someone: a capitalised word, not code ("declared as `str | None`")."""
+    return "|" not in agent and "`" not in agent and re.search(r"\b(?!(?:None|True|False)\b)[A-Z]", agent) is not None
 
 
 def _of_relation_is_a_bridge(text: str, relation: re.Match) -> bool:

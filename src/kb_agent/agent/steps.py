@@ -69,7 +69,8 @@ def bridge_candidates(
                 words = re.findall(r"\w+", name)
                 if len(name) < 2 or name in _NOT_ANSWERS or not words:
                     continue
-                echoed = sum(w.lower() in asked for w in words) * 2
+                # (not the kind the step asks for: "County" of "Honolulu County", asked "the county containing …")
+                echoed = sum(w.lower() in asked and w.lower() != head for w in words) * 2
                 if f" {_normalised(name)} " in said or echoed > len(words) or (echoed == len(words) < 4):
                     continue  # mostly the question's own words (half of a long title may be: "A Very Brady Sequel")
                 if words[0] in _PREPOSITIONS and " ".join(words[1:]) in _NOT_ANSWERS:
@@ -98,7 +99,8 @@ def bridge_candidates(
 
 # the noun a step asks for ("the town where …", "the author of …") says what kind of name answers it
 _STEP_HEAD = re.compile(
-    r"^(?:the|a|an)\s+(?:[\w'-]+\s+){0,3}?(?P<head>[a-z][\w-]*)\s+(?:that|which|who|whom|whose|where|when|of)\b"
+    r"^(?:the|a|an)\s+(?:[\w'-]+\s+){0,3}?(?P<head>[a-z][\w-]*)\s+(?:(?:that|which|who|whom|whose|where|when|of|behind"
+    r"|containing|including|housing|hosting|bordering|surrounding|featuring|starring)\b|(?-i:[A-Z]))"
 )
 _TIME_HEADS = frozenset("year date day month decade century time age number population".split())
 _SMALL_PLACES = frozenset("town city village suburb hamlet borough neighbourhood neighborhood".split())
@@ -117,13 +119,15 @@ def _type_fit(head: str | None, name: str, before: str, after: str) -> float:
     in it."""
     if head is None:
         return 0.0
+    if head in name.lower().split():  # "the county containing Kunia Camp": Honolulu County, not Hawaii after it
+        return TYPE_BONUS
     first_of_pair = bool(re.match(r",\s*[A-Z]", after))
     second_of_pair = bool(re.search(r"\b[A-Z][\w.]*,\s*$", before))
     if head in _SMALL_PLACES:
         return TYPE_BONUS * (first_of_pair - second_of_pair)
     if head in _LARGE_PLACES:
         return TYPE_BONUS * (second_of_pair - first_of_pair)
-    return TYPE_BONUS if head in name.lower().split() else 0.0
+    return 0.0
 
 
 _PREPOSITIONS = frozenset("In On At During From With As By For Of After Before Since Until".split())

@@ -16,9 +16,17 @@ from dataclasses import replace
 from kb_agent.agent.anchors import question_anchors, question_names
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
-from kb_agent.agent.coverage import as_written, covers, kind_unknown, missing_name, still_unknown, value_missing
+from kb_agent.agent.coverage import (
+    as_written,
+    covers,
+    kind_unknown,
+    missing_name,
+    named_terms,
+    still_unknown,
+    value_missing,
+)
 from kb_agent.agent.extractive import confident_quotes, extractive_sentences, rank
-from kb_agent.agent.final_step import FinalStep
+from kb_agent.agent.final_step import FinalStep, relation_line
 from kb_agent.agent.final_step import final_step as _final_step
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
@@ -113,6 +121,8 @@ def synthesize(state: AgentState, config) -> AgentState:
     ruled = final if final is not None and final.ruled else None
     about_bridge = [e for e in sources if ruled and ruled.names_bridge(e.text)]
     unheard = _unheard(ctx, query, sources) if sources else set()
+    if ruled is not None:  # the steps found the bridge: a plain word no page writes is the asker's ("earldom")
+        unheard &= named_terms(query) | {t for t in unheard if has_cjk(t)}
     # the answer's lines are looked for in a few more passages than the prompt shows (reading costs nothing
     # without a model), and whether any holds the question is judged on those same passages: a BM25 first hit
     # fused down to 7th held the answer the refusal had not read
@@ -267,18 +277,27 @@ def _quotes(ctx: AgentContext, query: str, final: FinalStep | None, sources: lis
         own = extractive_sentences(query, sources, ctx.embed, weights=weights)
         if own or final is None:
             return own
-        chain = []
-    else:
-        chain = extractive_sentences(query, sources, ctx.embed, max_sentences=1, weights=weights)
-        about = [n for n, e in enumerate(sources, start=1) if final.names_bridge(e.text)]  # numbers in `sources`
-        # the bridge's own page first: "It was directed by Neal Israel" on the sequel's page is not about it
-        about = [n for n in about if final.opens(sources[n - 1].text)] or about
-        if about and (relation := final.relation()):  # the relation's line in the bridge's passages
-            passages = [sources[n - 1] for n in about]
-            for line in extractive_sentences(relation, passages, ctx.embed, max_sentences=1, weights=weights):
-                chain.append(replace(line, cited=[about[i - 1] for i in line.cited]))  # cited as in `sources`
-    chain += extractive_sentences(final.query, sources, ctx.embed, max_sentences=2, weights=weights)
-    return list({(s.text, tuple(s.cited)): s for s in chain}.values())[:3]
+        return extractive_sentences(final.query, sources, ctx.embed, max_sentences=2, weights=weights)
+    chain = extractive_sentences(query, sources, ctx.embed, max_sentences=1, weights=weights)
+    about = [n for n, e in enumerate(sources, start=1) if final.names_bridge(e.text)]  # numbers in `sources`
+    # the bridge's own page first: "It was directed by Neal Israel" on the sequel's page is not about it
+    about = [n for n in about if final.opens(sources[n - 1].text)] or about
+    passages = [sources[n - 1] for n in about]
+    said: list[Sentence] = []  # what the last step's lines say of the bridge
+    if about and (relation := final.relation()):  # the relation's line in the bridge's passages
+        said = extractive_sentences(relation, passages, ctx.embed, max_sentences=1, weights=weights)
+    said = [replace(line, cited=[about[i - 1] for i in line.cited]) for line in said]  # cited as in `sources`
+    step = extractive_sentences(final.query, sources, ctx.embed, max_sentences=2, weights=weights)
+    # a line saying only the bridge's name ("… the Chesapeake Bay Retriever in 1964", asked its nickname) answers
+    # no part of what the step asks of it
+    of_relation = key_terms(final.relation())
+    said += [line for line in step if not of_relation or not final.only_names_bridge(line.text, of_relation)]
+    if not said and about:  # no line says the step's words: the bridge's own line closest to what is asked
+        said = [
+            replace(line, cited=[about[i - 1] for i in line.cited])
+            for line in relation_line(final, passages, ctx.embed)
+        ]
+    return list({(s.text, tuple(s.cited)): s for s in chain + said}.values())[:3]
 
 
 def _empty(said: str | None) -> bool:
