@@ -36,6 +36,7 @@ from kb_agent.agent.name_kinds import (
     lists_instances,
     new_names,
     points_to_kind,
+    products,
     says_kind,
 )
 from kb_agent.agent.name_kinds import (
@@ -273,7 +274,14 @@ def rank(
             continue  # asked GzipRequest's default compression level: "同一个路由类…处理 gzip 压缩…" says none
         said = term_credits(unit.terms, unit.text, asked)
         # `$ docker build …` says "command" without the word; "use Hey API to generate …" names a tool
-        if kind and kind_terms and (says_kind(unit.text, kind) or (kind in PRODUCT_KINDS and names)):
+        if (
+            kind
+            and kind_terms
+            and (
+                says_kind(unit.text, kind)
+                or (kind in PRODUCT_KINDS and bool(products(unit.text, question) - everywhere))
+            )
+        ):
             said = {**said, **dict.fromkeys(kind_terms, 1.0)}
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"

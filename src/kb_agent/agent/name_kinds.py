@@ -126,6 +126,12 @@ _HEADER_KINDS = frozenset({"header", "头"})
 _BARE_HEADER = re.compile(r"\b[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z0-9]*)+\b(?!\s+[A-Z])")
 
 
+def products(text: str, question: str) -> set[str]:
+    """The products `text` names in words mid-sentence that the question does not ("… use Hey API to …")."""
+    asked = question.lower()
+    return {name for name in _PRODUCT.findall(text) if name.lower() not in asked}
+
+
 def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
     """The names `text` gives that the question does not; asked for a kind with a shape (a class, a header),
     only names of that shape. Names most sources give are kept: the class asked for is on every page about it."""
@@ -135,7 +141,7 @@ def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
     if kind in _MODULE_KINDS and (imported := _IMPORTED_MODULE.match(text)):
         given.add(imported.group(1) or imported.group(2))
     if kind in PRODUCT_KINDS:
-        given |= set(_PRODUCT.findall(text))
+        given |= products(text, question)
     if kind in _HEADER_KINDS:  # a header is named as written, or as a link's text: "[X-Forwarded-For](…)"
         given |= set(_BARE_HEADER.findall(LINK_TARGET.sub("]", text)))
     if kind is not None and free_kind(kind):
