@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 from tests.conftest import evidence_under
 
-from kb_agent.agent import synthesize
+from kb_agent.agent import step_quotes, synthesize
 from kb_agent.agent.final_step import FinalStep
 from kb_agent.agent.step_rules import decompose
 from kb_agent.agent.synthesize import _quotes
@@ -105,7 +105,7 @@ def test_a_paraphrased_last_step_is_answered_by_the_bridges_closest_line(monkeyp
     question = "Which music band counts among its singers an actress who starred in Lovers of Music?"
     lines = _quotes(ctx, question, final, _sources())
     assert any("Apink" in line.text and line.cited == [2] for line in lines)
-    monkeypatch.setattr(synthesize, "relation_line", lambda *args: [])  # control
+    monkeypatch.setattr(step_quotes, "relation_line", lambda *args: [])  # control
     assert not any("Apink" in line.text for line in _quotes(ctx, question, final, _sources()))
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import re
 import time
-from dataclasses import replace
 
 from kb_agent.agent.anchors import question_anchors, question_names
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
@@ -25,8 +24,8 @@ from kb_agent.agent.coverage import (
     still_unknown,
     value_missing,
 )
-from kb_agent.agent.extractive import confident_quotes, extractive_sentences, rank
-from kb_agent.agent.final_step import FinalStep, relation_line
+from kb_agent.agent.extractive import confident_quotes, rank
+from kb_agent.agent.final_step import FinalStep
 from kb_agent.agent.final_step import final_step as _final_step
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
@@ -34,6 +33,7 @@ from kb_agent.agent.question_terms import key_terms
 from kb_agent.agent.rules import FILE_QUESTION_WORDS, asks_identity, small_talk_reply
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
+from kb_agent.agent.step_quotes import step_quotes
 from kb_agent.agent.step_rules import has_bridge_shape
 from kb_agent.agent.vocabulary import unknown_terms
 from kb_agent.governance.errors import Unavailable
@@ -268,36 +268,8 @@ def _generate(ctx: AgentContext, llm, messages: list[dict], checked: CheckedAnsw
 
 
 def _quotes(ctx: AgentContext, query: str, final: FinalStep | None, sources: list[Evidence]) -> list[Sentence]:
-    """The evidence sentences that answer. A question whose steps a rule read: the best sentence for the
-    question itself (it names the bridge: "Blue Velvet was shot in Leland in 1986"), then the best two for the
-    last step, which holds the answer ("Blue Velvet was directed by David Lynch"). Otherwise the question's
-    best 1-3, and only when none covers it, the last step's (a guessed bridge is a weaker reading)."""
-    weights = ctx.term_weights
-    if final is None or not final.ruled:
-        own = extractive_sentences(query, sources, ctx.embed, weights=weights)
-        if own or final is None:
-            return own
-        return extractive_sentences(final.query, sources, ctx.embed, max_sentences=2, weights=weights)
-    chain = extractive_sentences(query, sources, ctx.embed, max_sentences=1, weights=weights)
-    about = [n for n, e in enumerate(sources, start=1) if final.names_bridge(e.text)]  # numbers in `sources`
-    # the bridge's own page first: "It was directed by Neal Israel" on the sequel's page is not about it
-    about = [n for n in about if final.opens(sources[n - 1].text)] or about
-    passages = [sources[n - 1] for n in about]
-    said: list[Sentence] = []  # what the last step's lines say of the bridge
-    if about and (relation := final.relation()):  # the relation's line in the bridge's passages
-        said = extractive_sentences(relation, passages, ctx.embed, max_sentences=1, weights=weights)
-    said = [replace(line, cited=[about[i - 1] for i in line.cited]) for line in said]  # cited as in `sources`
-    step = extractive_sentences(final.query, sources, ctx.embed, max_sentences=2, weights=weights)
-    # a line saying only the bridge's name ("… the Chesapeake Bay Retriever in 1964", asked its nickname) answers
-    # no part of what the step asks of it
-    of_relation = key_terms(final.relation())
-    said += [line for line in step if not of_relation or not final.only_names_bridge(line.text, of_relation)]
-    if not said and about:  # no line says the step's words: the bridge's own line closest to what is asked
-        said = [
-            replace(line, cited=[about[i - 1] for i in line.cited])
-            for line in relation_line(final, passages, ctx.embed)
-        ]
-    return list({(s.text, tuple(s.cited)): s for s in chain + said}.values())[:3]
+    """The evidence sentences that answer (`step_quotes`)."""
+    return step_quotes(query, final, sources, ctx.embed, ctx.term_weights)
 
 
 def _empty(said: str | None) -> bool:
