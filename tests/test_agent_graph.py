@@ -380,9 +380,9 @@ def test_a_model_refusal_over_evidence_that_answers_shows_the_evidence_sentences
 def test_a_model_refusal_where_no_evidence_sentence_answers_is_a_refusal_that_says_what_was_found(
     settings, docs, monkeypatch
 ):
-    import kb_agent.agent.synthesize as synthesize
+    import kb_agent.agent.step_quotes as step_quotes
 
-    monkeypatch.setattr(synthesize, "extractive_sentences", lambda *args, **kwargs: [])  # no line covers it
+    monkeypatch.setattr(step_quotes, "extractive_sentences", lambda *args, **kwargs: [])  # no line covers it
     script = ByRole(route=route(), synth="The sources do not contain this information.")
     engine, _ = make_engine(settings, docs, script)
     answer = engine.answer_query("How do I read the request body?")
