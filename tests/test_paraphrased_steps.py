@@ -186,3 +186,41 @@ def test_asked_when_the_bridge_died_its_life_span_answers(monkeypatch):
     assert any("1960" in line.text for line in _quotes(ctx, question, final, sources))
     monkeypatch.setattr(final_step, "_LIFE_WORDS", frozenset())  # control
     assert not any("1960" in line.text for line in _quotes(ctx, question, final, sources))
+
+
+def test_a_name_put_in_the_questions_slot_must_sit_beside_the_slots_words(monkeypatch):
+    """ "… left office to lobby for which company?" answered "… left office to lobby for IBM." was kept: every
+    word but "IBM" is the question's, so only "IBM" was checked, and another passage says "IBM executive". The
+    name must stand beside the slot's words ("lobby") on the lines that hold it (held-out mp2-01, model)."""
+    from kb_agent.agent.claims import ClaimChecker
+    from kb_agent.agent.sentences import split_sentences
+
+    sources = [
+        evidence_under(
+            "RoseLee Vincent is a Democrat who was sworn in April 16, 2014. She won the April 1 special election "
+            "called after the resignation of Kathi-Anne Reinstein.",
+            "vincent.md",
+            [],
+        ),
+        evidence_under(
+            "Senator Orrin Hatch won against former state Senator and IBM executive, Scott Howell.", "h.md", []
+        ),
+        evidence_under(
+            "Kathi-Anne Reinstein is a former American state legislator. She resigned to become a lobbyist for "
+            "Boston Beer Company.",
+            "reinstein.md",
+            [],
+        ),
+    ]
+    question = (
+        "The state lawmaker whose stepping down led to the April 2014 special election that RoseLee Vincent won "
+        "left office to lobby for which company?"
+    )
+    restated = question.replace("which company?", "{}.")
+
+    def supported(name: str) -> bool:
+        return ClaimChecker(sources, question).check(split_sentences(restated.format(name))[0]).supported
+
+    assert not supported("IBM") and supported("Boston Beer Company")
+    monkeypatch.setattr(ClaimChecker, "_fills_the_slot", lambda self, sentence, items, spans: True)  # control
+    assert supported("IBM")

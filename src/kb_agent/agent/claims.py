@@ -84,6 +84,20 @@ _CLAUSE = re.compile(r"[,;:，；：、。]|\b(?:and|or|but|while)\b|和|以及|
 _LEAD = re.compile(r"[\s*_\"'(\[]*([A-Z][a-z]+[A-Za-z0-9]*)\b(?![.\w-]*`)")
 
 
+_PROSE_NAME = re.compile(r"^[A-Z][A-Za-z&.' -]*$")  # "IBM", "Boston Beer Company"; not `600`, not max_age
+
+
+def _written(sentence: str, item: str) -> str:
+    """The item as the sentence writes it (its case), or "" when it is not written as such."""
+    found = re.search(rf"(?<![\w`]){re.escape(item)}(?![\w`])", sentence, re.I)
+    return found.group() if found else ""
+
+
+def _stems(words: set[str]) -> set[str]:
+    """Words by their first four letters: "lobby" beside "lobbyist", which the stemmer leaves apart."""
+    return {w[:4] for w in words}
+
+
 class ClaimChecker(ClaimGuards):
     def __init__(self, sources: list[Evidence], question: str):
         self.sources = sources
@@ -121,6 +135,11 @@ class ClaimChecker(ClaimGuards):
                 spans = self._cover(items | restated_values, terms, sentence.text, order, lead)
             else:
                 spans = []
+            # all its other words the question's, and what it adds a name in prose (not a value or code)
+            filled = {i for i in items - as_code if _PROSE_NAME.search(_written(sentence.text, i))}
+            restates = filled and not terms - content_terms(" ".join(items))
+            if spans and restates and not self._fills_the_slot(sentence.text, filled, spans):
+                spans = []  # "… left office to lobby for IBM" cited to "… IBM executive, Scott Howell"
         if spans and contradicts_a_default(sentence.text, [self._lines[index] for index, _, _ in spans]):
             spans = []
         if spans and self._changes_a_unit(sentence.text, spans):
@@ -312,6 +331,31 @@ class ClaimChecker(ClaimGuards):
             after = _CLAUSE.split(said[at + len(value) :])[0].split()[:CONTEXT_WORDS]
             words = content_terms(" ".join(before + after)) - content_terms(" ".join(items)) - self.question_terms
             if words and not words & near:
+                return False
+        return True
+
+    def _fills_the_slot(self, sentence: str, items: set[str], spans: list[tuple[int, int, int]]) -> bool:
+        """A sentence that restates the question and puts a name in the asked slot ("… left office to lobby for
+        IBM") states only that name: the question's words beside it must be beside it in the evidence too, on the
+        lines of some span holding it (not only somewhere in the question). No such words, no test."""
+        said = normalise(sentence)
+        for item in items:
+            at = said.find(item)
+            if at < 0:
+                continue
+            before = _CLAUSE.split(said[:at])[-1].split()[-CONTEXT_WORDS:]
+            after = _CLAUSE.split(said[at + len(item) :])[0].split()[:CONTEXT_WORDS]
+            words = content_terms(" ".join(before + after)) - content_terms(" ".join(items))
+            if not words:
+                continue
+            named = content_terms(item)
+            near: set[str] = set()
+            for index, start, end in spans:  # the lines that hold the name, not the other spans' lines
+                lines = self._lines[index]
+                held = [lines.line_terms[k] for k in lines.positions(start, end)]
+                if any(named <= terms for terms in held):
+                    near |= set().union(*held)
+            if near and not _stems(words) & _stems(near):
                 return False
         return True
 
