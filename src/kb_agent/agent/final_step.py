@@ -52,13 +52,13 @@ def _unthe(name: str) -> str:
     return re.sub(r"^the\s+", "", name.lower())
 
 
+_MIDDLE_NAMES = 2  # "Richard Nathaniel Wright": names between the first and the last
+
+
 def _full_name_opens(head: str, bridge: str) -> bool:
     """`head` opens with the bridge's first name and says its last one within the next few words."""
     words, opening = bridge.split(), head.split()[: _MIDDLE_NAMES + 2]
     return len(words) >= 2 and opening[:1] == words[:1] and words[-1] in opening[1:]
-
-
-_MIDDLE_NAMES = 2
 
 
 def final_step(state: AgentState) -> FinalStep | None:
