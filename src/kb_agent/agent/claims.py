@@ -93,6 +93,17 @@ def _written(sentence: str, item: str) -> str:
     return found.group() if found else ""
 
 
+def _words_beside(said: str, value: str) -> set[str]:
+    """The content terms a normalised sentence puts within CONTEXT_WORDS of `value`, in its clause; none when
+    the sentence does not write it."""
+    at = said.find(value)
+    if at < 0:
+        return set()
+    before = _CLAUSE.split(said[:at])[-1].split()[-CONTEXT_WORDS:]
+    after = _CLAUSE.split(said[at + len(value) :])[0].split()[:CONTEXT_WORDS]
+    return content_terms(" ".join(before + after))
+
+
 def _stems(words: set[str]) -> set[str]:
     """Words by their first four letters: "lobby" beside "lobbyist", which the stemmer leaves apart."""
     return {w[:4] for w in words}
@@ -324,12 +335,7 @@ class ClaimChecker(ClaimGuards):
         )
         items = checkable(sentence)
         for value in values:
-            at = said.find(value)
-            if at < 0:
-                continue
-            before = _CLAUSE.split(said[:at])[-1].split()[-CONTEXT_WORDS:]
-            after = _CLAUSE.split(said[at + len(value) :])[0].split()[:CONTEXT_WORDS]
-            words = content_terms(" ".join(before + after)) - content_terms(" ".join(items)) - self.question_terms
+            words = _words_beside(said, value) - content_terms(" ".join(items)) - self.question_terms
             if words and not words & near:
                 return False
         return True
@@ -340,12 +346,7 @@ class ClaimChecker(ClaimGuards):
         lines of some span holding it (not only somewhere in the question). No such words, no test."""
         said = normalise(sentence)
         for item in items:
-            at = said.find(item)
-            if at < 0:
-                continue
-            before = _CLAUSE.split(said[:at])[-1].split()[-CONTEXT_WORDS:]
-            after = _CLAUSE.split(said[at + len(item) :])[0].split()[:CONTEXT_WORDS]
-            words = content_terms(" ".join(before + after)) - content_terms(" ".join(items))
+            words = _words_beside(said, item) - content_terms(" ".join(items))
             if not words:
                 continue
             named = content_terms(item)

@@ -31,7 +31,7 @@ class FinalStep:
     def opens(self, text: str) -> bool:
         """The passage is the bridge's own: it opens with its name ("A Very Brady Sequel is a 1996 …"), a
         person's maybe with a middle name ("Richard Nathaniel Wright (September 4, 1908 – …" of Richard Wright)."""
-        head = re.sub(r"^the\s+", "", text.lstrip(" \"'*#_").lower())  # "The Chesapeake Bay Retriever is …"
+        head = _unthe(text.lstrip(" \"'*#_"))  # "The Chesapeake Bay Retriever is …"
         return any(head.startswith(_unthe(bridge)) or _full_name_opens(head, _unthe(bridge)) for bridge in self.bridges)
 
     def relation(self) -> str:
@@ -49,6 +49,7 @@ class FinalStep:
 
 
 def _unthe(name: str) -> str:
+    """Lower-cased, without a leading "the"."""
     return re.sub(r"^the\s+", "", name.lower())
 
 

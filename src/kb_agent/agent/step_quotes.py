@@ -29,17 +29,19 @@ def step_quotes(
     # the bridge's own page first: "It was directed by Neal Israel" on the sequel's page is not about it
     about = [n for n in about if final.opens(sources[n - 1].text)] or about
     passages = [sources[n - 1] for n in about]
+
+    def numbered(lines: list[Sentence]) -> list[Sentence]:  # lines of `passages`, cited as in `sources`
+        return [replace(line, cited=[about[i - 1] for i in line.cited]) for line in lines]
+
+    relation = final.relation()
     said: list[Sentence] = []  # what the last step's lines say of the bridge
-    if about and (relation := final.relation()):  # the relation's line in the bridge's passages
-        said = extractive_sentences(relation, passages, embed, max_sentences=1, weights=weights)
-    said = [replace(line, cited=[about[i - 1] for i in line.cited]) for line in said]  # cited as in `sources`
+    if about and relation:  # the relation's line in the bridge's passages
+        said = numbered(extractive_sentences(relation, passages, embed, max_sentences=1, weights=weights))
     step = extractive_sentences(final.query, sources, embed, max_sentences=2, weights=weights)
     # a line saying only the bridge's name ("… the Chesapeake Bay Retriever in 1964", asked its nickname) answers
     # no part of what the step asks of it
-    of_relation = key_terms(final.relation())
+    of_relation = key_terms(relation)
     said += [line for line in step if not of_relation or not final.only_names_bridge(line.text, of_relation)]
     if not said and about:  # no line says the step's words: the bridge's own line closest to what is asked
-        said = [
-            replace(line, cited=[about[i - 1] for i in line.cited]) for line in relation_line(final, passages, embed)
-        ]
+        said = numbered(relation_line(final, passages, embed))
     return list({(s.text, tuple(s.cited)): s for s in chain + said}.values())[:3]
