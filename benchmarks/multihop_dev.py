@@ -11,7 +11,9 @@ in a relation or a clause ("Where is the publisher of The Orange Eats Creeps bas
 before their first run. `--only multihop_sets/hotpot_paraphrased.jsonl`: 27 more (stop 53, ids `mp*`, 22 2-hop and
 5 3-hop) over fresh pairs of linked paragraphs, each question paraphrased away from the paragraph that holds its
 answer (on average a third of its content words are that paragraph's; two share none), also committed before
-their first run.
+their first run. `--only multihop_sets/hotpot_bridges.jsonl`: 27 more (stop 54, ids `mq*`, 24 2-hop and 3 3-hop)
+whose bridge is never a paragraph's title but a person, place or work two paragraphs both mention in their
+text (MuSiQue-style), over paragraphs no earlier set uses, committed before their first run.
 
     python benchmarks/multihop_dev.py --out /tmp/hotpot_untitled
     kb-agent eval agent --dataset /tmp/hotpot_untitled
