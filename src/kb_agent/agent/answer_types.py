@@ -13,12 +13,13 @@ from kb_agent.agent.evidence_units import LINK_TARGET
 from kb_agent.text.tokenize import EN_STOPWORDS, cut_chinese, has_cjk, tokenize
 
 # a digit inside a name ("OAuth2", "tutorial003") is no number a line states, nor "one" as a pronoun ("this is
-# the one that will validate …"), nor 一 in a word of manner or degree (一样, 一些, 一定; 同一个 "the same one" is one)
+# the one that will validate …"), nor 一 in a word of manner or degree (一样, 一些, 一定; 同一个 "the same one" is one);
+# "only … a single" counts one ("You only give `Depends` a single parameter"), "a single `Hero`" alone does not
 _NUMBER = re.compile(
     r"(?<![A-Za-z_])\d|(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bwhich )(?<!\beach )(?<!\bany )(?<!\bno )\bone\b"
     r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
-    r"dozen|half)\b|(?<!统)一(?![些样起旦般直定切下致边])|[二两三四五六七八九十百千万]",
+    r"dozen|half)\b|\bonly\s+(?:\S+\s+){0,4}?single\b|(?<!统)一(?![些样起旦般直定切下致边])|[二两三四五六七八九十百千万]",
     re.I,
 )
 # a release ("FastAPI 0.108.0") is no quantity: asked a maximum size, a line giving only one states none

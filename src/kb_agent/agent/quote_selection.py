@@ -4,11 +4,21 @@ the reason or contrast beside it, with the line it points back to."""
 
 from __future__ import annotations
 
+import re
+
 from kb_agent.agent.claim_terms import checkable
 from kb_agent.agent.evidence_units import Unit, commands_after, list_after, terms, units_of
 from kb_agent.agent.name_kinds import new_names
 from kb_agent.agent.question_terms import key_terms
-from kb_agent.agent.reasons import antecedent, asks_benefit, asks_why, contrast_after, gives_cause, reason_beside
+from kb_agent.agent.reasons import (
+    antecedent,
+    asks_benefit,
+    asks_why,
+    contrast_after,
+    gives_cause,
+    passage_subject,
+    reason_beside,
+)
 from kb_agent.agent.sentences import Sentence
 from kb_agent.tools.base import Evidence
 
@@ -58,6 +68,8 @@ def choose(
             chosen = [top, beside, *rest][: max(max_sentences, 2)]  # a line and the one it needs come together
     limit = max(max_sentences, len(chosen))  # a line and its reason may exceed it
     chosen = _with_titles(_once(_with_antecedents(_as_lists(chosen, sources), sources, limit, ranked)))
+    if ASKS_PERSON.search(question):
+        chosen = _with_whose(chosen, sources)
     # back in reading order within each passage, the passage of the best line first: "To declare a request body,
     # you use Pydantic models" opens the answer to "How do I declare a request body?", wherever its page was found
     first: dict[int, int] = {}
@@ -65,6 +77,29 @@ def choose(
         first.setdefault(unit.source, at)
     chosen.sort(key=lambda u: (first[u.source], u.line, u.position))  # a heading (position < 0) above its line
     return [Sentence(_with_list(u, sources[u.source]), [u.source + 1], joins_next=u.pointed_to) for u in chosen]
+
+
+# about a person: "Who is …?", "Which actress …?", "… the linebacker who held …" (a "He …" line's subject is
+# worth a line whoever is asked)
+ASKS_PERSON = re.compile(
+    r"\b(?:who|whom|whose)\b|\bwhich\s+(?:[\w-]+\s+){0,2}?(?:actress|actor|man|woman|person|player|singer|author|writer|"
+    r"director|coach|executive|politician|lawmaker|musician|composer|producer|drummer|guitarist|songwriter)\b",
+    re.I,
+)
+
+
+def _with_whose(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
+    """Asked who, a line of an encyclopedia's record that opens "He …" / "She …" comes with the record's opening
+    line, which names the person ("Bob Nielson (born …) is an American football coach." / "He is the current head
+    coach at …"), beside the lines chosen: it takes no chosen line's place."""
+    kept: list[Unit] = []
+    for unit in chosen:
+        subject = passage_subject(unit, units_of(unit.source, sources[unit.source])) if unit.position > 0 else None
+        if subject is not None and not any(_same(subject, other) for other in [*kept, *chosen]):
+            subject.pointed_to = True
+            kept.append(subject)
+        kept.append(unit)
+    return kept
 
 
 def _with_titles(chosen: list[Unit]) -> list[Unit]:

@@ -44,4 +44,19 @@ def step_quotes(
     said += [line for line in step if not of_relation or not final.only_names_bridge(line.text, of_relation)]
     if not said and about:  # no line says the step's words: the bridge's own line closest to what is asked
         said = numbered(relation_line(final, passages, embed))
-    return list({(s.text, tuple(s.cited)): s for s in chain + said}.values())[:3]
+    return _first_lines(list({(s.text, tuple(s.cited)): s for s in chain + said}.values()), 3)
+
+
+def _first_lines(lines: list[Sentence], limit: int) -> list[Sentence]:
+    """The first `limit` lines, each with the line quoted for its sake before it (a record's opening line naming
+    the "He" of the next): that one takes no place of its own."""
+    kept: list[Sentence] = []
+    own = 0
+    for line in lines:
+        if own == limit:
+            break
+        kept.append(line)
+        own += not line.joins_next
+    while kept and kept[-1].joins_next:  # a line quoted for a line left out goes too
+        kept.pop()
+    return kept

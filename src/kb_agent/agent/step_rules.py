@@ -8,13 +8,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kb_agent.agent.main_clause import context_first, split_main_clause
 from kb_agent.agent.shape import asks_reason_or_way, question_shape
 from kb_agent.text.tokenize import has_cjk
 
 # "the book series on which …": a preposition before the pronoun belongs to the clause, not the noun phrase
 _RELATIVE = re.compile(
     r"\b(?P<np>(?:the|a|an)\s+(?:[\w-]+(?:'s)?\s+){0,2}?[\w-]+)\s+"
-    r"(?P<rel>that|(?:(?:on|in|at|for|from|by|with|to|of|about|under|through|into)\s+)?(?:which|whom|whose)"
+    r"(?P<rel>that|(?:(?:on|in|at|for|from|by|with|to|of|about|under|through|into|after)\s+)?(?:which|whom|whose)"
     r"|who|where|when)\s+"
     r"(?P<clause>[^?]+?)\s*(?=\?|$)",
     re.I,
@@ -44,6 +45,11 @@ _QUALIFIERS = (
 _POSSESSIVE = re.compile(
     rf"\b(?P<owner>{_ENTITY})'s\s+(?P<thing>(?:(?:{_QUALIFIERS})\s+)?(?:[a-z][\w-]*|[A-Z]{{2,4}}(?![\w-])))"
     r"(?![\w-])"
+)
+# "the Scottish aviator " right before the owner's name: a description of the owner (not a relation: "the
+# great-grandfather of", "the actress who played")
+_DESCRIBES_OWNER = re.compile(
+    r"\b(?i:the)\s+(?:(?!(?:of|for|to|in|on|at|by|with|from|who|whom|which|that|whose)\b)[A-Za-z][\w-]*(?<!ed)\s+){1,3}$"
 )
 # "Armando Iannucci's collaborator Adam Tandy": the possessive's thing is named right after it, no step hides it
 _NAMED_AFTER = re.compile(r"\s+[A-Z][a-z][\w.'-]*")  # a name, not an acronym ("FastAPI's request ID")
@@ -113,7 +119,9 @@ _BARE_VERBS = frozenset(
 )
 _PLACES_AND_FRAMES = frozenset(
     "island city town village state county province district country region kingdom republic empire name title "
-    "year month day number kind type sort part rest end beginning corner side edge top bottom middle centre center".split()
+    "year month day number kind type sort part rest end beginning corner side edge top bottom middle centre center "
+    # "the request-body counterpart of Query and Path": a thing like the named one, asked about directly
+    "counterpart equivalent analogue alternative".split()
 )
 _VERBNAME_PARTICLES = frozenset("up down out off on over away back".split())
 # after an inverted "was": "associated with", "based in", "known for"
@@ -199,14 +207,27 @@ def is_comparison(question: str) -> bool:
 
 
 def _two_steps(text: str) -> StepPlan | None:
+    context = context_first(text)
+    if context:
+        # "The director of … also made a 1970 sex comedy; under what title was it released in the USA?": what the
+        # statement describes first (in steps of its own when it hides one), then the question about it
+        statement, asked = context
+        described = _two_steps(statement)
+        if described and described.rule != GUESSED_BRIDGE and len(described.steps) == 2:
+            return StepPlan([*described.steps, f"#2 {asked}"], f"{described.rule}+context")
+        return StepPlan([statement, f"#1 {asked}"], "context_clause")
     chain = _OF_CHAIN.search(text)
     if chain:
         outer = text[: chain.start("inner")] + "#1" + text[chain.end("inner") :]
         return StepPlan([chain.group("inner"), outer], "of_chain")
     owner = _possessive(text)
     if owner:  # "Titanic's director"
-        inner = f"the {owner.group('thing')} of {owner.group('owner')}"
-        return StepPlan([inner, text[: owner.start()] + "#1" + text[owner.end() :]], "possessive")
+        # "The Scottish aviator Jim Mollison's wife": what describes the owner goes with it
+        description = _DESCRIBES_OWNER.search(text[: owner.start()])
+        start = description.start() if description else owner.start()
+        who = re.sub(r"^The\b", "the", description.group(0).strip()) + " " if description else ""
+        inner = f"the {owner.group('thing')} of {who}{owner.group('owner')}"
+        return StepPlan([inner, text[:start] + "#1" + text[owner.end() :]], "possessive")
     role = _NAME_ROLE.search(text)
     if role and not _DESCRIBED.match(text, role.end()):  # "the Canadian performer who plays …": a description
         outer = text[: role.start()] + "#1" + text[role.end() :]
@@ -226,6 +247,10 @@ def _two_steps(text: str) -> StepPlan | None:
         nested = _inner_relative(clause)
         if nested:  # "the book series on which the show where D. B. voices Paddy is based": the show first
             return _inner_plan(text, match, nested)
+        subject = _subject_clause(before, noun_phrase, rel, clause)
+        if subject:  # "The man who beat Pete Ashdown … | had been an executive at which company?"
+            first, main = subject
+            return StepPlan([first, f"#1 {main}{text[match.end() :]}"], "subject_clause")
         if _ASKED_IN_CLAUSE.search(clause):  # the clause holds the question: find the noun phrase's entity first
             first = (text[: match.end("np")] + " " + text[match.end() :]).strip(" ?")
             return StepPlan([first, f"#1 {clause}"], "relative_clause_asked")
@@ -261,6 +286,18 @@ def _two_steps(text: str) -> StepPlan | None:
         # not plainly one lookup, no shape found: the question's own passages may name its bridge
         return StepPlan([text, f"#1 {text}"], GUESSED_BRIDGE)
     return None
+
+
+def _subject_clause(before: str, noun_phrase: str, rel: str, clause: str) -> tuple[str, str] | None:
+    """A declarative question whose subject carries the relative clause, the question word in its main clause:
+    (the subject with its clause, the main clause). What comes before the subject is context it may point back
+    to ("Selma Archerd appeared in a 1988 Brady film; the actress in it who played Marcia …"): it stays with it."""
+    if before and not before.endswith(";"):
+        return None
+    split = split_main_clause(rel, clause)
+    if split is None or _ASKED_IN_CLAUSE.search(split[0]) or not _ASKED_IN_CLAUSE.search(split[1]):
+        return None
+    return f"{before} {noun_phrase} {rel} {split[0]}".strip(), split[1]
 
 
 # the end of a clause that sits inside another one: "the show where D. B. voices Paddy | is based"

@@ -58,12 +58,20 @@ def bridge_candidates(
     scores: dict[str, float] = {}
     spelled: dict[str, str] = {}
     for rank, passage in enumerate(passages[:3]):
-        for sentence in _SENTENCE.split(passage):
+        sentences = _SENTENCE.split(passage)
+        subject = _record_subject(sentences)
+        for at, sentence in enumerate(sentences):
             found = terms(sentence)
             found |= {kin for kin, inverse in _KIN_INVERSES.items() if inverse & found}  # "the son of" is a father
+            found |= {f + agent for f in found for agent in ("er", "or", "r")}  # "founded" says who its founder is
             cover = len(wanted & found) / len(wanted) if wanted else 0.0
             if cover == 0.0:
                 continue
+            if subject and at > 0 and _PRONOUN_SUBJECT.match(sentence) and f" {_normalised(subject)} " not in said:
+                # "He founded DEM Inc. …": the record's subject did it, named where the record opens
+                score = cover + 0.5 / (rank + 1) + 0.1 * min(len(subject.split()), 3) + BESIDE_BONUS
+                if score > scores.get(subject.lower(), 0.0):
+                    scores[subject.lower()], spelled[subject.lower()] = score, subject
             for match in _CANDIDATE.finditer(sentence):
                 name = re.sub(r"'s$", "", match.group(0).strip(" .,'"))
                 words = re.findall(r"\w+", name)
@@ -95,6 +103,21 @@ def bridge_candidates(
                     scores[key], spelled[key] = score, name
     best = sorted(scores, key=lambda k: -scores[k])
     return [spelled[k] for k in best[:limit]]
+
+
+# an encyclopedia record's sentence that goes on about its subject, and the opening that names it ("Demos
+# Yu-bou Chiang (), born on …, is a Taiwanese businessman.")
+_PRONOUN_SUBJECT = re.compile(r"(?:He|She|It|They)\s+[a-z]")
+_OPENS_RECORD = re.compile(
+    r"^[\"']?(?P<name>[A-Z][^(),;]{1,60}?)\s*(?:\([^)]*\)\s*)?(?:,[^;]{0,80}?,\s*|\s)(?:is|was|are|were)\s"
+)
+
+
+def _record_subject(sentences: list[str]) -> str:
+    """The name a record opens with when its first sentence says what it is; "" otherwise."""
+    opening = _OPENS_RECORD.match(sentences[0].strip()) if sentences else None
+    name = opening.group("name").strip() if opening else ""
+    return name if name and _CANDIDATE.fullmatch(name) else ""
 
 
 # the noun a step asks for ("the town where …", "the author of …") says what kind of name answers it
