@@ -180,3 +180,87 @@ def test_a_question_that_does_not_point_back_is_no_context_step():
     """Control: "…; which year was Kisaan released?" names what it asks about: one lookup after the statement."""
     assert context_first("Puneet Sira directed several films in 2009; which year was Kisaan released?") is None
     assert context_first("Puneet Sira directed several films in 2009; which year was it released?") is not None
+
+
+def test_the_names_of_a_multi_step_answer_are_joined_by_passages():
+    """Bridge set mq-08, model: "The head football coach at the University of …, where Todd Hoffner was offensive
+    coordinator in 2006 and 2007, is Chuck Priore." was kept: each name is on some line, and Chuck Priore's record
+    says "head football coach". No passage holds him with any other name of the sentence or the bridge."""
+    from tests.conftest import evidence_under
+
+    from kb_agent.agent.claims import ClaimChecker
+    from kb_agent.agent.sentences import split_sentences
+
+    sources = [
+        evidence_under(
+            "Todd Hoffner is an American football coach. He served as the offensive coordinator at the University of "
+            "South Dakota from 2006 to 2007.",
+            "hoffner.md",
+            [],
+        ),
+        evidence_under(
+            "Chuck Priore is an American football coach. He is the current head football coach at Stony Brook "
+            "University, a position he has held since the 2006 season.",
+            "priore.md",
+            [],
+        ),
+        evidence_under(
+            "Bob Nielson is an American football coach. He is the current head football coach at the University of "
+            "South Dakota.",
+            "nielson.md",
+            [],
+        ),
+    ]
+    question = "Who is head football coach at the university where Todd Hoffner was offensive coordinator in 2006?"
+    restated = (
+        "The head football coach at the University of South Dakota, where Todd Hoffner was offensive coordinator "
+        "in 2006 and 2007, is {}."
+    )
+
+    def bridge(text: str) -> bool:
+        return "university of south dakota" in text.lower()
+
+    def supported(name: str, names_bridge=bridge) -> bool:
+        checker = ClaimChecker(sources, question, names_bridge)
+        return checker.check(split_sentences(restated.format(name))[0]).supported
+
+    assert not supported("Chuck Priore") and supported("Bob Nielson")
+    assert supported("Chuck Priore", names_bridge=None)  # control: no bridge, no tie asked
+
+
+def test_the_bridge_joins_names_no_passage_holds_together():
+    """mq-11, model: "… married to journalist John Diamond judged a Channel 4 cooking show together with French
+    chef Ludo Lefebvre." is true: Nigella Lawson (the bridge, unnamed in it) is in both passages."""
+    from tests.conftest import evidence_under
+
+    from kb_agent.agent.claims import ClaimChecker
+    from kb_agent.agent.sentences import split_sentences
+
+    sources = [
+        evidence_under(
+            "John Diamond (10 May 1953 – 2 March 2001), was a British journalist and broadcaster. He was married to "
+            "the food writer and TV cook Nigella Lawson from 1992 until his death from cancer in 2001.",
+            "corpus.jsonl",
+            [],
+            471,
+        ),
+        evidence_under(
+            "The Taste is a British cooking game show that aired on Channel 4 from 7 January to 11 March 2014. The "
+            "judges and mentors are English chef and TV personality Nigella Lawson, American chef and food writer "
+            "Anthony Bourdain and French chef Ludo Lefebvre.",
+            "corpus.jsonl",
+            [],
+            473,
+        ),
+    ]
+    question = (
+        "The food writer who was married to journalist John Diamond judged a Channel 4 cooking show together with "
+        "which French chef?"
+    )
+    sentence = split_sentences(question.replace("which French chef?", "French chef Ludo Lefebvre."))[0]
+
+    def checked(bridge: str) -> bool:
+        return ClaimChecker(sources, question, lambda text: bridge in text.lower()).check(sentence).supported
+
+    assert checked("nigella lawson")
+    assert not checked("anthony bourdain")  # control: a bridge only one passage names joins nothing

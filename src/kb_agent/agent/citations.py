@@ -5,6 +5,7 @@ Also the refusal that says what was found instead, and the model-refusal phrases
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from kb_agent.agent.claim_terms import CODE, checkable, holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
@@ -66,9 +67,10 @@ class CheckedAnswer:
         anchors: list[str] | None = None,
         subjects: set[str] | None = None,
         names: set[str] | None = None,
+        names_bridge: Callable[[str], bool] | None = None,
     ):
         self.sources = sources
-        self.checker = ClaimChecker(sources, question)
+        self.checker = ClaimChecker(sources, question, names_bridge)
         # the code names the question is about (`max_age`): a sentence that neither says one nor cites a line
         # that does answers another question, however true it is
         self.anchors = [normalise(a) for a in anchors or []]

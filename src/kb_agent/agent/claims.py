@@ -17,6 +17,7 @@ guards a chosen window passes (premise, code case, a version's owner, a unit): `
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -84,6 +85,7 @@ _CLAUSE = re.compile(r"[,;:，；：、。]|\b(?:and|or|but|while)\b|和|以及|
 _LEAD = re.compile(r"[\s*_\"'(\[]*([A-Z][a-z]+[A-Za-z0-9]*)\b(?![.\w-]*`)")
 
 
+_BRIDGE = "\x00bridge"  # the bridge of a multi-step question as a name a passage may hold
 _PROSE_NAME = re.compile(r"^[A-Z][A-Za-z&.' -]*$")  # "IBM", "Boston Beer Company"; not `600`, not max_age
 
 
@@ -110,8 +112,10 @@ def _stems(words: set[str]) -> set[str]:
 
 
 class ClaimChecker(ClaimGuards):
-    def __init__(self, sources: list[Evidence], question: str):
+    def __init__(self, sources: list[Evidence], question: str, names_bridge: Callable[[str], bool] | None = None):
         self.sources = sources
+        # a multi-step question's bridge, found by its steps: does a text name it?
+        self.names_bridge = names_bridge
         self.question_items = checkable(question) | {normalise(w) for w in re.findall(r"[\w.-]{3,}", question)}
         self.question_terms = content_terms(question)
         # what the question asks about by name: its code names, and the Latin words of a Chinese question
@@ -151,6 +155,9 @@ class ClaimChecker(ClaimGuards):
             restates = filled and not terms - content_terms(" ".join(items))
             if spans and restates and not self._fills_the_slot(sentence.text, filled, spans):
                 spans = []  # "… left office to lobby for IBM" cited to "… IBM executive, Scott Howell"
+            prose = {i for i in named - as_code if _PROSE_NAME.search(_written(sentence.text, i))}
+            if spans and not self._joined_by_passages(prose):
+                spans = []  # "The head coach at the university where Hoffner was coordinator is Chuck Priore"
         if spans and contradicts_a_default(sentence.text, [self._lines[index] for index, _, _ in spans]):
             spans = []
         if spans and self._changes_a_unit(sentence.text, spans):
@@ -359,6 +366,32 @@ class ClaimChecker(ClaimGuards):
             if near and not _stems(words) & _stems(near):
                 return False
         return True
+
+    def _joined_by_passages(self, names: set[str]) -> bool:
+        """A multi-step question's answer in the model's words ties its names together through passages that
+        each hold two of them, the bridge the steps found counting as a name: "The head football coach at
+        Wisconsin-Eau Claire, where Todd Hoffner was coordinator, is Chuck Priore" joins a coach's record to
+        Hoffner's, and no passage holds Priore with any other name of it. Names no passage holds are left to the
+        other checks; without a bridge (one lookup) there is no chain to follow."""
+        if self.names_bridge is None:
+            return True
+        texts = [normalise(e.text) for e in self.sources]
+        held = [{n for n in names if holds(text, n)} for text in texts]
+        groups = [
+            h | ({_BRIDGE} if self.names_bridge(e.text) else set()) for h, e in zip(held, self.sources, strict=True)
+        ]
+        reached = {n for n in names if any(n in h for h in held)}
+        if len(reached) < 2:
+            return True
+        joined = {next(iter(reached))}
+        grew = True
+        while grew:
+            grew = False
+            for group in groups:
+                if group & joined and not group <= joined:
+                    joined |= group
+                    grew = True
+        return reached <= joined
 
     def _lead_name(self, sentence: str) -> set[str]:
         """The name a sentence opens with, when it states something of it: "Uvicorn is compatible with HTTP/2"

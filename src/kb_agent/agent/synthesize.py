@@ -120,6 +120,7 @@ def synthesize(state: AgentState, config) -> AgentState:
     # its passages would cover a question they do not answer ("FastAPI's built-in certificate manager")
     ruled = final if final is not None and final.ruled else None
     about_bridge = [e for e in sources if ruled and ruled.names_bridge(e.text)]
+    bridge = ruled.names_bridge if ruled is not None else None
     unheard = _unheard(ctx, query, sources) if sources else set()
     if ruled is not None:  # the steps found the bridge: a plain word no page writes is the asker's ("earldom")
         unheard &= named_terms(query) | {t for t in unheard if has_cjk(t)}
@@ -157,7 +158,7 @@ def synthesize(state: AgentState, config) -> AgentState:
     if final is None and (kind := kind_unknown(query, read)):
         notices.append(f"no passage found speaks of the kind asked for ({kind}): refused without asking the model")
         return _refused(ctx, [], zh, sources, notices, started)
-    checked = CheckedAnswer(read, query, anchors, subjects, names)
+    checked = CheckedAnswer(read, query, anchors, subjects, names, bridge)
     said: str | None = None
     if ctx.main is not None and _quote_first(ctx, state, final):
         quoted = confident_quotes(query, read, ctx.embed, ctx.term_weights)
@@ -171,7 +172,7 @@ def synthesize(state: AgentState, config) -> AgentState:
                     "answered by quoting the evidence, which states it (no model call; KB_AGENT_QUOTE_FIRST)"
                 )
                 return _answered(checked, notices, started)
-            checked = CheckedAnswer(read, query, anchors, subjects, names)
+            checked = CheckedAnswer(read, query, anchors, subjects, names, bridge)
     if ctx.main is not None:
         ctx.emit({"type": "step", "label": "✨ Writing the answer"})
         messages = [
@@ -189,7 +190,7 @@ def synthesize(state: AgentState, config) -> AgentState:
                 f"escalated the answer to {ctx.strong.model}: no sentence of the first answer was stated by the sources"
             )
             ctx.emit({"type": "escalate", "model": ctx.strong.model})
-            checked = CheckedAnswer(read, query, anchors, subjects, names)
+            checked = CheckedAnswer(read, query, anchors, subjects, names, bridge)
             said = _generate(ctx, ctx.strong, messages, checked, notices)
         removed = len(checked.claims) - checked.kept
         if checked.kept and removed:
@@ -207,7 +208,7 @@ def synthesize(state: AgentState, config) -> AgentState:
     if not checked.kept:  # no model, or nothing the model wrote is stated by the sources
         ctx.emit({"type": "step", "label": "📋 Quoting the evidence"})
         model_claims = checked.claims
-        checked = CheckedAnswer(read, query, anchors, subjects, names)
+        checked = CheckedAnswer(read, query, anchors, subjects, names, bridge)
         checked.claims = list(model_claims)
         for sentence in _quotes(ctx, query, final, read):
             if text := checked.add(sentence):
