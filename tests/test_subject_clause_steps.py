@@ -74,7 +74,7 @@ def test_a_subjects_clause_is_the_first_step(question, steps):
 
 def test_control_without_the_split_the_subject_alone_is_searched(monkeypatch):
     """Control: with no main clause found, the old reading searches "The man" and asks the rest of it."""
-    monkeypatch.setattr("kb_agent.agent.step_rules.split_main_clause", lambda rel, clause: None)
+    monkeypatch.setattr("kb_agent.agent.main_clause.split_main_clause", lambda rel, clause: None)
     plan = decompose(
         "The man who beat Pete Ashdown for Utah's 2012 Democratic Senate nomination had been an executive at which "
         "company?"

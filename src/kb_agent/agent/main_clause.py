@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import re
 
+# a question word inside a clause: "… broadcast on what station?"; "when" / "where" / "who" mid-clause join
+# a clause of their own ("premier of South Australia when William Copley was minister"), unless they end it
+ASKED_IN_CLAUSE = re.compile(r"\b(?:what|which|whom|how)\b|\b(?:who|when|where)\s*$", re.I)
 _AUXILIARIES = frozenset("is was were are has had have did does do can could will would may might".split())
 # a verb group goes on after these: "had been", "was nicknamed", "has also won"
 _GROUP_GOES_ON = _AUXILIARIES | frozenset("be been being having also later then still once".split())
@@ -63,6 +66,18 @@ def split_main_clause(rel: str, clause: str) -> tuple[str, str] | None:
             cut = i - 1 if words[i - 1].lower() in _ADVERBS else i
             return " ".join(words[:cut]), " ".join(words[cut:])
     return None
+
+
+def subject_clause(before: str, noun_phrase: str, rel: str, clause: str) -> tuple[str, str] | None:
+    """A declarative question whose subject carries the relative clause, the question word in its main clause:
+    (the subject with its clause, the main clause). What comes before the subject is context it may point back
+    to ("Selma Archerd appeared in a 1988 Brady film; the actress in it who played Marcia …"): it stays with it."""
+    if before and not before.endswith(";"):
+        return None
+    split = split_main_clause(rel, clause)
+    if split is None or ASKED_IN_CLAUSE.search(split[0]) or not ASKED_IN_CLAUSE.search(split[1]):
+        return None
+    return f"{before} {noun_phrase} {rel} {split[0]}".strip(), split[1]
 
 
 def _present(words: list[str], i: int, own_found: bool) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kb_agent.agent.main_clause import context_first, split_main_clause
+from kb_agent.agent.main_clause import ASKED_IN_CLAUSE, context_first, subject_clause
 from kb_agent.agent.shape import asks_reason_or_way, question_shape
 from kb_agent.text.tokenize import has_cjk
 
@@ -126,9 +126,6 @@ _PLACES_AND_FRAMES = frozenset(
 _VERBNAME_PARTICLES = frozenset("up down out off on over away back".split())
 # after an inverted "was": "associated with", "based in", "known for"
 _VERB_PREPOSITIONS = frozenset("with in for to at from by as".split())
-# a question word inside a clause: "… broadcast on what station?"; "when" / "where" / "who" mid-clause join
-# a clause of their own ("premier of South Australia when William Copley was minister"), unless they end it
-_ASKED_IN_CLAUSE = re.compile(r"\b(?:what|which|whom|how)\b|\b(?:who|when|where)\s*$", re.I)
 # a relative clause that only qualifies the answer ("which city ... that ...") is not a hidden entity
 _ASKED_HEAD = re.compile(r"^(?:which|what|how many)\b", re.I)
 # "What is the name of the cookie that … reads?": the name of the thing the clause describes is asked
@@ -247,11 +244,11 @@ def _two_steps(text: str) -> StepPlan | None:
         nested = _inner_relative(clause)
         if nested:  # "the book series on which the show where D. B. voices Paddy is based": the show first
             return _inner_plan(text, match, nested)
-        subject = _subject_clause(before, noun_phrase, rel, clause)
+        subject = subject_clause(before, noun_phrase, rel, clause)
         if subject:  # "The man who beat Pete Ashdown … | had been an executive at which company?"
             first, main = subject
             return StepPlan([first, f"#1 {main}{text[match.end() :]}"], "subject_clause")
-        if _ASKED_IN_CLAUSE.search(clause):  # the clause holds the question: find the noun phrase's entity first
+        if ASKED_IN_CLAUSE.search(clause):  # the clause holds the question: find the noun phrase's entity first
             first = (text[: match.end("np")] + " " + text[match.end() :]).strip(" ?")
             return StepPlan([first, f"#1 {clause}"], "relative_clause_asked")
         clause, main_verb = _main_verb(before, clause)
@@ -286,18 +283,6 @@ def _two_steps(text: str) -> StepPlan | None:
         # not plainly one lookup, no shape found: the question's own passages may name its bridge
         return StepPlan([text, f"#1 {text}"], GUESSED_BRIDGE)
     return None
-
-
-def _subject_clause(before: str, noun_phrase: str, rel: str, clause: str) -> tuple[str, str] | None:
-    """A declarative question whose subject carries the relative clause, the question word in its main clause:
-    (the subject with its clause, the main clause). What comes before the subject is context it may point back
-    to ("Selma Archerd appeared in a 1988 Brady film; the actress in it who played Marcia …"): it stays with it."""
-    if before and not before.endswith(";"):
-        return None
-    split = split_main_clause(rel, clause)
-    if split is None or _ASKED_IN_CLAUSE.search(split[0]) or not _ASKED_IN_CLAUSE.search(split[1]):
-        return None
-    return f"{before} {noun_phrase} {rel} {split[0]}".strip(), split[1]
 
 
 # the end of a clause that sits inside another one: "the show where D. B. voices Paddy | is based"
