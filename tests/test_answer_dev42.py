@@ -90,3 +90,40 @@ def test_a_line_quoted_for_another_takes_no_place_of_its_own():
     lines = [Sentence("a", [1]), Sentence("Bob (born 1959) is a coach.", [2], joins_next=True), Sentence("He…", [2])]
     assert [s.text for s in _first_lines([*lines, Sentence("d", [3])], 2)] == ["a", lines[1].text, "He…"]
     assert [s.text for s in _first_lines(lines, 1)] == ["a"]
+
+
+CIHU = Evidence(
+    source="corpus.jsonl",
+    path="corpus.jsonl",
+    start_line=807,
+    end_line=807,
+    text="Cihu Mausoleum (), officially known as the Mausoleum of Late President Chiang () or President Chiang "
+    "Kai-shek Mausoleum is the temporary resting place of President Chiang Kai-shek. It is located in Daxi "
+    "District, Taoyuan City, Taiwan. When Chiang Kai-shek died in 1975, he was not buried in the traditional "
+    "Chinese fashion.",
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["long_opening_read", "control_short_opening_only"])
+def test_a_records_opening_with_a_long_apposition_still_names_its_subject(monkeypatch, rule):
+    """mq-20 "In which district is the temporary resting place of …?": "It is located in Daxi District" goes on
+    about the mausoleum its record opens with, after a long "officially known as …"."""
+    from kb_agent.agent import reasons
+
+    if not rule:
+        short = reasons._DEFINES_SUBJECT.pattern.replace("{0,160}", "{0,60}")
+        monkeypatch.setattr(reasons, "_DEFINES_SUBJECT", re.compile(short))
+    said = _said("In which district is the temporary resting place of President Chiang Kai-shek?", [CIHU])
+    assert ("Daxi District" in said) is rule
+
+
+def test_a_place_asked_by_its_kind_is_named_with_it():
+    from kb_agent.agent.asked_shapes import names_of_kind, prose_kind
+
+    assert prose_kind("In which district is the mausoleum?") == "district"
+    assert prose_kind("Which class does FastAPI provide?") is None  # a code kind is another rule's
+    assert names_of_kind("It is located in Daxi District, Taoyuan City.", "district")
+    assert names_of_kind("He coaches at the University of South Dakota.", "university")
+    assert not names_of_kind("The district court ruled.", "district")
+    # the kind is the head of what is asked: a school, not a college (HotpotQA 5ab7b1e5)
+    assert prose_kind("Charles Andrews graduated from what college preparatory boys' school?") is None

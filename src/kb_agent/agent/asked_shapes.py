@@ -48,3 +48,29 @@ def condition_then(text: str, doing: set[str]) -> bool:
     """The line sets a condition and then says to do it: "If …, then declare your *path operation functions* …"."""
     then = _IF_THEN.match(text)
     return then is not None and bool(doing & terms(then.group(1)))
+
+
+# a place or body a question asks for by its kind ("In which district …?", "which company …"): a line that names
+# one of that kind ("Daxi District", "Boston Beer Company", "University of South Dakota") can answer it
+_PROSE_KINDS = (
+    "district|county|city|town|village|province|state|country|region|borough|league|company|university|college|"
+    "team|club|party|station|river|island|church|school|festival|museum|airport|stadium|studio|label"
+)
+# the kind is the head of what is asked ("what college preparatory boys' school" asks a school, not a college)
+_ASKS_PROSE_KIND = re.compile(
+    rf"\b(?:which|what)\s+(?:[a-z-]+\s+)?({_PROSE_KINDS})\b(?=\s*[?,]|\s+(?:is|was|are|were|did|does|do|has|had|"
+    r"have|can|could|will|would|of|in|on|at|for|from|by|with|to|that|which|where|whose|who)\b)",
+    re.I,
+)
+
+
+def prose_kind(question: str) -> str | None:
+    """The kind of place or body asked for, lower-case; None when none is."""
+    found = _ASKS_PROSE_KIND.search(question)
+    return found.group(1).lower() if found else None
+
+
+def names_of_kind(text: str, kind: str) -> bool:
+    """The line names a thing of that kind: "Daxi District", "University of South Dakota"."""
+    noun = kind.capitalize()
+    return bool(re.search(rf"\b[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*\s+{noun}\b|\b{noun}\s+of\s+[A-Z]", text))

@@ -197,6 +197,7 @@ def rank(
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     asks_one = bool(asked_shapes.ASKS_WHICH_ONE.search(question))
     where = bool(asked_shapes.ASKS_WHERE.search(question))
+    prose_kind = asked_shapes.prose_kind(question)
     when_to = asked_shapes.when_to(question)
     differs = bool(ASKS_DIFFERENCE.search(question))
     instances = instances_of(question)
@@ -348,6 +349,8 @@ def rank(
             unit.score += DEFINES_BONUS if gives_name(unit.text, asked_words) else -RESTATES
         elif what_is and defines(unit.text, asked):
             unit.score += DEFINES_BONUS
+        if prose_kind and asked_shapes.names_of_kind(unit.text, prose_kind):
+            unit.score += NAME_BONUS  # "In which district …?": "It is located in Daxi District, Taoyuan City"
         if where and asked_shapes.names_a_file(unit.text, lowered):
             unit.score += NAME_BONUS  # "Where do I configure the entrypoint …?": "… in a `pyproject.toml` file"
         if kind is None and asks_which and unit.label and unit.label.lower() not in lowered:

@@ -12,14 +12,14 @@ import re
 ASKED_IN_CLAUSE = re.compile(r"\b(?:what|which|whom|how)\b|\b(?:who|when|where)\s*$", re.I)
 _AUXILIARIES = frozenset("is was were are has had have did does do can could will would may might".split())
 # a verb group goes on after these: "had been", "was nicknamed", "has also won"
-_GROUP_GOES_ON = _AUXILIARIES | frozenset("be been being having also later then still once".split())
+_ADVERBS = frozenset("also later then still once".split())
+_GROUP_GOES_ON = _AUXILIARIES | _ADVERBS | frozenset("be been being having".split())
 _IRREGULAR_PAST = frozenset(
     "beat won made took held led gave became began ran sold left built wrote drew grew fought lost met paid said saw "
     "sent sang spoke stood taught told threw went came chose broke brought bought caught fled flew got kept knew "
     "rode rose shot spent struck swore swam wore understood oversaw withdrew".split()
 )
 _DETERMINERS = frozenset("the a an its his her their this that these those".split())
-_ADVERBS = frozenset("also later then still once".split())
 _PREPOSITIONS = frozenset("to for with in on at by of from".split())
 _NESTED = frozenset("that which who whom where whose".split())
 

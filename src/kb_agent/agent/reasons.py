@@ -203,7 +203,7 @@ def antecedent(unit: Unit, units: list[Unit]) -> Unit | None:
 # "It was released on 23 May 2004 …" in a paragraph that opens by saying what its subject is ("F.I.R. is …'s
 # debut Mandarin studio album."): the pronoun is that subject, and the opening line says what it is
 _SUBJECT_PRONOUN = re.compile(r"^(?:it|he|she|they|his|her|its|their)\b", re.I)
-_DEFINES_SUBJECT = re.compile(r"^[\"'(]?[A-Z0-9][^!?]{0,60}?\s(?:is|was|are|were)\s")
+_DEFINES_SUBJECT = re.compile(r"^[\"'(]?[A-Z0-9][^!?]{0,160}?\s(?:is|was|are|were)\s")
 
 
 def passage_subject(unit: Unit, units: list[Unit]) -> Unit | None:
