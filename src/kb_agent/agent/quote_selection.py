@@ -89,8 +89,8 @@ ASKS_PERSON = re.compile(
 
 
 def _with_whose(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
-    """Asked who, a line of an encyclopedia's record that opens "He …" / "She …" comes with the record's opening
-    line, which names the person ("Bob Nielson (born …) is an American football coach." / "He is the current head
+    """Asked about a person, a line of an encyclopedia's record that opens "He …" / "She …" comes with the record's
+    opening line, which names the person ("Bob Nielson (born …) is an American football coach." / "He is the current head
     coach at …"), beside the lines chosen: it takes no chosen line's place."""
     kept: list[Unit] = []
     for unit in chosen:
