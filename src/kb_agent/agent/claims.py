@@ -150,12 +150,13 @@ class ClaimChecker(ClaimGuards):
                 spans = self._cover(items | restated_values, terms, sentence.text, order, lead)
             else:
                 spans = []
-            # all its other words the question's, and what it adds a name in prose (not a value or code)
-            filled = {i for i in items - as_code if _PROSE_NAME.search(_written(sentence.text, i))}
+            # the names it writes in prose (not values or code); all its other words the question's, and what it
+            # adds such a name
+            prose = {i for i in named - as_code if _PROSE_NAME.search(_written(sentence.text, i))}
+            filled = prose & items
             restates = filled and not terms - content_terms(" ".join(items))
             if spans and restates and not self._fills_the_slot(sentence.text, filled, spans):
                 spans = []  # "… left office to lobby for IBM" cited to "… IBM executive, Scott Howell"
-            prose = {i for i in named - as_code if _PROSE_NAME.search(_written(sentence.text, i))}
             if spans and not self._joined_by_passages(prose):
                 spans = []  # "The head coach at the university where Hoffner was coordinator is Chuck Priore"
         if spans and contradicts_a_default(sentence.text, [self._lines[index] for index, _, _ in spans]):

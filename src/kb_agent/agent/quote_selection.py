@@ -93,8 +93,11 @@ def _with_whose(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
     opening line, which names the person ("Bob Nielson (born …) is an American football coach." / "He is the current head
     coach at …"), beside the lines chosen: it takes no chosen line's place."""
     kept: list[Unit] = []
+    passages: dict[int, list[Unit]] = {}  # a passage's units, read once
     for unit in chosen:
-        subject = passage_subject(unit, units_of(unit.source, sources[unit.source])) if unit.position > 0 else None
+        if unit.source not in passages:
+            passages[unit.source] = units_of(unit.source, sources[unit.source])
+        subject = passage_subject(unit, passages[unit.source]) if unit.position > 0 else None
         if subject is not None and not any(_same(subject, other) for other in [*kept, *chosen]):
             subject.pointed_to = True
             kept.append(subject)

@@ -60,6 +60,8 @@ def bridge_candidates(
     for rank, passage in enumerate(passages[:3]):
         sentences = _SENTENCE.split(passage)
         subject = _record_subject(sentences)
+        if subject and f" {_normalised(subject)} " in said:
+            subject = ""  # the question's own name is no answer of its step
         for at, sentence in enumerate(sentences):
             found = terms(sentence)
             found |= {kin for kin, inverse in _KIN_INVERSES.items() if inverse & found}  # "the son of" is a father
@@ -67,7 +69,7 @@ def bridge_candidates(
             cover = len(wanted & found) / len(wanted) if wanted else 0.0
             if cover == 0.0:
                 continue
-            if subject and at > 0 and _PRONOUN_SUBJECT.match(sentence) and f" {_normalised(subject)} " not in said:
+            if subject and at > 0 and _PRONOUN_SUBJECT.match(sentence):
                 # "He founded DEM Inc. …": the record's subject did it, named where the record opens
                 score = cover + 0.5 / (rank + 1) + 0.1 * min(len(subject.split()), 3) + BESIDE_BONUS
                 if score > scores.get(subject.lower(), 0.0):
