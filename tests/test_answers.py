@@ -584,6 +584,8 @@ def test_grep_over_records_returns_the_matching_records(engine, tmp_path):
         "Morning routine for deploying?",
         "How is your API versioned?",
         "What can you do with Depends?",
+        "Are you a bot or a human? How do I use Depends?",
+        "Is the request a bot or a human?",
         "I am new here, how do I install FastAPI?",
         "sup with the 422 errors?",
         "How is the day of the week parsed?",
@@ -652,6 +654,9 @@ def test_questions_that_open_with_small_talk_are_questions(question):
         "嗨，你能做些什么？",
         # dev30
         "谢谢你的耐心解答！",
+        # dev43: a choice of what the assistant is
+        "Are you a bot or a human?",
+        "你是机器人还是真人？",
     ],
 )
 @pytest.mark.parametrize("with_model", [False, True])
@@ -721,6 +726,9 @@ def test_an_unanswerable_question_is_refused_without_a_synthesis_call(settings, 
         # "file" as a noun's modifier, or the file an example writes, is content
         ("Which headers do file responses include?", None),
         ("In which file does the settings example put the Settings class?", None),
+        # dev43 t4302: a second asked part between the file and the verb
+        ("In which file and under which name does the fastapi command look for the app?", None),
+        ("In which file and which page does the tutorial explain CORS?", "file_discovery"),
         ("Which file does the tutorial explain dependencies in?", "file_discovery"),
         # dev31 t3102: a file-like object is an object
         ("Which in-memory file-like object does the PNG streaming example use to simulate a file?", None),

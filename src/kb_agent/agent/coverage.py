@@ -110,7 +110,9 @@ def strong_first_hop(question: str, sources: list[Evidence], weights: Weights | 
     return _coverage(question, asked, _rarity(asked, sources, weights), sources)[1] >= STRONG_FIRST_HOP
 
 
-def _coverage(question: str, asked: set[str], weight: dict[str, float], sources: list[Evidence]) -> tuple[float, float]:
+def _coverage(
+    question: str, asked: set[str], weight: dict[str, float], sources: list[Evidence], short_forms: bool = False
+) -> tuple[float, float]:
     """(share of the question's key terms the sources hold together, the most one source holds), by rarity."""
     if not asked:
         return (1.0, 1.0) if sources else (0.0, 0.0)
@@ -123,7 +125,8 @@ def _coverage(question: str, asked: set[str], weight: dict[str, float], sources:
         comparable = comparable_terms(asked, zh, e_zh)
         if not comparable:
             continue
-        credit = term_credits(terms(e.text) | terms(f"{e.title} {e.path}"), f"{e.title} {e.path} {e.text}", comparable)
+        said = f"{e.title} {e.path} {e.text}"
+        credit = term_credits(terms(e.text) | terms(f"{e.title} {e.path}"), said, comparable, short_forms)
         for t, c in credit.items():
             union[t] = max(union.get(t, 0.0), c)
         share = sum(weight[t] * c for t, c in credit.items()) / (sum(weight[t] for t in comparable) or 1.0)
@@ -137,7 +140,7 @@ def holds_the_rest(question: str, unheard: set[str], sources: list[Evidence]) ->
     """Does one source hold every key term of the question but the `unheard` ones, each fully? (Unweighted: the
     rest must all be there, however common.)"""
     asked = key_terms(question) - unheard
-    return bool(asked) and _coverage(question, asked, dict.fromkeys(asked, 1.0), sources)[1] >= 1.0
+    return bool(asked) and _coverage(question, asked, dict.fromkeys(asked, 1.0), sources, short_forms=True)[1] >= 1.0
 
 
 # a Chinese verb, adverb or adjective is wording as a plain English word is: 续期 (renew) where the pages say 更新;
@@ -148,6 +151,17 @@ _WORDING_TAGS = frozenset({"v", "vn", "vd", "vg", "vi", "a", "ad", "an", "d", "z
 def _wording(term: str) -> bool:
     """A Chinese word that says how rather than what: a verb, an adjective, a state word, or one negated."""
     return zh_tag(term) in _WORDING_TAGS or (term[:1] in "不没未" and zh_tag(term[1:]) in _WORDING_TAGS)
+
+
+# an English word whose ending says how, not what: "reachable", "quickly", "crashed"; "canary" (a thing) is no wording
+_HOW_ENDING = re.compile(r"(?:able|ible|ly|ful|ous|ive|ed|ing)$", re.I)
+
+
+def how_words(question: str, unheard_words: set[str]) -> set[str]:
+    """The terms of `unheard_words` that only say how: a Chinese verb or adjective (`_wording`), an English word
+    with an adjective's, adverb's or participle's ending."""
+    english = {t for w in re.findall(r"[A-Za-z]+", question) if _HOW_ENDING.search(w) for t in tokenize(w)}
+    return {t for t in unheard_words if (has_cjk(t) and _wording(t)) or t in english}
 
 
 def still_unknown(question: str, unknown: set[str], sources: list[Evidence]) -> set[str]:

@@ -326,6 +326,32 @@ def _block_after(unit: Unit, evidence: Evidence) -> tuple[str, list[str]]:
     return lines[at], block
 
 
+# a line that stops mid-sentence: it ends in a word ("… to the local API at", "…地址为"), not in punctuation
+_UNFINISHED = re.compile(r"[^\W_]$")
+RUN_ON_LINES = 2  # a block longer than this is an example, not the end of the sentence before it
+
+
+def block_ending(unit: Unit, evidence: Evidence) -> list[str]:
+    """The lines of the short code block a sentence runs on into ("… sends requests to the local API at" / ``` /
+    http://localhost:8000/v1/agents/multivac): the sentence's end, without which it names nothing. [] when the
+    line ends its sentence, or leads to anything but a block of at most RUN_ON_LINES short lines."""
+    lines = evidence.text.split("\n")
+    own = lines[unit.line].rstrip() if not evidence.is_record and 0 <= unit.line < len(lines) else ""
+    if not own or not _UNFINISHED.search(own) or not own.endswith(unit.text.rstrip()):
+        return []
+    at = _next_text_row(lines, unit.line)
+    if not lines[at].strip().startswith(("```", "~~~")):
+        return []
+    block: list[str] = []
+    for line in lines[at + 1 : at + 2 + RUN_ON_LINES]:
+        if line.strip().startswith(("```", "~~~")):
+            return block
+        if not line.strip() or len(line.strip()) > LIST_ITEM_CHARS:
+            return []
+        block.append(line.strip())
+    return []  # no closing fence within reach: a longer block
+
+
 _HIGHLIGHTED = re.compile(r'hl_lines="([\d\s,-]+)"')
 
 

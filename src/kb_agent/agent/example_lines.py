@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from kb_agent.agent import answer_types
-from kb_agent.agent.evidence_units import LIST_ITEM_CHARS, Unit, example_lines
+from kb_agent.agent.evidence_units import LIST_ITEM_CHARS, Unit, block_ending, example_lines
 from kb_agent.agent.name_kinds import has_shape, keys_kind, new_names
 from kb_agent.tools.base import Evidence
 
@@ -21,10 +21,14 @@ def answering_line(unit: Unit, evidence: Evidence, question: str, kind: str | No
     """The first line of the example `unit` introduces that gives what the question asks - a key, a name of the
     kind asked, the value types asked (`answer_types`) - and the question does not; "" when none does, or the
     question asks for no such thing."""
-    if not (kind or types) or not unit.text.rstrip().endswith((":", "：")):
+    if not (kind or types):
+        return ""
+    # the short block a sentence runs on into ("… to the local API at" / ``` / the URL) is its end
+    lines = block_ending(unit, evidence)
+    if not lines and not unit.text.rstrip().endswith((":", "：")):
         return ""
     asked = question.lower()
-    for line in example_lines(unit, evidence):
+    for line in lines or example_lines(unit, evidence):
         if len(line) > LIST_ITEM_CHARS or line.startswith(("{!", "{*")):
             continue
         if kind in KEY_KINDS:

@@ -17,7 +17,7 @@ _KINDS = (
 _VERBS = "does|do|did|is|are|was|were|can|could|should|would|will|must|has|have|happens?|happened|if|when"
 # the kind is the phrase's last noun: "which path operation decorator parameter" asks for a parameter
 _ASKS_FOR_A_NAME = re.compile(
-    rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_KINDS}))s?\b"
+    rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_KINDS}))s?\b(?!-)"
     r"|(?:哪个|哪些|什么)[^，,？?\s]{0,6}?(类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器|模型|文件|目录|文件夹)"
     r"|(类|包|参数|函数|方法|异常|模块|常量|库|命令|字段|属性|中间件|变量|算法)(?:是|叫)(?:什么|哪个|哪些)[？?]?\s*$",
     re.I,
@@ -28,6 +28,10 @@ _HEADER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?::.*)?")  # 
 # with its arguments on a class: `SQLModel.metadata.create_all(engine)`
 _LOWER_NAME = re.compile(r"@?\.?(?:[A-Z]\w*\.)*[a-z_][\w.]*(?:\([^()]*\)|=\S+)?")
 _CONSTANT_NAME = re.compile(r"(?:\w+\.)*[A-Z][A-Z0-9_]+")  # HTTP_418_IM_A_TEAPOT
+# FASTAPI_ENV, PORT: an environment variable is named in capitals (its kind, asked for by "environment variable")
+_ENVIRONMENT_NAME = re.compile(r"\$[A-Z][A-Z0-9_]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+ENVIRONMENT_VARIABLE = "environment variable"
+_ENVIRONMENT = re.compile(r"\b(?:environment|env)\s+var(?:iable)?s?\b|环境变量", re.I)
 # redoc.standalone.js, app/main.py, .env: a file is named with its extension (or is a dotfile)
 _FILE_NAME = re.compile(r"(?:[\w.-]+/)*(?:[\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,6}|\.[\w-]+)")
 # ./src/client, static/, app/routers: a directory is a path
@@ -60,6 +64,7 @@ _SHAPES = {
         _LOWER_NAME,
     ),
     **dict.fromkeys(("constant", "常量"), _CONSTANT_NAME),
+    ENVIRONMENT_VARIABLE: _ENVIRONMENT_NAME,
     **dict.fromkeys(("package", "包"), _PACKAGE_NAME),
     **dict.fromkeys(("file", "文件"), _FILE_NAME),
     **dict.fromkeys(("directory", "folder", "目录", "文件夹"), _DIRECTORY_NAME),
@@ -90,7 +95,10 @@ def asked_kind(question: str) -> str | None:
     """What kind of name a question asks for ("class" in "Which class ...", "参数" in "哪个参数"), if any."""
     match = _ASKS_FOR_A_NAME.search(question)
     if match:
-        return next(g for g in match.groups() if g).split()[-1].lower()
+        kind = next(g for g in match.groups() if g).split()[-1].lower()
+        if kind in ("variable", "变量") and _ENVIRONMENT.search(question):
+            return ENVIRONMENT_VARIABLE  # named in capitals: FASTAPI_ENV, not `--workers`
+        return kind
     named = NAME_OF.search(question)
     if named is None:
         return None
@@ -101,7 +109,7 @@ def free_kind(kind: str | None) -> bool:
     """A kind no name shape or word list knows ("cookie" in "the name of the cookie")."""
     if not kind:
         return False
-    return not has_cjk(kind) and re.fullmatch(_KINDS, kind) is None
+    return not has_cjk(kind) and kind not in _SHAPES and re.fullmatch(_KINDS, kind) is None
 
 
 # a name stands for a thing of a free kind when it is written beside the word: "an optional `last_query` cookie"

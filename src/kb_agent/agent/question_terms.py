@@ -21,7 +21,7 @@ _FRAME = (
     "so from "  # "… so Pydantic can read …", "… from being included": a clause's glue
     "given "  # "when no query is given": a clause's verb, rare in docs and so weighed heavily
     "up "  # "set up", "look up": a particle (a rare word in docs, it had covered "set up blue-green deployments")
-    "unlike besides except versus whereas instead rather apart aside "  # relating the subject to another
+    "unlike besides except versus whereas instead rather apart aside other others another "  # relating the subject to another
     "thing things thingy stuff gizmo gadget knob doohickey 东西 "  # a placeholder for what the documents name
     # the Chinese question words jieba keeps whole: "多少" is in no answer
     "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔 "  # 每隔多少秒: "how often"
@@ -40,6 +40,8 @@ _DOCS_SAY = re.compile(r"(?:文档|文件)(?:里|中|上)?(?:举例)?(?:说|提�
 _DOCS_SUBJECT = re.compile(
     r"\b(?:(?:does|do|did)\s+the|according\s+to\s+the|in\s+this)\s+(guide|docs|documentation|tutorial)\b", re.I
 )
+_UNDER_NAME = re.compile(r"\b(?:under|by|with)\s+(?:which|what)\s+names?\b", re.I)
+_UNDER_NAME_WORDS = frozenset(tokenize("under name names"))
 _ASKS_DATE = re.compile(r"\b(?:on|in|by) (?:what|which) (?:date|day|month)\b|\b(?:what|which) year\b", re.I)
 _DATE_WORDS = frozenset(tokenize("date day month year"))
 # a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"
@@ -77,6 +79,8 @@ def key_terms(question: str) -> set[str]:
         asked -= _KIND_WORDS
     if NAME_OF.search(question):  # "the name of the cookie": a name is what is asked, not what a line must say
         asked -= {"name"}
+    if _UNDER_NAME.search(question):  # "under which name …": the line says "an object called `app`"
+        asked -= _UNDER_NAME_WORDS
     if ASKS_DIFFERENCE.search(question):  # "the difference between an image and a container": the two things
         asked -= _DIFFERENCE_WORDS
     if _DOCS_SAY.search(question):  # "文档举例说…" (the docs say, for example): who says it, not what about
@@ -104,14 +108,16 @@ _NEGATED = re.compile(r"(?:do|does|did|is|are|was|were|has|have|had|ca|could|sho
 _NEGATION = re.compile(r"\b(?:\w+n['’]t|not|never|cannot|no longer)\b", re.I)
 
 
-def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float]:
+def term_credits(found: set[str], text: str, asked: set[str], short_forms: bool = False) -> dict[str, float]:
     """How fully `text` holds each asked term: a Chinese word however jieba split it here counts whole, only a
     piece of it (默认 for 默认值) half; a hyphenated word whole when the text writes its parts ("developer-induced"
-    in "human (developer) induced errors"); two asked words the text writes as one ("plain text": "plaintext")."""
+    in "human (developer) induced errors"); two asked words the text writes as one ("plain text": "plaintext");
+    with `short_forms`, a word's common short form ("app" for "application": `_ABBREVIATED`)."""
     credit: dict[str, float] = {}
     for t in asked:
         if (
             t in found
+            or (short_forms and _ABBREVIATED.get(t, t) in found)
             or (has_cjk(t) and t in text)
             or _parts_held(t, found)
             or _resultative_held(t, text)
@@ -135,6 +141,16 @@ def term_credits(found: set[str], text: str, asked: set[str]) -> dict[str, float
                 if a != b and re.search(rf"\b{a}{b}", lowered):
                     credit[a] = credit[b] = 1.0
     return credit
+
+
+# a word and its common short form, as analysed: a question's "app" is the page's "application" (when judging
+# whether a page holds the question at all; not when ranking lines: "sub-application" is no "main app")
+_ABBREVIATED = {
+    short: long
+    for a, b in (("app", "application"), ("config", "configuration"), ("auth", "authentication"),
+                 ("repo", "repository"), ("db", "database"), ("param", "parameter"), ("docs", "documentation"))
+    for short, long in ((tokenize(a)[0], tokenize(b)[0]), (tokenize(b)[0], tokenize(a)[0]))
+}  # fmt: skip
 
 
 # a Chinese verb's result written with 成 or with 为 is one word: 转换成 / 转换为, 设置成 / 设置为, 变成 / 变为

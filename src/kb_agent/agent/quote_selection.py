@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from kb_agent.agent.claim_terms import checkable
-from kb_agent.agent.evidence_units import Unit, commands_after, list_after, terms, units_of
+from kb_agent.agent.evidence_units import Unit, block_ending, commands_after, list_after, terms, units_of
 from kb_agent.agent.name_kinds import new_names
 from kb_agent.agent.question_terms import key_terms
 from kb_agent.agent.reasons import (
@@ -155,6 +155,8 @@ def _with_list(unit: Unit, evidence: Evidence) -> str:
     """A line that introduces a list ("… can come from:") or a command ("… use the command:") quoted with it, as
     a list: alone it says only that there is one."""
     items = list_after(unit, evidence) or commands_after(unit, evidence)
+    if not items and (ending := block_ending(unit, evidence)):  # "… to the local API at" + the URL block
+        return " ".join([unit.text, *(f"`{line}`" for line in ending)])
     return "\n".join([unit.text, *(f"- {item}" for item in items)])
 
 

@@ -11,14 +11,15 @@ from kb_agent.agent.state import Route
 _EN_IDENTITY = (
     r"who are you|what are you|what can you do|what do you do|"
     r"who (?:am i|are we) (?:talking|speaking|chatting) (?:to|with)|who(?:'s| is) (?:this|that|there|speaking)|"
-    r"what(?:'s| is) your name|what should i call you|are you (?:a )?(?:bot|robot|human|real|an ai|ai)|"
+    r"what(?:'s| is) your name|what should i call you|are you (?:a |an )?(?:bot|robot|human|real|ai|person|machine)"
+    r"(?: or (?:a |an )?(?:bot|robot|human|real person|person|ai|machine))?|"
     r"(?:please )?introduce yourself|tell me about yourself|who (?:made|built|created) you|"
     r"what can i ask(?: you)?|how can you help(?: me)?|what can you help (?:me )?with|"
     r"(?:can|could) you tell me (?:what you (?:do|are|can do)|about yourself)"
 )
 _ZH_IDENTITY = (
     r"你是谁|您是谁|(?:你|您)(?:能|可以|会)(?:帮我)?做(?:些|点)?什么|你叫什么(?:名字)?|(?:请)?(?:介绍一下|介绍下)(?:你自己|自己)|"
-    r"你是(?:机器人|真人|人工智能|AI)吗|我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么|(?:你|您)是哪位"
+    r"你是(?:机器人|真人|人工智能|AI)(?:吗|还是(?:机器人|真人|人工智能|AI|人)(?:呢|啊)?)|我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么|(?:你|您)是哪位"
 )
 # closing a conversation ("ok that's all for now, bye!"): small talk, and what a farewell reply answers
 _EN_FAREWELL = (
@@ -153,7 +154,8 @@ _FILE_DISCOVERY_RE = re.compile(
     r"|\bwhich(?: (?!(?:do|does|did|is|are|was|were|can|could|should|would|will|has|have)\b)[\w-]+){0,2} "
     # "file-like object" is a kind of object, not a file
     r"(?:files?|pages?|documents?|docs?|guides?)(?![\w-])(?! ?names?\b)"
-    rf"(?! (?:{_AUXILIARY})\b(?![^?]*\b(?:{_DOCUMENTING})))"
+    # … as does "In which file and under which name does the command look for the app?"
+    rf"(?! (?:and (?:\w+ )?which [\w-]+ )?(?:{_AUXILIARY})\b(?![^?]*\b(?:{_DOCUMENTING})))"
     # "Which file makes the app directory a Python package?" asks what the file does (`__init__.py`); a file
     # that explains, covers, contains or has something is a search, and a page doing anything is ("compares")
     rf"(?!(?:(?<=file)|(?<=files)) (?!(?:{_AUXILIARY}|is|was|has)\b|{_DOCUMENTING}|contain|hold|give|provid|defin)"

@@ -18,6 +18,7 @@ from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.coverage import (
     as_written,
     covers,
+    how_words,
     kind_unknown,
     missing_name,
     named_terms,
@@ -29,7 +30,7 @@ from kb_agent.agent.final_step import FinalStep
 from kb_agent.agent.final_step import final_step as _final_step
 from kb_agent.agent.grade_evidence import by_support
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
-from kb_agent.agent.question_terms import key_terms
+from kb_agent.agent.question_terms import Weights, key_terms
 from kb_agent.agent.rules import FILE_QUESTION_WORDS, asks_identity, small_talk_reply
 from kb_agent.agent.sentences import Sentence, SentenceStream, without_markers
 from kb_agent.agent.state import AgentState, recent_history
@@ -78,18 +79,30 @@ def _prompt_sources(ctx: AgentContext, state: AgentState, sources: list[Evidence
     return render_sources(shown, min(settings.simple_source_chars, settings.source_max_chars), query)
 
 
-def _unheard(ctx: AgentContext, query: str, sources: list[Evidence]) -> set[str]:
-    """The question's key terms nothing the caller may read holds (`vocabulary`); none when the store cannot say."""
+def _unheard(ctx: AgentContext, query: str, sources: list[Evidence]) -> tuple[set[str], set[str]]:
+    """The question's key terms nothing the caller may read holds (`vocabulary`), and those of them that are only
+    the asker's wording (`still_unknown`) and say how, not what (`how_words`: "reachable", not "canary"); none
+    when the store cannot say."""
     if ctx.held_terms is None:
-        return set()
+        return set(), set()
     try:
         texts = (f"{e.title} {e.path}\n{e.text}" for e in sources)
         chunks = ctx.kb_chunks() if ctx.kb_chunks is not None else 0
         unknown = unknown_terms(key_terms(query), ctx.held_terms, query, texts, chunks)
     except Exception:  # a store that cannot answer leaves the decision to the coverage rule
         log.warning("the knowledge bases' vocabulary could not be read", exc_info=True)
-        return set()
-    return still_unknown(query, unknown, sources)
+        return set(), set()
+    unheard = still_unknown(query, unknown, sources)
+    return unheard, how_words(query, unknown - unheard)
+
+
+def _discounted(weights: Weights | None, wording: set[str]) -> Weights | None:
+    """The store's term weights with the asker's own wording - a word no page writes ("reachable" where the page
+    says "publicly accessible") - counting nothing: it holds no passage apart from another, and at its rarity
+    it outweighed the words every answering line shares with the question."""
+    if weights is None or not wording:
+        return weights
+    return lambda asked: {t: 0.0 if t in wording else w for t, w in weights(asked).items()}
 
 
 def synthesize(state: AgentState, config) -> AgentState:
@@ -121,7 +134,8 @@ def synthesize(state: AgentState, config) -> AgentState:
     ruled = final if final is not None and final.ruled else None
     about_bridge = [e for e in sources if ruled and ruled.names_bridge(e.text)]
     bridge = ruled.names_bridge if ruled is not None else None
-    unheard = _unheard(ctx, query, sources) if sources else set()
+    unheard, wording = _unheard(ctx, query, sources) if sources else (set(), set())
+    weights = _discounted(ctx.term_weights, wording)
     if ruled is not None:  # the steps found the bridge: a plain word no page writes is the asker's ("earldom")
         unheard &= named_terms(query) | {t for t in unheard if has_cjk(t)}
     # the answer's lines are looked for in a few more passages than the prompt shows (reading costs nothing
@@ -132,13 +146,13 @@ def synthesize(state: AgentState, config) -> AgentState:
         not sources
         or unheard
         or not (
-            covers(query, read, ctx.term_weights, ctx.held_terms)
-            or (ruled and covers(ruled.query, about_bridge, ctx.term_weights, ctx.held_terms))
+            covers(query, read, weights, ctx.held_terms)
+            or (ruled and covers(ruled.query, about_bridge, weights, ctx.held_terms))
         )
     ):
         if unheard:
             notices.append(f"no passage mentions {', '.join(sorted(unheard))}: refused without asking the model")
-        elif sources and (name := missing_name(query, sources, ctx.term_weights, ctx.held_terms)):
+        elif sources and (name := missing_name(query, sources, weights, ctx.held_terms)):
             notices.append(f"no passage found names {name}: refused without asking the model")
         elif sources:
             notices.append("no passage holds the question's key terms: refused without asking the model")
@@ -152,7 +166,7 @@ def synthesize(state: AgentState, config) -> AgentState:
         subjects |= {t for bridge in final.bridges for t in tokenize(bridge)} if subjects else set()
     # one lookup: the line that answers holds the question's words and the value; a later step's evidence
     # about a bridge may state the value in words a line of its own does not share with the question
-    if final is None and (kind := value_missing(query, read, ctx.term_weights)):
+    if final is None and (kind := value_missing(query, read, weights)):
         notices.append(f"no passage found states {kind} the question asks for: refused without asking the model")
         return _refused(ctx, [], zh, sources, notices, started)
     if final is None and (kind := kind_unknown(query, read)):
@@ -161,7 +175,7 @@ def synthesize(state: AgentState, config) -> AgentState:
     checked = CheckedAnswer(read, query, anchors, subjects, names, bridge)
     said: str | None = None
     if ctx.main is not None and _quote_first(ctx, state, final):
-        quoted = confident_quotes(query, read, ctx.embed, ctx.term_weights)
+        quoted = confident_quotes(query, read, ctx.embed, weights)
         if quoted:
             ctx.emit({"type": "step", "label": "📋 Quoting the evidence: it states the answer"})
             for sentence in quoted:
@@ -210,7 +224,7 @@ def synthesize(state: AgentState, config) -> AgentState:
         model_claims = checked.claims
         checked = CheckedAnswer(read, query, anchors, subjects, names, bridge)
         checked.claims = list(model_claims)
-        for sentence in _quotes(ctx, query, final, read):
+        for sentence in _quotes(ctx, query, final, read, weights):
             if text := checked.add(sentence):
                 ctx.emit({"type": "token", "text": text, "boundary": True})  # a whole checked sentence
     if not checked.kept:
@@ -268,9 +282,11 @@ def _generate(ctx: AgentContext, llm, messages: list[dict], checked: CheckedAnsw
     return said
 
 
-def _quotes(ctx: AgentContext, query: str, final: FinalStep | None, sources: list[Evidence]) -> list[Sentence]:
-    """The evidence sentences that answer (`step_quotes`)."""
-    return step_quotes(query, final, sources, ctx.embed, ctx.term_weights)
+def _quotes(
+    ctx: AgentContext, query: str, final: FinalStep | None, sources: list[Evidence], weights: Weights | None = None
+) -> list[Sentence]:
+    """The evidence sentences that answer (`step_quotes`), by `weights` (else the store's)."""
+    return step_quotes(query, final, sources, ctx.embed, weights if weights is not None else ctx.term_weights)
 
 
 def _empty(said: str | None) -> bool:
