@@ -10,6 +10,20 @@ from kb_agent.agent.evidence_units import terms
 
 # "Where do I configure …?": asks for a place to write it, a file ("in a `pyproject.toml` file")
 ASKS_WHERE = re.compile(r"^\s*where (?:do|does|should|can|must|is|are|will)\b|在哪(?:个|些)?文件|写在哪", re.I)
+# "Where in the specification does the field go?", "放在哪里": where a thing goes, is put or lives
+ASKS_PLACE = re.compile(r"^\s*where\b|放在哪|位于哪|在哪(?:里|儿)", re.I)
+_SAYS_PLACE = re.compile(
+    r"\b(?:goes|go|is placed|are placed|is put|are put|belongs?|lives?|sits?|is located|are located)\s+"
+    r"(?:in|inside|outside|under|into|at|on|within)\b|(?:放在|位于|放到|写在)",
+    re.I,
+)
+
+
+def says_place(text: str) -> bool:
+    """The line says where something goes, is put or lives ("It goes in the details for each path operation")."""
+    return bool(_SAYS_PLACE.search(text))
+
+
 _FILE_NAMED = re.compile(r"(?<![\w/.-])[\w/-]*\.(?:toml|py|json|ya?ml|cfg|ini|env|txt|lock)\b|\.env\b", re.I)
 # a line setting two things against each other
 _CONTRASTS = re.compile(

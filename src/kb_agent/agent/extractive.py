@@ -77,6 +77,7 @@ from kb_agent.text.tokenize import (
 )
 from kb_agent.tools.base import Evidence
 
+PLACE_BONUS = 0.1  # asked where a thing goes, a line saying where something goes ranks above one about the thing
 NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outranks those that do not
 KEYED_BONUS = 0.2  # ... and a line setting a key of that kind (`"type": …`) outranks prose that names others
 POINTED_TO = 1.0  # credit for a key term said by the line a line opening "This …" points back to
@@ -197,6 +198,7 @@ def rank(
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     asks_one = bool(asked_shapes.ASKS_WHICH_ONE.search(question))
     where = bool(asked_shapes.ASKS_WHERE.search(question))
+    place = bool(asked_shapes.ASKS_PLACE.search(question))
     prose_kind = asked_shapes.prose_kind(question)
     when_to = asked_shapes.when_to(question)
     differs = bool(ASKS_DIFFERENCE.search(question))
@@ -353,6 +355,8 @@ def rank(
             unit.score += NAME_BONUS  # "In which district …?": "It is located in Daxi District, Taoyuan City"
         if where and asked_shapes.names_a_file(unit.text, lowered):
             unit.score += NAME_BONUS  # "Where do I configure the entrypoint …?": "… in a `pyproject.toml` file"
+        elif place and asked_shapes.says_place(unit.text):
+            unit.score += PLACE_BONUS  # "Where in the specification does … go?": "It goes in the details for …"
         if kind is None and asks_which and unit.label and unit.label.lower() not in lowered:
             unit.score += NAME_BONUS  # "Which proxies renew certificates?": "Traefik: Automatically handles …"
         elif kind is None and asks_one and (title := section_titles.titled_name(unit, per_source[index], lowered)):

@@ -13,11 +13,14 @@ from kb_agent.agent.question_terms import key_terms
 from kb_agent.agent.reasons import (
     antecedent,
     asks_benefit,
+    asks_consequence,
     asks_why,
     contrast_after,
     gives_cause,
     passage_subject,
     reason_beside,
+    result_after,
+    states_consequence,
 )
 from kb_agent.agent.sentences import Sentence
 from kb_agent.tools.base import Evidence
@@ -132,6 +135,13 @@ def _reasoned(question: str, chosen: list[Unit], sources: list[Evidence]) -> tup
             units = passages.setdefault(unit.source, units_of(unit.source, sources[unit.source]))
             if (reason := reason_beside(unit, units)) is not None:
                 return unit, reason
+    if asks_consequence(question):
+        for unit in chosen:
+            if states_consequence(unit.text):
+                return unit, None  # "If …, they will receive an error"
+            units = passages.setdefault(unit.source, units_of(unit.source, sources[unit.source]))
+            if (result := result_after(unit, units)) is not None:
+                return unit, result
     top = chosen[0]
     return top, contrast_after(top, passages.get(top.source) or units_of(top.source, sources[top.source]))
 

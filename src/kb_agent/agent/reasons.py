@@ -88,7 +88,8 @@ def asks_why(question: str) -> bool:
 # "What happens if a client sends extra form fields?" asks what follows: the line saying so under its condition
 # ("如果客户端尝试发送一些额外的数据，他们将收到**错误**响应"), not the ones restating the setup
 _CONSEQUENCE = re.compile(
-    r"\bwhat (?:happens|will happen|would happen|happened)\b|会怎样|会怎么样|会发生什么|会如何|结果会", re.I
+    r"\bwhat (?:happens|will happen|would happen|happened)\b|会怎样|会怎么样|会发生什么|会如何|结果会|会?被(?:怎样|怎么|如何)处理",
+    re.I,
 )
 _CONDITION = re.compile(r"\b(?:if|when|once|unless)\b|如果|假如|若|当|一旦", re.I)
 _RESULT = re.compile(r"\b(?:will|would|then|gets?|receives?)\b|将|会|就|便|则", re.I)
@@ -147,6 +148,28 @@ def reason_beside(unit: Unit, units: list[Unit]) -> Unit | None:
     return None
 
 
+# "The string will be checked to be a valid URL …" after "… declare it to be Pydantic's `HttpUrl` …:" and its example:
+# what the line before sets up comes to, said of what it set up
+_OPENS_RESULT = re.compile(
+    r"^(?:the|this|that|these|those|it|they)\b[^.]{0,80}?\b(?:will|would)\b|^(?:该|这|此|它)[^。]{0,40}?(?:将|会)", re.I
+)
+_PROSE = re.compile(r"[.。:：]\s*$")
+
+
+def result_after(unit: Unit, units: list[Unit]) -> Unit | None:
+    """Asked what happens, the line after `unit` (past its example, in its section) that says what comes of what
+    `unit` sets up ("… declare it to be `HttpUrl` instead of a `str`:" / "The string will be checked to be a valid
+    URL"); None when the next line of prose says something else."""
+    for later in units[unit.position + 1 : unit.position + 1 + REASON_REACH]:
+        if later.heading != unit.heading:
+            break
+        if _OPENS_RESULT.match(later.text):
+            return later
+        if _PROSE.search(later.text) and not later.note:
+            break
+    return None
+
+
 # the subject a line opens with, when it is a pronoun: "But …" / "But …" is no subject carried on
 _FIRST_WORD = re.compile(r"^\s*(it|they|this|these|you|we)\b", re.I)
 
@@ -171,6 +194,8 @@ def contrast_after(unit: Unit, units: list[Unit]) -> Unit | None:
 _REFERS_BACK = re.compile(
     r"^(?:that|this|these|those|such)\b(?!\s*(?:is|are)\s+(?:how|where|what|when|why|a|an|the)\b)"
     r"|^in (?:that|this|such a) case\b|^(?:for|to do) (?:that|this)\b|^if (?:you do (?:this|that)|so)\b|^(?:这|那|此|为此)"
+    # a consequence of the line before: "Because of that, versions of FastAPI previous to 0.99.0 still used …"
+    r"|^(?:because of|due to) (?:that|this)\b|^as a result\b|^for (?:that|this) reason\b|^(?:因此|正因如此|由于这个原因)"
     r"|^该(?![如怎])",  # "该工具会帮助你…" (this tool); not "该如何" (how should)
     re.I,
 )

@@ -31,7 +31,7 @@ _ZH_FAREWELL = r"再见|拜拜|回头见|下次见|就这些|没有了|没别的
 _EN_PHRASE = (
     r"(?:hi|hello|hey|hiya|yo|howdy|greetings|sup|wassup|(?:good )?(?:morning|afternoon|evening)|good (?:night|day)|"
     r"(?:i'?m|i am) new(?: here)?|(?:good|nice|great) to (?:see|meet) you|pleased to meet you|"
-    r"(?:thanks?|thank (?:u|ya))(?: you)?(?: (?:so|very) much| a lot| a ton| a bunch)?(?: again)?"
+    r"(?:thanks?|thank (?:u|ya))(?: you)?(?: (?:so|very) much| a lot| a ton| a bunch)?(?: again| in advance)?"
     r"(?: for (?:(?:your|the|all the|all your) (?:help|time|support|patience|answers?)|everything|that|this|helping(?: me| us)?))?"
     r"|thx|thanx|ty|tysm|cheers|"
     r"thank you kindly|much appreciated|(?:i )?appreciate (?:it|that|your help|the help)|"
