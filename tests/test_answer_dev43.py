@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import rare_weights
-from kb_agent.agent import example_lines, question_terms, quote_selection, synthesize
+from kb_agent.agent import coverage, example_lines, question_terms, quote_selection
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.question_terms import key_terms, term_credits
 from kb_agent.tools.base import Evidence
@@ -88,7 +88,7 @@ def test_a_word_no_page_writes_does_not_outweigh_the_words_the_answer_shares(rul
     from kb_agent.agent.coverage import covers
 
     store = rare_weights({"reachabl": 8.0, "machin": 4.0, "start": 3.0, "fastapi": 0.8})
-    weights = synthesize._discounted(store, {"reachabl"}) if rule else store
+    weights = coverage.discounted(store, {"reachabl"}) if rule else store
     question = "Why is an app started with fastapi run reachable from other machines?"
     assert covers(question, [CLI_RUN], weights) is rule
 

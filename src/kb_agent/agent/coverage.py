@@ -153,6 +153,15 @@ def _wording(term: str) -> bool:
     return zh_tag(term) in _WORDING_TAGS or (term[:1] in "不没未" and zh_tag(term[1:]) in _WORDING_TAGS)
 
 
+def discounted(weights: Weights | None, wording: set[str]) -> Weights | None:
+    """The store's term weights with the asker's own wording - a word no page writes ("reachable" where the page
+    says "publicly accessible") - counting nothing: it holds no passage apart from another, and at its rarity
+    it outweighed the words every answering line shares with the question."""
+    if weights is None or not wording:
+        return weights
+    return lambda asked: {t: 0.0 if t in wording else w for t, w in weights(asked).items()}
+
+
 # an English word whose ending says how, not what: "reachable", "quickly", "crashed"; "canary" (a thing) is no wording
 _HOW_ENDING = re.compile(r"(?:able|ible|ly|ful|ous|ive|ed|ing)$", re.I)
 

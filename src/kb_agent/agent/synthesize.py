@@ -18,6 +18,7 @@ from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.coverage import (
     as_written,
     covers,
+    discounted,
     how_words,
     kind_unknown,
     missing_name,
@@ -96,15 +97,6 @@ def _unheard(ctx: AgentContext, query: str, sources: list[Evidence]) -> tuple[se
     return unheard, how_words(query, unknown - unheard)
 
 
-def _discounted(weights: Weights | None, wording: set[str]) -> Weights | None:
-    """The store's term weights with the asker's own wording - a word no page writes ("reachable" where the page
-    says "publicly accessible") - counting nothing: it holds no passage apart from another, and at its rarity
-    it outweighed the words every answering line shares with the question."""
-    if weights is None or not wording:
-        return weights
-    return lambda asked: {t: 0.0 if t in wording else w for t, w in weights(asked).items()}
-
-
 def synthesize(state: AgentState, config) -> AgentState:
     ctx: AgentContext = config["configurable"]["ctx"]
     started = time.perf_counter()
@@ -135,7 +127,7 @@ def synthesize(state: AgentState, config) -> AgentState:
     about_bridge = [e for e in sources if ruled and ruled.names_bridge(e.text)]
     bridge = ruled.names_bridge if ruled is not None else None
     unheard, wording = _unheard(ctx, query, sources) if sources else (set(), set())
-    weights = _discounted(ctx.term_weights, wording)
+    weights = discounted(ctx.term_weights, wording)
     if ruled is not None:  # the steps found the bridge: a plain word no page writes is the asker's ("earldom")
         unheard &= named_terms(query) | {t for t in unheard if has_cjk(t)}
     # the answer's lines are looked for in a few more passages than the prompt shows (reading costs nothing
