@@ -96,3 +96,54 @@ def test_thanks_in_advance_is_small_talk():
     """dev44 h4421: "Hi! Thanks in advance for your help." was searched and refused."""
     assert is_chitchat("Hi! Thanks in advance for your help.")
     assert not is_chitchat("Thanks in advance, how do I use Depends?")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Hello, nice to e-meet you",
+        "Hey, what's new?",
+        "Are you there?",
+        "Can you hear me?",
+        "What's your purpose?",
+        "haha",
+        "Long time no see",
+        "Hello! Hope you're having a good day.",
+        "Thanks, you've been very helpful",
+        "Many thanks!",
+        "Much obliged",
+        "You rock!",
+        "Nice work, thanks",
+        "How do you work?",
+        "What can I ask you about?",
+        "Talk to you later",
+        "你在吗？",
+        "你好，很高兴认识你",
+        "你是干什么的？",
+        "哈哈",
+        "辛苦你了",
+        "非常感谢你的帮助！",
+        "你真棒",
+        "回头聊",
+        "麻烦你了，谢谢",
+    ],
+)
+def test_more_small_talk_is_recognised_without_a_model(message):
+    """Phrasings a first round of small talk missed after dev44's (searched, then refused or cited)."""
+    assert is_chitchat(message)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What's new in FastAPI 0.100?",
+        "How do you work with databases?",
+        "Is there a good job queue for FastAPI?",
+        "早期版本支持 Python 3.8 吗？",
+        "你在吗？FastAPI 怎么部署？",
+        "Are you there? How do I deploy?",
+        "haha, how do I add CORS?",
+    ],
+)
+def test_small_talk_words_in_a_question_leave_it_a_question(question):
+    assert not is_chitchat(question)

@@ -14,31 +14,38 @@ _EN_IDENTITY = (
     r"what(?:'s| is) your name|what should i call you|are you (?:a |an )?(?:bot|robot|human|real|ai|person|machine)"
     r"(?: or (?:a |an )?(?:bot|robot|human|real person|person|ai|machine))?|"
     r"(?:please )?introduce yourself|tell me about yourself|who (?:made|built|created) you|"
-    r"what can i ask(?: you)?|how can you help(?: me)?|what can you help (?:me )?with|"
+    r"what can i ask(?: you)?(?: about)?|how can you help(?: me)?|what can you help (?:me )?with|"
+    r"what(?:'s| is) your (?:purpose|job|role)|how do you work|"
     r"(?:can|could) you tell me (?:what you (?:do|are|can do)|about yourself)"
 )
 _ZH_IDENTITY = (
     r"你是谁|您是谁|(?:你|您)(?:能|可以|会)(?:帮我)?做(?:些|点)?什么|你叫什么(?:名字)?|(?:请)?(?:介绍一下|介绍下)(?:你自己|自己)|"
-    r"你是(?:机器人|真人|人工智能|AI)(?:吗|还是(?:机器人|真人|人工智能|AI|人)(?:呢|啊)?)|我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么|(?:你|您)是哪位"
+    r"你是(?:机器人|真人|人工智能|AI)(?:吗|还是(?:机器人|真人|人工智能|AI|人)(?:呢|啊)?)|你是(?:干什么|做什么|干嘛)的|我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么|(?:你|您)是哪位"
 )
 # closing a conversation ("ok that's all for now, bye!"): small talk, and what a farewell reply answers
 _EN_FAREWELL = (
     r"(?:good)?bye(?: for now)?|bye-bye|see (?:you|ya)(?: later| soon| tomorrow)?|(?:talk|catch you) later|take care|"
+    r"talk to you (?:later|soon|tomorrow)|"
     r"(?:that'?s|that is) (?:all|it)(?: (?:for now|for today|i needed|thanks))?|(?:i'?m|i am|we'?re) (?:done|all set)|"
     r"no more questions|nothing else|have a (?:nice|good|great) (?:day|one|evening|weekend)"
 )
-_ZH_FAREWELL = r"再见|拜拜|回头见|下次见|就这些|没有了|没别的了|先这样|(?:今天|那)?(?:就)?(?:先)?到这(?:里|儿)"
+_ZH_FAREWELL = r"再见|再会|拜拜|回头见|下次见|(?:回头|下次|改天)聊|就这些|没有了|没别的了|先这样|(?:今天|那)?(?:就)?(?:先)?到这(?:里|儿)"
 _EN_PHRASE = (
     r"(?:hi|hello|hey|hiya|yo|howdy|greetings|sup|wassup|(?:good )?(?:morning|afternoon|evening)|good (?:night|day)|"
-    r"(?:i'?m|i am) new(?: here)?|(?:good|nice|great) to (?:see|meet) you|pleased to meet you|"
+    r"(?:i'?m|i am) new(?: here)?|(?:good|nice|great) to (?:e-)?(?:see|meet) you|pleased to meet you|"
+    r"what'?s new|are you (?:still )?(?:there|around)|(?:can|do) you hear me|long time no see|"
+    r"lol|lmao|ha(?:ha)+|he(?:he)+|"
     r"(?:thanks?|thank (?:u|ya))(?: you)?(?: (?:so|very) much| a lot| a ton| a bunch)?(?: again| in advance)?"
     r"(?: for (?:(?:your|the|all the|all your) (?:help|time|support|patience|answers?)|everything|that|this|helping(?: me| us)?))?"
     r"|thx|thanx|ty|tysm|cheers|"
-    r"thank you kindly|much appreciated|(?:i )?appreciate (?:it|that|your help|the help)|"
+    r"thank you kindly|much appreciated|many thanks|much obliged|(?:i )?appreciate (?:it|that|your help|the help)|"
+    r"you(?:'ve| have) been (?:very |really |so |super )?(?:helpful|great|a (?:great |big )?help)|"
+    r"you rock|(?:good|nice|great|awesome) (?:job|work)|well done|you(?:'?re| are) the best|"
     r"(?:that|this|it) (?:answers|answered) (?:my question|it)|"
     rf"{_EN_FAREWELL}|"
     rf"{_EN_IDENTITY}|how are you(?: doing)?|how(?:'s| is) (?:it going|everything)|what'?s up|"
-    r"(?:i )?hope (?:you(?:'?re| are) (?:doing )?(?:well|good|fine|ok(?:ay)?)|(?:all is|everything is|all'?s) well)|"
+    r"(?:i )?hope (?:you(?:'?re| are) (?:doing )?(?:well|good|fine|ok(?:ay)?)|(?:all is|everything is|all'?s) well"
+    r"|you(?:'?re| are) having a (?:good|great|nice|lovely) (?:day|morning|afternoon|evening|weekend))|"
     r"how(?:'s| is| was) your (?:day|morning|afternoon|evening|weekend)(?: going)?|"
     r"(?:can|could) you help(?: me| us)?|nice to meet you|"
     r"ok(?:ay)?|great|cool|nice|awesome|perfect|got it|"
@@ -54,7 +61,9 @@ _ZH_HOW_ARE_YOU = (
     r"|(?:你|您)?(?:今天|最近|这几天|这些天)?(?:还)?(?:忙吗|忙不忙)"
 )
 _ZH_PHRASE = (
-    rf"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|谢谢|多谢|感谢|谢啦|"
+    rf"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|早啊|早|谢谢|多谢|感谢|谢啦|(?:非常|十分|万分)感谢|"
+    rf"(?:你|您)?在吗|在不在|(?:很)?高兴认识(?:你|您)|认识(?:你|您)很高兴|哈哈+|呵呵+|嘿嘿+|麻烦(?:你|您)?了|"
+    rf"(?:你|您)?(?:真|太)棒了?|辛苦(?:你|您)了|"
     rf"{_ZH_FAREWELL}|没有(?:别的|其他)?问题了?|没问题了|"
     rf"你好吗|好的|收到|明白了|辛苦了|辛苦|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY}|"
     rf"(?:你|您)?(?:真是)?帮了(?:我)?(?:一个|很)?大忙了?|(?:你|您)?帮了我很多|太感谢了?|{_ZH_HOW_ARE_YOU})"
@@ -93,7 +102,9 @@ _REPLIES = [
     ),
     (
         re.compile(
-            r"thank|thx|\bty\b|cheers|appreciat|helpful|helped|lifesaver|saved|谢|感谢|辛苦|帮助|帮大忙|帮了", re.I
+            r"thank|thx|\bty\b|cheers|appreciat|obliged|helpful|helped|lifesaver|saved|you rock|\b(?:job|work)\b|well done"
+            r"|the best|谢|感谢|辛苦|帮助|帮大忙|帮了|麻烦|棒",
+            re.I,
         ),
         "You're welcome! Ask me anything else about the indexed documents.",
         "不客气！还有关于文档的问题可以继续问我。",
