@@ -315,15 +315,22 @@ def _block_after(unit: Unit, evidence: Evidence) -> tuple[str, list[str]]:
     lines = _lines_of_introducer(unit, evidence)
     if lines is None:
         return "", []
-    at = _next_text_row(lines, unit.line)
+    fence, block, _ = _fenced_block(lines, unit.line, CODE_SPAN)
+    return fence, block
+
+
+def _fenced_block(lines: list[str], row: int, span: int) -> tuple[str, list[str], bool]:
+    """The fence opening the code block at the first text row after `row`, the block's first `span` lines, and
+    whether its closing fence came within them; ("", [], False) when that row opens no block."""
+    at = _next_text_row(lines, row)
     if not lines[at].strip().startswith(("```", "~~~")):
-        return "", []
+        return "", [], False
     block: list[str] = []
-    for line in lines[at + 1 : at + 1 + CODE_SPAN]:
+    for line in lines[at + 1 : at + 1 + span]:
         if line.strip().startswith(("```", "~~~")):
-            break
+            return lines[at], block, True
         block.append(line)
-    return lines[at], block
+    return lines[at], block, False
 
 
 # a line that stops mid-sentence: it ends in a word ("… to the local API at", "…地址为"), not in punctuation
@@ -339,17 +346,11 @@ def block_ending(unit: Unit, evidence: Evidence) -> list[str]:
     own = lines[unit.line].rstrip() if not evidence.is_record and 0 <= unit.line < len(lines) else ""
     if not own or not _UNFINISHED.search(own) or not own.endswith(unit.text.rstrip()):
         return []
-    at = _next_text_row(lines, unit.line)
-    if not lines[at].strip().startswith(("```", "~~~")):
-        return []
-    block: list[str] = []
-    for line in lines[at + 1 : at + 2 + RUN_ON_LINES]:
-        if line.strip().startswith(("```", "~~~")):
-            return block
-        if not line.strip() or len(line.strip()) > LIST_ITEM_CHARS:
-            return []
-        block.append(line.strip())
-    return []  # no closing fence within reach: a longer block
+    _, block, closed = _fenced_block(lines, unit.line, RUN_ON_LINES + 1)
+    ending = [line.strip() for line in block]
+    if not closed or not all(ending) or any(len(line) > LIST_ITEM_CHARS for line in ending):
+        return []  # no closing fence within reach (a longer block), a blank or a long line: an example
+    return ending
 
 
 _HIGHLIGHTED = re.compile(r'hl_lines="([\d\s,-]+)"')
