@@ -28,13 +28,23 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-def evidence_under(text: str, path: str, headings: list[str], start: int = 1) -> Evidence:
-    """A passage of `path` from line `start`, under `headings`: what a search hands the answer step."""
+def evidence_under(
+    text: str, path: str, headings: list[str] | None = None, start: int = 1, title: str = ""
+) -> Evidence:
+    """A passage of `path` from line `start`, under `headings`: what a search hands the answer step. Its last line
+    is counted from the text (a span whose lines do not match its text reads as one record)."""
     lines = text.rstrip("\n").split("\n")
     return Evidence(
-        source=path, path=path, start_line=start, end_line=start + len(lines) - 1, text="\n".join(lines),
-        heading_path=headings,
+        source=path, path=path, title=title, start_line=start, end_line=start + len(lines) - 1,
+        text="\n".join(lines), heading_path=headings or [],
     )  # fmt: skip
+
+
+def quoted_text(question: str, sources: list[Evidence]) -> str:
+    """The extractive answer's sentences to `question` from `sources`, joined."""
+    from kb_agent.agent.extractive import extractive_sentences
+
+    return " ".join(s.text for s in extractive_sentences(question, sources))
 
 
 def rare_weights(rare: dict[str, float]):

@@ -6,19 +6,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.conftest import evidence_under
 
+from conftest import evidence_under, quoted_text
 from kb_agent.agent import answer_types, quote_selection
-from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.sentences import Sentence
 from kb_agent.agent.step_quotes import _first_lines
 from kb_agent.agent.step_rules import decompose
 from kb_agent.tools.base import Evidence
-
-
-def _said(question: str, sources: list[Evidence]) -> str:
-    return " ".join(s.text for s in extractive_sentences(question, sources))
-
 
 DEPENDS = evidence_under(
     "Although you use `Depends` in the parameters of your function the same way you use `Body`, `Query`, etc, "
@@ -74,13 +68,13 @@ def test_asked_who_a_line_opening_he_comes_with_the_record_naming_him(monkeypatc
     current head football coach at …": right, but who is "he"? The record's opening line names him."""
     if not rule:
         monkeypatch.setattr(quote_selection, "_with_whose", lambda chosen, sources: chosen)
-    said = _said("Who is head football coach at the University of South Dakota?", [BIO])
+    said = quoted_text("Who is head football coach at the University of South Dakota?", [BIO])
     assert "He is the current head football coach" in said
     assert ("Bob Nielson" in said) is rule
 
 
 def test_asked_no_person_the_record_line_is_not_added():
-    said = _said("Which university does the current head football coach work at?", [BIO])
+    said = quoted_text("Which university does the current head football coach work at?", [BIO])
     assert "He is the current head football coach" in said and "Bob Nielson" not in said
 
 
@@ -113,7 +107,7 @@ def test_a_records_opening_with_a_long_apposition_still_names_its_subject(monkey
     if not rule:
         short = reasons._DEFINES_SUBJECT.pattern.replace("{0,160}", "{0,60}")
         monkeypatch.setattr(reasons, "_DEFINES_SUBJECT", re.compile(short))
-    said = _said("In which district is the temporary resting place of President Chiang Kai-shek?", [CIHU])
+    said = quoted_text("In which district is the temporary resting place of President Chiang Kai-shek?", [CIHU])
     assert ("Daxi District" in said) is rule
 
 

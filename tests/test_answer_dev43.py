@@ -6,23 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import rare_weights
+from conftest import evidence_under, quoted_text, rare_weights
 from kb_agent.agent import coverage, example_lines, question_terms, quote_selection
-from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.question_terms import key_terms, term_credits
-from kb_agent.tools.base import Evidence
 
-ATTACK = Evidence(
-    source="strict-content-type.md",
-    path="strict-content-type.md",
-    title="Strict Content-Type Checking",
-    start_line=45,
-    end_line=53,
-    text="Then one of your users could install it and run it locally.\n\n"
+ATTACK = evidence_under(
+    "Then one of your users could install it and run it locally.\n\n"
     "And that malicious website sends requests using `fetch()` with a `Blob` body to the local API at\n\n"
     "```\nhttp://localhost:8000/v1/agents/multivac\n```\n\n"
     "Even though the host of the malicious website and the local app is different, the browser won't trigger a "
     "CORS preflight request.",
+    "strict-content-type.md",
+    start=45,
+    title="Strict Content-Type Checking",
 )
 
 
@@ -33,7 +29,7 @@ def test_a_sentence_that_runs_on_into_a_short_block_is_quoted_with_it(monkeypatc
         monkeypatch.setattr(quote_selection, "block_ending", lambda unit, evidence: [])
         monkeypatch.setattr(example_lines, "block_ending", lambda unit, evidence: [])
     question = "Which local address does the malicious website send its requests to?"
-    said = " ".join(s.text for s in extractive_sentences(question, [ATTACK]))
+    said = quoted_text(question, [ATTACK])
     assert ("localhost:8000/v1/agents/multivac" in said) is rule
 
 
@@ -70,13 +66,8 @@ CLI = (
     "## `fastapi dev`\n\nBefore importing your app, `fastapi dev` sets the `FASTAPI_ENV` environment variable to "
     "`development`.\n"
 )
-CLI_RUN = Evidence(
-    source="fastapi-cli.md",
-    path="fastapi-cli.md",
-    title="FastAPI CLI",
-    start_line=128,
-    end_line=130,
-    text=CLI.split("## `fastapi run`\n\n")[1].split("\n\n## ")[0],
+CLI_RUN = evidence_under(
+    CLI.split("## `fastapi run`\n\n")[1].split("\n\n## ")[0], "fastapi-cli.md", start=128, title="FastAPI CLI"
 )
 
 

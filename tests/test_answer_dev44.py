@@ -6,27 +6,17 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import evidence_under, quoted_text
 from kb_agent.agent import asked_shapes, extractive, question_terms, quote_selection, reasons
-from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.question_terms import key_terms
 from kb_agent.agent.rules import is_chitchat
-from kb_agent.tools.base import Evidence
 
-
-def _page(text: str, path: str, start: int) -> Evidence:
-    return Evidence(source=path, path=path, title=path, start_line=start, end_line=start + text.count("\n"), text=text)
-
-
-def _said(question: str, sources: list[Evidence]) -> str:
-    return " ".join(s.text for s in extractive_sentences(question, sources))
-
-
-NESTED = _page(
+NESTED = evidence_under(
     "For example, as in the `Image` model we have a `url` field, we can declare it to be an instance of Pydantic's "
     "`HttpUrl` instead of a `str`:\n\n{* ../../docs_src/body_nested_models/tutorial005.py hl[2,8] *}\n\n"
     "The string will be checked to be a valid URL, and documented in JSON Schema / OpenAPI as such.",
     "body-nested-models.md",
-    101,
+    start=101,
 )
 
 
@@ -36,17 +26,17 @@ def test_asked_what_happens_the_result_after_the_example_comes_with_the_setup(mo
     and not "The string will be checked to be a valid URL", past the example."""
     if not rule:
         monkeypatch.setattr(quote_selection, "result_after", lambda unit, units: None)
-    said = _said("What happens to the string once the url field is declared as HttpUrl?", [NESTED])
+    said = quoted_text("What happens to the string once the url field is declared as HttpUrl?", [NESTED])
     assert ("valid URL" in said) is rule
     assert reasons.asks_consequence("把 url 字段声明为 HttpUrl 之后，字符串会被怎样处理？")
 
 
-HISTORY = _page(
+HISTORY = evidence_under(
     "Even after OpenAPI 3.1.0 was released, for a while, Swagger UI, the tool that provides the automatic docs, "
     "didn't support OpenAPI 3.1.0 (it does since version 5.0.0).\n\n"
     "Because of that, versions of FastAPI previous to 0.99.0 still used versions of OpenAPI lower than 3.1.0.",
     "schema-extra-example.md",
-    176,
+    start=176,
 )
 
 
@@ -57,17 +47,17 @@ def test_a_line_opening_because_of_that_comes_with_the_line_it_follows(monkeypat
     if not rule:
         plain = reasons._REFERS_BACK.pattern.split("|^(?:because of|due to)")[0]
         monkeypatch.setattr(reasons, "_REFERS_BACK", __import__("re").compile(plain, reasons._REFERS_BACK.flags))
-    said = _said("Why did FastAPI versions before 0.99.0 still use OpenAPI versions lower than 3.1.0?", [HISTORY])
+    said = quoted_text("Why did FastAPI versions before 0.99.0 still use OpenAPI versions lower than 3.1.0?", [HISTORY])
     assert ("Swagger UI" in said) is rule
 
 
-SPEC = _page(
+SPEC = evidence_under(
     "The shape of this OpenAPI-specific field `examples` is a `dict` with **multiple examples** (instead of a "
     "`list`), each with extra information that will be added to **OpenAPI** too.\n\n"
     "This **OpenAPI-specific** `examples` goes in another section in the OpenAPI specification. It goes in the "
     "**details for each *path operation***, not inside each JSON Schema.",
     "schema-extra-example.md",
-    83,
+    start=83,
 )
 
 
