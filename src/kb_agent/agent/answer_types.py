@@ -69,7 +69,7 @@ ANSWER_TYPES = [
         re.compile(
             r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ ){0,2}(?:number|size|length|value|limit)\b"
             r"|\bdefault (?:\w+ )?(?:number|size|length|limit)\b"  # a default value may be False or None
-            r"|\bwhich port\b|多少|几个|几秒|(?:哪个|什么)端口",
+            r"|\bwhich port\b|多少|几个|几秒|多久|多长时间|(?:哪个|什么)端口",
             re.I,
         ),
         _NUMBER,
@@ -202,9 +202,23 @@ def _counted_zh(question: str) -> str | None:
     return words[0] if words and has_cjk(words[0]) else None
 
 
+# asked how long until something happens ("崩溃后多久会被重启？"): a number of some time unit answers it, not "一个外部组件"
+_ASKS_DURATION = re.compile(
+    r"多久|多长时间|\bhow long\b(?=[^?]*\b(?:takes?|took|wait|after|before|until|lasts?)\b)", re.I
+)
+_DURATION = re.compile(
+    rf"\d[\d,.]*\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|hours?|h|days?|weeks?|months?)\b"
+    rf"|{_NUMERAL_ZH}\s*(?:毫秒|秒|分钟|分|小时|天|日|周|星期|个月)",
+    re.I,
+)
+
+
 def _counts_in(question: str, text: str) -> bool:
     """Asked for a rate, the line says its unit ("week", "weekly", 每周); asked how many of a thing, the line
-    names the thing (in Chinese, with a number just before it); any line when neither is asked."""
+    names the thing (in Chinese, with a number just before it); asked how long, a number of a time unit; any
+    line when none of these is asked."""
+    if _ASKS_DURATION.search(question) and not _DURATION.search(text):
+        return False
     noun = _counted(question)
     if noun and noun not in tokenize(text):
         return False

@@ -36,6 +36,8 @@ _NAMED = re.compile(
 
 
 # a sentence that opens by pointing at the one before it ("This …", "That version …", "It …", "这 …")
+# a piece of code cut off mid-structure ('"data": {', "X-Token:"): a model's answer of it states nothing
+_FRAGMENT = re.compile(r"""\W*[\w.-]+\W*\s*[:{\[(,]\s*""")
 _POINTS_BACK = re.compile(r"\s*(?:this|that|these|those|such|it|they|which)\b|\s*(?:这|那|此|它|其)", re.I)
 
 
@@ -122,6 +124,8 @@ class CheckedAnswer:
             and (not written or (self._on_subject(claim) and self._names_one(claim)))
         ):
             claim.supported, claim.off_question = False, True
+        if written and claim.supported and _FRAGMENT.fullmatch(without_markers(sentence.text).strip()):
+            claim.supported = False  # true of its line as a substring, but no statement of anything
         if written:
             # "This can be found in the release notes for that version, which states: …" after the removed
             # "The version that added Kafka support is 0.70.0": true of its lines, but it vouches for the claim

@@ -59,6 +59,9 @@ class Unit:
     sections: tuple[Unit, ...] = ()
     titled: Unit | None = None  # the heading that states what was asked for it (set by the ranker)
     names_thing: bool = False  # a heading that is a name (a link, code, an identifier), not a topic ("Short")
+    # the words of the short example a sentence broken by it leaves out ("If you run it with:" `$ python
+    # myapp.py` "then … `__name__` … will have as value …"): what the sentence speaks of, said by the example
+    shown_terms: frozenset[str] = frozenset()
 
 
 # irregular verb forms read as their verb: "Who builds FastAPI Cloud?" / "… is built by the same author …" (the
@@ -109,6 +112,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
     notes = code_annotations(lines)
     fenced = False
     introduced: Unit | None = None  # a unit ending in ":" whose example may be followed by its sentence's end
+    between: list[str] = []  # the lines of that example
     items: list[tuple[int, str]] = []  # the list items above this line: (indent, text)
     lead: Unit | None = None  # the line ending in ":" that the list being read follows
     aside = False
@@ -122,6 +126,8 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
             continue
         if diagram:
             continue
+        if fenced and introduced is not None and raw:
+            between.append(_TAG.sub("", raw))
         if raw.startswith("///") and not fenced:  # "/// tip" opens an admonition, a bare "///" closes it
             aside = raw != "///"
             continue
@@ -152,7 +158,11 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
             # one sentence, broken by its example
             # the quote marks the example it leaves out: the sentence's two halves are lines apart
             introduced.text = f"{introduced.text} {EXAMPLE_GAP} {cleaned}"[:_MAX_UNIT_CHARS]
+            # a short example it leaves out is still what the sentence speaks of: "If you run it with:"
+            # `$ python myapp.py` "then … `__name__` … will have as value …" is about myapp.py
             introduced.terms = terms(introduced.text)
+            if len(between) <= RUN_ON_LINES + 1:
+                introduced.shown_terms = frozenset(terms(" ".join(between)) - introduced.terms)
             introduced = None
             continue
         if not fenced:  # the example's own lines stay answers of their own
@@ -188,7 +198,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
                     )
                 )
         if units and not fenced and units[-1].text.endswith(":"):
-            introduced = units[-1]
+            introduced, between = units[-1], []
         if units and not fenced and not item and units[-1].line == at and units[-1].text.endswith((":", "：")):
             lead = units[-1]
     return units

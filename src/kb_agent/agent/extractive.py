@@ -82,6 +82,7 @@ NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outr
 KEYED_BONUS = 0.2  # ... and a line setting a key of that kind (`"type": …`) outranks prose that names others
 POINTED_TO = 1.0  # credit for a key term said by the line a line opening "This …" points back to
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
+SHOWN = 0.5  # credit for a key term said by the short example that breaks a sentence in two
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
 ECHOED = 0.5  # that credit when a line in the question's language says the names the line shares with it
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
@@ -180,7 +181,7 @@ def rank(
     zh = has_cjk(question)
     kind = asked_kind(question)
     kind_terms = asked & set(tokenize(kind)) if kind else set()
-    plural = kind is not None and bool(re.search(rf"\b{kind}(?:s|es)\b|哪些", question, re.I))
+    plural = kind is not None and bool(re.search(rf"\b(?:{kind}(?:s|es)|{kind[:-1]}ies)\b|哪些", question, re.I))
     types = answer_types.asked_types(question)
     # asked a version or a date, the releases the question names are what it asks of: "… Python 3.5 dropped?" is
     # not answered by a note dropping Python 3.6 (asked an operator "in Python 3.10+", the line need not say 3.10)
@@ -228,15 +229,15 @@ def rank(
     # names one answers of something else (asked `GzipRequest`'s compression level: GZipMiddleware's `compresslevel`)
     # (a name the knowledge base writes everywhere - FastAPI in its docs - says nothing of the passage)
     rarest = max(weight.values(), default=0.0)
-    code_found = {
-        t
-        for t in _code_names(question) & asked
-        if weight.get(t, 0.0) >= rarest / 2 and any(c.get(t) == 1.0 for c in contexts)
-    }
+    asked_codes = _code_names(question, asked)
+    code_found = {t for t in asked_codes if weight.get(t, 0.0) >= rarest / 2 and any(c.get(t) == 1.0 for c in contexts)}
     # a page names the code it is about in one passage and goes on about it in the next ("It also declares an
     # optional `last_query` cookie" of `query_or_cookie_extractor`, named ten lines down): a passage next to one
     # naming it counts as naming it (not one further away: "HTTP 状态码 400" at the top of the page on errors
     # is no status code of `UnicornException`'s handler)
+    # a page titled by a word of the name ("Stream Data", asked of `StreamingResponse`) is about the thing named
+    pieces = _code_pieces(question)
+    titled_by = [bool(pieces & terms(e.title)) for e in sources]
     if code_found:
         contexts = [
             {**c, **dict.fromkeys(_named_beside(e, sources, contexts, code_found), 1.0)}
@@ -289,6 +290,8 @@ def rank(
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
             held[t] = max(held.get(t, 0.0), HEADING * c)
+        for t in unit.shown_terms & asked:  # "If you run it with:" `$ python myapp.py` "then …": of myapp.py
+            held[t] = max(held.get(t, 0.0), SHOWN)
         pointed = _pointed_to(unit, per_source[index])
         for before in pointed:  # "This parameter doesn't create …": `tokenUrl`'s
             for t, c in term_credits(before.terms, before.text, asked).items():
@@ -296,7 +299,11 @@ def rank(
         if code_asked and (block := code_after(unit, sources[index])):
             for t in code_asked & terms(block):  # "You can import them from `fastapi.security`:" / APIKeyHeader, …
                 held[t] = max(held.get(t, 0.0), HEADING)
-        if code_found and not any(contexts[index].get(t) == 1.0 or held.get(t) for t in code_found):
+        if (
+            code_found
+            and not any(contexts[index].get(t) == 1.0 or held.get(t) for t in code_found)
+            and not titled_by[index]
+        ):
             continue
         if unit_zh != zh and not any(held.get(t) for t in comparable):
             continue  # a line in the other language saying none of the names it could share: a guess
@@ -317,7 +324,7 @@ def rank(
         unit.score = coverage + SAID * itself + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
         # "… use the command:" with the command below it says what the question does not: the command
         leads_to_command = bool(commands_after(unit, sources[index]))
-        restates = not (yes_no or why or follows or leads_to_command) and _restates(unit, asked_words, question)
+        restates = not (yes_no or why or follows or leads_to_command) and _restates(unit, asked_words, question, kind)
         if restates:
             unit.score -= RESTATES
         elif (
@@ -342,9 +349,12 @@ def rank(
             unit.score += 2 * REASON_BONUS
         if risk and states_risk(unit.text):  # "What is the risk of …?": "we could be sending … to every client"
             unit.score += REASON_BONUS
-        if why and (under_why_heading(unit) or gives_cause(unit.text)):
+        # (the line after a cause names the code asked: "For that, you use `app.add_middleware()`")
+        led = bool(pointed) and bool(asked_codes & unit.terms) and gives_cause(pointed[0].text)
+        if why and (under_why_heading(unit) or gives_cause(unit.text) or led):
             # "Why should I hash passwords?": the "Why use password hashing" section; "Why are `Query`, `Path` …
-            # functions?": "These functions are there … so that your editor doesn't mark errors …"
+            # functions?": "These functions are there … so that your editor doesn't mark errors …"; "For that, you
+            # use `app.add_middleware()`" after the line saying what it makes sure of
             unit.score += REASON_BONUS
         if named_for:  # "What are types that take type parameters called?": "… are called **Generic types**";
             # a line that calls nothing by a name the question does not say cannot answer it
@@ -406,7 +416,11 @@ def rank(
 
 
 def _named_beside(e: Evidence, sources: list[Evidence], contexts: list[dict[str, float]], codes: set[str]) -> set[str]:
-    """The code names (of `codes`) a passage of the same page just before or after `e` names."""
+    """The code names (of `codes`) a passage of the same page just before or after `e` names - unless `e`'s own
+    section is titled by other code (`TrustedHostMiddleware`'s after `HTTPSRedirectMiddleware`'s)."""
+    titled = named_in(e.heading_path[-1], code_only=True) if e.heading_path else set()
+    if titled and not any(t in codes for name in titled for t in tokenize(name)[:1]):
+        return set()
     return {
         t
         for other, c in zip(sources, contexts, strict=True)
@@ -422,9 +436,18 @@ def _echoed(held: dict[str, float], comparable: set[str], said_in_own: set[str])
     return bool(shared) and shared <= said_in_own
 
 
-def _code_names(question: str) -> set[str]:
-    """The analysed code names the question writes, less acronyms: "HTTP" is no name of one thing."""
-    return {t for name in named_in(question, code_only=True) if not name.isupper() for t in tokenize(name)}
+def _code_names(question: str, asked: set[str]) -> set[str]:
+    """The key terms that are code names the question writes, whole, less acronyms: "HTTP" is no name of one
+    thing, and "redirect" (a piece of `HTTPSRedirectMiddleware`) is no name at all; `add_middleware` is the
+    question's "app.add_middleware"."""
+    wholes = {tokenize(name)[0] for name in named_in(question, code_only=True) if not name.isupper() and tokenize(name)}
+    return {t for t in asked if t in wholes or any(w in t.split(".") for w in wholes)}
+
+
+def _code_pieces(question: str) -> set[str]:
+    """The analysed first word of each code name the question writes ("stream" of `StreamingResponse`): what the
+    name is of ("valid" of `AfterValidator` says nothing of it)."""
+    return {tokens[1] for name in named_in(question, code_only=True) if len(tokens := tokenize(name)) > 1}
 
 
 def _pointed_to(unit: Unit, units: list[Unit]) -> list[Unit]:
@@ -453,11 +476,17 @@ def _names_kind_in_question_words(text: str, question: str, kind: str) -> bool:
     return any(re.search(rf"(?<![`\w]){c}(?![`\w])", question) for c in code)
 
 
-def _restates(unit: Unit, asked_words: set[str], question: str) -> bool:
+def _restates(unit: Unit, asked_words: set[str], question: str, kind: str | None) -> bool:
     """The line says nothing the question does not: no word of its own, no name, no code (`Form` answers "what
-    do I use to receive form fields")."""
+    do I use to receive form fields"); asked for an address, no address the question does not write whole (the
+    callback URL put together from the two parts the question gives)."""
     code = _CODE_SPAN.findall(unit.text)
-    return not (unit.terms - asked_words) and not new_names(unit.text, question) and all(c in question for c in code)
+    return (
+        not (unit.terms - asked_words)
+        and not new_names(unit.text, question)
+        and not (kind == "url" and new_names(unit.text, question, kind))
+        and all(c in question for c in code)
+    )
 
 
 def _new_code(text: str, question: str) -> bool:

@@ -13,11 +13,13 @@ _KINDS = (
     "library|type|url|field|name|attribute|property|middleware|decorator|algorithm|variable|key|tool|server|"
     "client|marker|image|format|member|model|file|directory|folder"
 )
+# a kind's plural when it ends in y: "Which libraries …", "which properties …"
+_IES_PLURALS = "libraries|properties|directories"
 # "what does X mean for a parameter", "what happens if I declare cookie parameters": no kind is asked
 _VERBS = "does|do|did|is|are|was|were|can|could|should|would|will|must|has|have|happens?|happened|if|when"
 # the kind is the phrase's last noun: "which path operation decorator parameter" asks for a parameter
 _ASKS_FOR_A_NAME = re.compile(
-    rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_KINDS}))s?\b(?!-)"
+    rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_IES_PLURALS}|{_KINDS}))s?\b(?!-)"
     r"|(?:哪个|哪些|什么)[^，,？?\s]{0,6}?(类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器|模型|文件|目录|文件夹)"
     r"|(类|包|参数|函数|方法|异常|模块|常量|库|命令|字段|属性|中间件|变量|算法)(?:是|叫)(?:什么|哪个|哪些)[？?]?\s*$",
     re.I,
@@ -72,8 +74,10 @@ _SHAPES = {
     **dict.fromkeys(("method", "方法"), re.compile(rf"{_LOWER_NAME.pattern}|[A-Z]{{3,7}}")),
 }
 # what names a thing: code, identifiers, CamelCase (two capitals), a short quoted string ("Argon2")
+# and a link's one-word text: "a Pydantic [Url](…) type"
 _NAME = re.compile(
     r"`([^`]+)`|\b(\w+_\w+)\b|\b([a-z]+[A-Z]\w*)\b|\b([A-Z][a-z0-9]*[A-Z]\w*)\b|[\"“]([^\"”\s]{2,30})[\"”]"
+    r"|\[([A-Z][\w.]*)\](?!\w)"
 )
 
 
@@ -95,7 +99,7 @@ def asked_kind(question: str) -> str | None:
     """What kind of name a question asks for ("class" in "Which class ...", "参数" in "哪个参数"), if any."""
     match = _ASKS_FOR_A_NAME.search(question)
     if match:
-        kind = next(g for g in match.groups() if g).split()[-1].lower()
+        kind = re.sub(r"ies$", "y", next(g for g in match.groups() if g).split()[-1].lower())
         if kind in ("variable", "变量") and _ENVIRONMENT.search(question):
             return ENVIRONMENT_VARIABLE  # named in capitals: FASTAPI_ENV, not `--workers`
         return kind
@@ -119,7 +123,11 @@ _BESIDE = 3  # words between the name and the kind's word
 def names(text: str, code_only: bool = False) -> set[str]:
     """The names `text` gives: code, identifiers, CamelCase, short quoted strings (not with `code_only`)."""
     found = {next(g for g in m.groups() if g) for m in _NAME.finditer(text)}
-    return found - {m.group(5) for m in _NAME.finditer(text) if m.group(5)} if code_only else found
+    return (
+        found - {m.group(5) or m.group(6) for m in _NAME.finditer(text) if m.group(5) or m.group(6)}
+        if code_only
+        else found
+    )
 
 
 # an import statement names its module without backticks: "from fastapi.middleware.trustedhost import …"
@@ -128,8 +136,10 @@ _MODULE_KINDS = frozenset({"module", "模块", "package", "包"})
 # a tool or library is a product: named in words, capitalised mid-sentence ("we can use Hey API to generate …",
 # "可以使用 Hey API 来生成")
 PRODUCT_KINDS = frozenset({"tool", "library", "工具", "库"})
-_PRODUCT = re.compile(r"(?<=[a-z,\u4e00-\u9fff] )[A-Z][\w.+-]*(?: [A-Z][\w.+-]*){0,3}")
+# a link's text too: "you could use something like [HTTPX](…) or [Requests](…)"
+_PRODUCT = re.compile(r"(?<=[a-z,\u4e00-\u9fff] )\[?([A-Z][\w.+-]*(?: [A-Z][\w.+-]*){0,3})")
 _HEADER_KINDS = frozenset({"header", "头"})
+_BARE_URL = re.compile(r"(?<![(\w])https?://[^\s()<>\[\]`'\"]+")
 # X-Forwarded-For, Cache-Control; not a phrase's first words ("Cross-Origin Resource Sharing")
 _BARE_HEADER = re.compile(r"\b[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z0-9]*)+\b(?!\s+[A-Z])")
 
@@ -143,20 +153,32 @@ def products(text: str, question: str) -> set[str]:
 def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
     """The names `text` gives that the question does not; asked for a kind with a shape (a class, a header),
     only names of that shape. Names most sources give are kept: the class asked for is on every page about it."""
-    asked = question.lower()
     shape = _SHAPES.get(kind or "")
     given = names(text, code_only=shape is not None)
     if kind in _MODULE_KINDS and (imported := _IMPORTED_MODULE.match(text)):
         given.add(imported.group(1) or imported.group(2))
     if kind in PRODUCT_KINDS:
         given |= products(text, question)
+    if kind == "url":  # an address written bare on its own: "https://www.external.org/events/invoices/2expen51ve"
+        given |= {url.rstrip(".,;:") for url in _BARE_URL.findall(text)}
     if kind in _HEADER_KINDS:  # a header is named as written, or as a link's text: "[X-Forwarded-For](…)"
         given |= set(_BARE_HEADER.findall(LINK_TARGET.sub("]", text)))
     if kind is not None and free_kind(kind):
         given = {name for name in given if _beside(text, name, kind)}
     return {
-        name for name in given if name.lower().strip("()") not in asked and (shape is None or shape.fullmatch(name))
+        name
+        for name in given
+        if not _written_in(name.strip("()"), question) and (shape is None or shape.fullmatch(name))
     }
+
+
+def _written_in(name: str, question: str) -> bool:
+    """Does the question write the name? A capitalised name as a word of its own, in any case: `Url` (a type) is
+    not the "url" of "callback_url"; any other inside a longer name too (`templates` of "Jinja2Templates")."""
+    lowered, asked = name.lower(), question.lower()
+    if not name[:1].isupper() or has_cjk(name):
+        return lowered in asked
+    return name in question or re.search(rf"(?<!\w){re.escape(lowered)}(?!\w)", asked) is not None
 
 
 def _beside(text: str, name: str, kind: str) -> bool:

@@ -41,6 +41,7 @@ _DOCS_SUBJECT = re.compile(
     r"\b(?:(?:does|do|did)\s+the|according\s+to\s+the|in\s+this)\s+(guide|docs|documentation|tutorial)\b", re.I
 )
 _GLUED_LOCATIVE = re.compile(r"^[中里内][\u4e00-\u9fff]$")
+_GLUED_MODAL = re.compile(r"^[\u4e00-\u9fff][会能将要]$")
 _UNDER_NAME = re.compile(r"\b(?:under|by|with)\s+(?:which|what)\s+names?\b", re.I)
 _UNDER_NAME_WORDS = frozenset(tokenize("under name names"))
 _ASKS_DATE = re.compile(r"\b(?:on|in|by) (?:what|which) (?:date|day|month)\b|\b(?:what|which) year\b", re.I)
@@ -100,6 +101,8 @@ def key_terms(question: str) -> set[str]:
     asked -= parts - terms(_IDENTIFIER_WORD.sub(" ", question))
     # "JSON Schema 中新的 …": the locative 中 after a name, glued by jieba to the next character (中新, a place)
     asked -= {t for t in asked if _GLUED_LOCATIVE.search(t) and zh_tag(t) in (None, "ns") and f" {t}" in question}
+    # "请求头会以什么 …": a noun's last character glued to the modal after it (头会), a word no dictionary tags
+    asked -= {t for t in asked if _GLUED_MODAL.search(t) and zh_tag(t) is None}
     # jieba's search mode also yields the pieces of a word (分布式 -> 分布, 布式): one word counts once
     cjk = [t for t in asked if has_cjk(t)]
     kept = {t for t in asked if not any(t != longer and t in longer for longer in cjk) and not guessed_word(t)}

@@ -15,6 +15,9 @@ _WHY = re.compile(r"^\s*why\b|为什么|为何", re.I)
 # a sentence that gives its reason itself needs none beside it
 _CAUSE = re.compile(
     r"\b(?:because|since|so that|in order to|to avoid|to prevent|otherwise|due to|that's why|this is why)\b"
+    # what a way guarantees is why to take it: "… a simpler way to do it that makes sure that the internal
+    # middlewares handle server errors …"
+    r"|\b(?:that|which) (?:makes? sure|ensures?) that\b"
     # the gain a trailing clause names is its reason: "… as you read it, without having to read it all into
     # memory at once"; not a way's "We can declare all that without having to modify …"
     r"|,\s*without (?:having|needing) to\b"

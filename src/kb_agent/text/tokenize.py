@@ -31,7 +31,10 @@ QUESTION_WORDS = frozenset(
     "tell show explain describe list find please about".split()
 ) | frozenset("如何 什么 怎么 怎样 哪些 哪个 哪种 哪类 哪一个 哪一种 为什么 是否 可以 请问 告诉 一下 关于 介绍".split())
 # pronouns and auxiliaries: they shape a question or an answer and state nothing of its subject
-FUNCTION_WORDS = frozenset("i me my you your we our us them its his her him those has have had been being".split())
+FUNCTION_WORDS = frozenset(
+    "i me my you your we our us them its his her him those has have had been being "
+    "myself yourself yourselves ourselves itself themselves himself herself".split()  # "… the class myself?"
+)
 ZH_STOPWORDS = frozenset("的 了 是 在 和 与 及 或 也 就 都 而 被 把 这 那 个 之 于 为 以 着 过 吗 呢 吧 啊".split())
 
 MAX_TOKEN_CHARS = 64
