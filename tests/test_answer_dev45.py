@@ -11,7 +11,16 @@ import re
 import pytest
 
 from conftest import evidence_under, quoted_text, rare_weights
-from kb_agent.agent import answer_types, citations, evidence_units, extractive, name_kinds, question_terms, reasons
+from kb_agent.agent import (
+    answer_types,
+    asked_code,
+    citations,
+    evidence_units,
+    extractive,
+    name_kinds,
+    question_terms,
+    reasons,
+)
 from kb_agent.agent.name_kinds import asked_kind
 from kb_agent.agent.question_terms import key_terms
 from kb_agent.text import tokenize as tokenize_module
@@ -188,8 +197,8 @@ def test_a_code_name_asked_is_asked_whole(monkeypatch, rule):
     answered by `RedirectResponse`'s 307 - its page writes "redirect", a piece of the name asked - and by
     `TrustedHostMiddleware`'s `www_redirect`, in the section after the one naming the middleware asked."""
     if not rule:
-        monkeypatch.setattr(extractive, "_code_names", lambda q, asked: {"httpsredirectmiddleware", "redirect"})
-        monkeypatch.setattr(extractive, "_named_beside", lambda e, s, c, codes: set())
+        monkeypatch.setattr(asked_code, "code_names", lambda q, asked: {"httpsredirectmiddleware", "redirect"})
+        monkeypatch.setattr(asked_code, "named_beside", lambda e, s, c, codes: set())
     found = extractive.rank("What is the default redirect status code of HTTPSRedirectMiddleware?", REDIRECTS)
     assert (not any("307" in u.text for u in found)) is rule
 
@@ -197,9 +206,9 @@ def test_a_code_name_asked_is_asked_whole(monkeypatch, rule):
 def test_a_section_titled_by_other_code_does_not_inherit_its_neighbours_name():
     contexts = [{"httpsredirectmiddleware": 1.0}, {}]
     codes = {"httpsredirectmiddleware"}
-    assert extractive._named_beside(REDIRECTS[1], REDIRECTS[:2], contexts, codes) == set()
+    assert asked_code.named_beside(REDIRECTS[1], REDIRECTS[:2], contexts, codes) == set()
     untitled = evidence_under("It also takes `www_redirect`.", "advanced/middleware.md", start=57)
-    assert extractive._named_beside(untitled, [REDIRECTS[0], untitled], contexts, codes) == codes
+    assert asked_code.named_beside(untitled, [REDIRECTS[0], untitled], contexts, codes) == codes
 
 
 @pytest.mark.parametrize("rule", [True, False], ids=["modal_not_a_word", "control_glued_piece_kept"])
@@ -239,3 +248,37 @@ def test_a_model_answer_of_a_code_fragment_is_no_statement(monkeypatch, rule):
     checked = citations.CheckedAnswer([FILES], "发送两个值为 foo 和 bar 的 X-Token 请求头时，响应是什么？")
     shown = checked.add_text('"data": { [1]', written=True)
     assert (shown == "" and checked.kept == 0) is rule
+
+
+REQUEST_DIRECTLY = evidence_under(
+    "You can read more details about the `Request` object in the official Starlette documentation site.\n\n"
+    "/// note | Technical Details\n\nYou could also use `from starlette.requests import Request`.\n\n"
+    "**FastAPI** provides it directly just as a convenience for you, the developer. But it comes directly from "
+    "Starlette.\n\n///",
+    "advanced/using-request-directly.md",
+    start=48,
+)
+BIGGER = evidence_under(
+    "The module `items` will have a variable `router` (`items.router`). This is the same one we created in the "
+    "file `app/routers/items.py`, it's an `APIRouter` object.",
+    "tutorial/bigger-applications.md",
+    start=320,
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["import_in_a_sentence", "control_line_start_only"])
+def test_a_module_is_named_by_an_import_quoted_in_a_sentence(monkeypatch, rule):
+    """dev46 t4606 / x4621: "From which module could I also import Request instead of from fastapi?" was answered
+    with "The module `items` …": "You could also use `from starlette.requests import Request`" named no module
+    (only an import at the start of a line did) and did not say the kind."""
+    if not rule:
+        monkeypatch.setattr(
+            name_kinds, "_IMPORTED_MODULE", re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
+        )
+    question = "From which module could I also import Request instead of from fastapi?"
+    line = "You could also use `from starlette.requests import Request`."
+    named = "starlette.requests" in name_kinds.new_names(line, question, "module")
+    assert (named and name_kinds.says_kind(line, "module")) is rule
+    weights = rare_weights({"modul": 4.0, "import": 2.5, "request": 2.0, "fastapi": 1.0})
+    best = extractive.rank(question, [BIGGER, REQUEST_DIRECTLY], weights=weights)
+    assert "starlette.requests" in best[0].text if rule else True

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import evidence_under
-from kb_agent.agent import answer_types, extractive, name_kinds, quote_selection, shape, vocabulary
+from kb_agent.agent import answer_types, asked_code, extractive, name_kinds, quote_selection, shape, vocabulary
 from kb_agent.agent.evidence_units import units_of
 from kb_agent.agent.extractive import extractive_sentences, rank
 from kb_agent.agent.step_rules import decompose
@@ -31,7 +31,7 @@ def test_a_line_whose_passage_never_names_the_asked_code_name_does_not_answer(mo
     """dev24 u2403 (GzipRequest 默认使用的压缩级别是多少？) was answered with GZipMiddleware's `compresslevel`:
     the question names a class a passage found holds, and that line's passage never names it."""
     if not rule:
-        monkeypatch.setattr(extractive, "_code_names", lambda question, asked: set())
+        monkeypatch.setattr(asked_code, "code_names", lambda question, asked: set())
     sources = [
         _evidence(MIDDLEWARE_ZH, "zh/advanced/middleware.md", ["高级中间件", "`GZipMiddleware`"], 86),
         _evidence(GZIP_ROUTE_ZH, "zh/how-to/custom-request-and-route.md", ["自定义 `GzipRequest` 类"], 39),

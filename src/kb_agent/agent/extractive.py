@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from kb_agent.agent import answer_types, asked_shapes, section_titles
+from kb_agent.agent.asked_code import asked_code
 from kb_agent.agent.claim_terms import OWNER_LINES, names_word, version_owner
 from kb_agent.agent.definitions import FOR_THAT, asks_name, defines, gives_name
 from kb_agent.agent.evidence_units import (
@@ -225,24 +226,8 @@ def rank(
         owner = None  # the knowledge base's own subject ("FastAPI" in its docs): every line is about it
     # a line speaks within its passage: the passage's words (and its page's title and path) count half
     contexts = [term_credits(terms(f"{e.title} {e.path} {e.text}"), f"{e.title} {e.text}", asked) for e in sources]
-    # a code name the question writes that some passage holds is what it asks about: a line whose passage never
-    # names one answers of something else (asked `GzipRequest`'s compression level: GZipMiddleware's `compresslevel`)
-    # (a name the knowledge base writes everywhere - FastAPI in its docs - says nothing of the passage)
-    rarest = max(weight.values(), default=0.0)
-    asked_codes = _code_names(question, asked)
-    code_found = {t for t in asked_codes if weight.get(t, 0.0) >= rarest / 2 and any(c.get(t) == 1.0 for c in contexts)}
-    # a page names the code it is about in one passage and goes on about it in the next ("It also declares an
-    # optional `last_query` cookie" of `query_or_cookie_extractor`, named ten lines down): a passage next to one
-    # naming it counts as naming it (not one further away: "HTTP 状态码 400" at the top of the page on errors
-    # is no status code of `UnicornException`'s handler)
-    # a page titled by a word of the name ("Stream Data", asked of `StreamingResponse`) is about the thing named
-    pieces = _code_pieces(question)
-    titled_by = [bool(pieces & terms(e.title)) for e in sources]
-    if code_found:
-        contexts = [
-            {**c, **dict.fromkeys(_named_beside(e, sources, contexts, code_found), 1.0)}
-            for e, c in zip(sources, contexts, strict=True)
-        ]
+    code = asked_code(question, asked, weight, contexts, sources)
+    contexts = code.contexts
     weight = paraphrase_capped(weight, contexts, question)
     # the lines of a section share its headings: each heading path is read once
     under = {h: term_credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
@@ -299,11 +284,7 @@ def rank(
         if code_asked and (block := code_after(unit, sources[index])):
             for t in code_asked & terms(block):  # "You can import them from `fastapi.security`:" / APIKeyHeader, …
                 held[t] = max(held.get(t, 0.0), HEADING)
-        if (
-            code_found
-            and not any(contexts[index].get(t) == 1.0 or held.get(t) for t in code_found)
-            and not titled_by[index]
-        ):
+        if not code.names_it(index, held):
             continue
         if unit_zh != zh and not any(held.get(t) for t in comparable):
             continue  # a line in the other language saying none of the names it could share: a guess
@@ -350,7 +331,7 @@ def rank(
         if risk and states_risk(unit.text):  # "What is the risk of …?": "we could be sending … to every client"
             unit.score += REASON_BONUS
         # (the line after a cause names the code asked: "For that, you use `app.add_middleware()`")
-        led = bool(pointed) and bool(asked_codes & unit.terms) and gives_cause(pointed[0].text)
+        led = bool(pointed) and bool(code.names & unit.terms) and gives_cause(pointed[0].text)
         if why and (under_why_heading(unit) or gives_cause(unit.text) or led):
             # "Why should I hash passwords?": the "Why use password hashing" section; "Why are `Query`, `Path` …
             # functions?": "These functions are there … so that your editor doesn't mark errors …"; "For that, you
@@ -415,39 +396,10 @@ def rank(
     return found
 
 
-def _named_beside(e: Evidence, sources: list[Evidence], contexts: list[dict[str, float]], codes: set[str]) -> set[str]:
-    """The code names (of `codes`) a passage of the same page just before or after `e` names - unless `e`'s own
-    section is titled by other code (`TrustedHostMiddleware`'s after `HTTPSRedirectMiddleware`'s)."""
-    titled = named_in(e.heading_path[-1], code_only=True) if e.heading_path else set()
-    if titled and not any(t in codes for name in titled for t in tokenize(name)[:1]):
-        return set()
-    return {
-        t
-        for other, c in zip(sources, contexts, strict=True)
-        if other.path == e.path and (other.start_line == e.end_line + 1 or e.start_line == other.end_line + 1)
-        for t in codes
-        if c.get(t) == 1.0
-    }
-
-
 def _echoed(held: dict[str, float], comparable: set[str], said_in_own: set[str]) -> bool:
     """Does a line of the question's language say every name this other-language line shares with the question?"""
     shared = {t for t in comparable if held.get(t)}
     return bool(shared) and shared <= said_in_own
-
-
-def _code_names(question: str, asked: set[str]) -> set[str]:
-    """The key terms that are code names the question writes, whole, less acronyms: "HTTP" is no name of one
-    thing, and "redirect" (a piece of `HTTPSRedirectMiddleware`) is no name at all; `add_middleware` is the
-    question's "app.add_middleware"."""
-    wholes = {tokenize(name)[0] for name in named_in(question, code_only=True) if not name.isupper() and tokenize(name)}
-    return {t for t in asked if t in wholes or any(w in t.split(".") for w in wholes)}
-
-
-def _code_pieces(question: str) -> set[str]:
-    """The analysed first word of each code name the question writes ("stream" of `StreamingResponse`): what the
-    name is of ("valid" of `AfterValidator` says nothing of it)."""
-    return {tokens[1] for name in named_in(question, code_only=True) if len(tokens := tokenize(name)) > 1}
 
 
 def _pointed_to(unit: Unit, units: list[Unit]) -> list[Unit]:

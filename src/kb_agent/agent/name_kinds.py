@@ -131,7 +131,8 @@ def names(text: str, code_only: bool = False) -> set[str]:
 
 
 # an import statement names its module without backticks: "from fastapi.middleware.trustedhost import …"
-_IMPORTED_MODULE = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
+# (or quoted as code in a sentence: "You could also use `from starlette.requests import Request`.")
+_IMPORTED_MODULE = re.compile(r"(?:^\s*|`)(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
 _MODULE_KINDS = frozenset({"module", "模块", "package", "包"})
 # a tool or library is a product: named in words, capitalised mid-sentence ("we can use Hey API to generate …",
 # "可以使用 Hey API 来生成")
@@ -155,8 +156,8 @@ def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
     only names of that shape. Names most sources give are kept: the class asked for is on every page about it."""
     shape = _SHAPES.get(kind or "")
     given = names(text, code_only=shape is not None)
-    if kind in _MODULE_KINDS and (imported := _IMPORTED_MODULE.match(text)):
-        given.add(imported.group(1) or imported.group(2))
+    if kind in _MODULE_KINDS:
+        given |= {imported.group(1) or imported.group(2) for imported in _IMPORTED_MODULE.finditer(text)}
     if kind in PRODUCT_KINDS:
         given |= products(text, question)
     if kind == "url":  # an address written bare on its own: "https://www.external.org/events/invoices/2expen51ve"
@@ -217,6 +218,8 @@ def keys_kind(text: str, kind: str) -> bool:
 
 def says_kind(text: str, kind: str) -> bool:
     if kind in ("package", "包") and _SAYS_PACKAGE.search(text):
+        return True
+    if kind in _MODULE_KINDS and _IMPORTED_MODULE.search(text):  # "`from starlette.requests import Request`"
         return True
     if kind in COMMAND_KINDS and console_line(text):
         return True
