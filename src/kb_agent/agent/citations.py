@@ -35,9 +35,9 @@ _NAMED = re.compile(
 )
 
 
-# a sentence that opens by pointing at the one before it ("This …", "That version …", "It …", "这 …")
 # a piece of code cut off mid-structure ('"data": {', "X-Token:"): a model's answer of it states nothing
 _FRAGMENT = re.compile(r"""\W*[\w.-]+\W*\s*[:{\[(,]\s*""")
+# a sentence that opens by pointing at the one before it ("This …", "That version …", "It …", "这 …")
 _POINTS_BACK = re.compile(r"\s*(?:this|that|these|those|such|it|they|which)\b|\s*(?:这|那|此|它|其)", re.I)
 
 

@@ -158,9 +158,9 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
             # one sentence, broken by its example
             # the quote marks the example it leaves out: the sentence's two halves are lines apart
             introduced.text = f"{introduced.text} {EXAMPLE_GAP} {cleaned}"[:_MAX_UNIT_CHARS]
+            introduced.terms = terms(introduced.text)
             # a short example it leaves out is still what the sentence speaks of: "If you run it with:"
             # `$ python myapp.py` "then … `__name__` … will have as value …" is about myapp.py
-            introduced.terms = terms(introduced.text)
             if len(between) <= RUN_ON_LINES + 1:
                 introduced.shown_terms = frozenset(terms(" ".join(between)) - introduced.terms)
             introduced = None
