@@ -140,6 +140,7 @@ PRODUCT_KINDS = frozenset({"tool", "library", "工具", "库"})
 # a link's text too: "you could use something like [HTTPX](…) or [Requests](…)"
 _PRODUCT = re.compile(r"(?<=[a-z,\u4e00-\u9fff] )\[?([A-Z][\w.+-]*(?: [A-Z][\w.+-]*){0,3})")
 _HEADER_KINDS = frozenset({"header", "头"})
+# an address written out on its own, not a link's target ("](https://…)")
 _BARE_URL = re.compile(r"(?<![(\w])https?://[^\s()<>\[\]`'\"]+")
 # X-Forwarded-For, Cache-Control; not a phrase's first words ("Cross-Origin Resource Sharing")
 _BARE_HEADER = re.compile(r"\b[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z0-9]*)+\b(?!\s+[A-Z])")
