@@ -270,15 +270,16 @@ BIGGER = evidence_under(
 def test_a_module_is_named_by_an_import_quoted_in_a_sentence(monkeypatch, rule):
     """dev46 t4606 / x4621: "From which module could I also import Request instead of from fastapi?" was answered
     with "The module `items` …": "You could also use `from starlette.requests import Request`" named no module
-    (only an import at the start of a line did) and did not say the kind."""
+    (only an import at the start of a line did) and did not say the kind. The other import a page mentions
+    answers where *else* to import from, not where to import from (dev10 x1001, blind bl19)."""
     if not rule:
-        monkeypatch.setattr(
-            name_kinds, "_IMPORTED_MODULE", re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
-        )
+        monkeypatch.setattr(name_kinds, "_QUOTED_IMPORT", re.compile(r"^$"))
     question = "From which module could I also import Request instead of from fastapi?"
     line = "You could also use `from starlette.requests import Request`."
     named = "starlette.requests" in name_kinds.new_names(line, question, "module")
-    assert (named and name_kinds.says_kind(line, "module")) is rule
+    assert (named and name_kinds.says_kind(line, "module", question)) is rule
     weights = rare_weights({"modul": 4.0, "import": 2.5, "request": 2.0, "fastapi": 1.0})
     best = extractive.rank(question, [BIGGER, REQUEST_DIRECTLY], weights=weights)
     assert "starlette.requests" in best[0].text if rule else True
+    # asked the module itself, the page's own import line answers, not the other one it mentions
+    assert not name_kinds.new_names(line, "StaticFiles 类可以从哪个模块直接导入？", "模块")

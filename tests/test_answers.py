@@ -179,7 +179,9 @@ def test_asked_for_a_kind_of_name_the_line_naming_one_of_that_kind_answers(monke
     function = "Which function should I use to check the username and password?"
     assert "compare_digest" in best(function, CHECK_USER)  # a function is lower-case code, not `UserIn(...)`
     monkeypatch.setattr(name_kinds, "_SHAPES", {})  # control: any code name will do
-    monkeypatch.setattr(extractive, "says_kind", lambda text, kind: False)  # control: the kind word is no sign
+    monkeypatch.setattr(
+        extractive, "says_kind", lambda text, kind, question="": False
+    )  # control: the kind word is no sign
     assert "write_notification" in best("Which class runs tasks in the background?", BACKGROUND)
     assert "PasswordHash" in best("Which password hashing algorithm is recommended?", HASHING)
     assert "X-Process-Time" not in best("中间件示例添加了哪个自定义响应头？", MIDDLEWARE_ZH)  # **FastAPI** counted

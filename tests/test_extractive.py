@@ -587,7 +587,9 @@ def test_asked_which_command_a_console_line_names_one(monkeypatch, rule):
 
     if not rule:
         monkeypatch.setattr(extractive, "COMMAND_KINDS", frozenset())
-        monkeypatch.setattr(extractive, "says_kind", lambda text, kind: bool(re.search(rf"\b{kind}s?\b", text, re.I)))
+        monkeypatch.setattr(
+            extractive, "says_kind", lambda text, kind, question="": bool(re.search(rf"\b{kind}s?\b", text, re.I))
+        )
     sources = [_evidence(CLOUD, "fastapicloud.md", ["FastAPI Cloud"], 3)]
     found = extractive_sentences("What command deploys a FastAPI app to FastAPI Cloud?", sources, weights=_weights)
     assert ("fastapi deploy" in " ".join(s.text for s in found[:2])) is rule
@@ -906,7 +908,9 @@ def test_asked_which_command_a_console_line_says_it_is_one(monkeypatch, rule):
     from kb_agent.agent import extractive
 
     if not rule:
-        monkeypatch.setattr(extractive, "says_kind", lambda text, kind: bool(re.search(rf"\b{kind}s?\b", text, re.I)))
+        monkeypatch.setattr(
+            extractive, "says_kind", lambda text, kind, question="": bool(re.search(rf"\b{kind}s?\b", text, re.I))
+        )
     question = "Which command builds the container image in the Docker guide?"
     sources = [_evidence(DOCKER_BUILD, "en/docs/deployment/docker.md", ["FastAPI in Containers - Docker"])]
     top = extractive.rank(question, sources)[0]

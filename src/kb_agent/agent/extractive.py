@@ -267,7 +267,7 @@ def rank(
             kind
             and kind_terms
             and (
-                says_kind(unit.text, kind)
+                says_kind(unit.text, kind, question)
                 or (kind in PRODUCT_KINDS and bool(products(unit.text, question) - everywhere))
             )
         ):

@@ -131,9 +131,22 @@ def names(text: str, code_only: bool = False) -> set[str]:
 
 
 # an import statement names its module without backticks: "from fastapi.middleware.trustedhost import …"
-# (or quoted as code in a sentence: "You could also use `from starlette.requests import Request`.")
-_IMPORTED_MODULE = re.compile(r"(?:^\s*|`)(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
+_IMPORTED_MODULE = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
+# or quoted as code in a sentence - the other import a page mentions: "You could also use `from starlette.requests
+# import Request`", what answers only where else to import from
+_QUOTED_IMPORT = re.compile(r"`(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
 _MODULE_KINDS = frozenset({"module", "模块", "package", "包"})
+# asked where else a name can be imported from: "could I also import Request instead of from fastapi?", "还可以从…"
+_ELSEWHERE = re.compile(r"\b(?:also|instead|else|other)\b|还|也|另", re.I)
+
+
+def _imports(text: str, question: str) -> list[re.Match[str]]:
+    """The imports the line gives as its own (one at its start), and, asked where else to import from, those it
+    quotes."""
+    found = list(_IMPORTED_MODULE.finditer(text))
+    return found + list(_QUOTED_IMPORT.finditer(text)) if _ELSEWHERE.search(question) else found
+
+
 # a tool or library is a product: named in words, capitalised mid-sentence ("we can use Hey API to generate …",
 # "可以使用 Hey API 来生成")
 PRODUCT_KINDS = frozenset({"tool", "library", "工具", "库"})
@@ -158,7 +171,7 @@ def new_names(text: str, question: str, kind: str | None = None) -> set[str]:
     shape = _SHAPES.get(kind or "")
     given = names(text, code_only=shape is not None)
     if kind in _MODULE_KINDS:
-        given |= {imported.group(1) or imported.group(2) for imported in _IMPORTED_MODULE.finditer(text)}
+        given |= {imported.group(1) or imported.group(2) for imported in _imports(text, question)}
     if kind in PRODUCT_KINDS:
         given |= products(text, question)
     if kind == "url":  # an address written bare on its own: "https://www.external.org/events/invoices/2expen51ve"
@@ -217,10 +230,11 @@ def keys_kind(text: str, kind: str) -> bool:
     return bool(re.match(rf"""\s*["']?(?:\w+[_-])?{kind}["']?\s*[:=]\s*\S""", text, re.I))
 
 
-def says_kind(text: str, kind: str) -> bool:
+def says_kind(text: str, kind: str, question: str = "") -> bool:
     if kind in ("package", "包") and _SAYS_PACKAGE.search(text):
         return True
-    if kind in _MODULE_KINDS and _IMPORTED_MODULE.search(text):  # "`from starlette.requests import Request`"
+    # the other import a page mentions says which module when the other one is asked for
+    if kind in _MODULE_KINDS and _ELSEWHERE.search(question) and _imports(text, question):
         return True
     if kind in COMMAND_KINDS and console_line(text):
         return True
