@@ -283,3 +283,44 @@ def test_a_module_is_named_by_an_import_quoted_in_a_sentence(monkeypatch, rule):
     assert "starlette.requests" in best[0].text if rule else True
     # asked the module itself, the page's own import line answers, not the other one it mentions
     assert not name_kinds.new_names(line, "StaticFiles 类可以从哪个模块直接导入？", "模块")
+
+
+HEADERS_ZH = evidence_under(
+    "与*路径操作*通信时，以下面的方式发送两个 HTTP 请求头：\n\n```\nX-Token: foo\nX-Token: bar\n```\n\n响应结果是：\n\n"
+    '```JSON\n{\n    "X-Token values": [\n        "bar",\n        "foo"\n    ]\n}\n```',
+    "zh/docs/tutorial/header-params.md",
+    start=69,
+)
+HEADERS_EN = evidence_under(
+    "If you communicate with that *path operation* sending two HTTP headers like:\n\n```\nX-Token: foo\n"
+    "X-Token: bar\n```\n\nThe response would be like:\n\n"
+    '```JSON\n{\n    "X-Token values": [\n        "bar",\n        "foo"\n    ]\n}\n```',
+    "en/docs/tutorial/header-params.md",
+    start=69,
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["response_example_quoted", "control_line_alone"])
+@pytest.mark.parametrize(
+    ("question", "source"),
+    [
+        ("发送两个值为 foo 和 bar 的 X-Token 请求头时，响应是什么？", HEADERS_ZH),
+        ("What response do I get when I send two X-Token headers with the values foo and bar?", HEADERS_EN),
+    ],
+    ids=["zh", "en"],
+)
+def test_asked_what_comes_back_the_response_example_is_quoted(monkeypatch, rule, question, source):
+    """dev45 x4536: "…响应是什么？" was answered with the line introducing the request's two headers; the response is
+    the example after "响应结果是：" (a line too short to be read at all) / "The response would be like:"."""
+    if not rule:
+        monkeypatch.setattr(extractive, "output_example", lambda unit, evidence, q: "")
+    said = quoted_text(question, [source])
+    assert ('"X-Token values"' in said) is rule
+
+
+def test_a_response_model_question_asks_for_no_output_example():
+    from kb_agent.agent.example_lines import ASKS_OUTPUT
+
+    assert ASKS_OUTPUT.search("What would the response be for two X-Token headers?")
+    assert not ASKS_OUTPUT.search("What response model does the path operation declare?")
+    assert not ASKS_OUTPUT.search("What response status code is returned?")

@@ -175,7 +175,8 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
             else:
                 merged.append(piece)
         for piece in merged:
-            if len(piece) >= _MIN_CHARS:
+            # a short Chinese line announcing an example ("响应结果是：") says as much as a longer English one
+            if len(piece) >= _MIN_CHARS or (not fenced and piece.endswith("：") and len(piece) >= 4 and has_cjk(piece)):
                 zh = _in_chinese(piece, fenced, page_zh)
                 # `FROM python:3.14`: "the base image"; a list item is read under a short line introducing its
                 # list as under a heading ("**Swagger UI** uses the files:"); a long one is prose, not a title

@@ -42,3 +42,28 @@ def answering_line(unit: Unit, evidence: Evidence, question: str, kind: str | No
         if gives and answer_types.states_each(types, line, question):
             return line
     return ""
+
+
+# asked what comes back ("What response do I get when …?", "响应是什么？"): the example a line announcing the
+# response introduces is the answer ("The response would be like:" / {"X-Token values": ["bar", "foo"]})
+ASKS_OUTPUT = re.compile(
+    r"\bwhat (?:\w+ ){0,2}?(?:response|output|result)s?\b(?!\s+(?:model|class|code|status|header|type)s?\b)"
+    r"|\b(?:response|output|result) (?:would|will) (?:be|look)\b|\bwhat (?:do|does|would|will) \w+ (?:get|see) back\b"
+    r"|响应(?:结果)?(?:是|会是)什么|返回(?:的)?(?:结果|内容)是什么|输出(?:是)?什么|得到什么(?:响应|结果)",
+    re.I,
+)
+_ANNOUNCES_OUTPUT = re.compile(r"\b(?:response|output|result)s?\b|响应|输出|结果", re.I)
+OUTPUT_LINES = 10  # an example longer than this is a program, not the response it shows
+
+
+def output_example(unit: Unit, evidence: Evidence, question: str) -> str:
+    """Asked what comes back, the short example a line announcing the response, output or result introduces
+    ("The response would be like:"), on one line; "" otherwise."""
+    if not ASKS_OUTPUT.search(question) or not _ANNOUNCES_OUTPUT.search(unit.text):
+        return ""
+    if not unit.text.rstrip().endswith((":", "：")):
+        return ""
+    lines = example_lines(unit, evidence)
+    if not lines or len(lines) > OUTPUT_LINES or any(line.startswith(("{!", "{*")) for line in lines):
+        return ""
+    return " ".join(lines)  # as the lines write it: a claim is checked against them

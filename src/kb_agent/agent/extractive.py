@@ -25,7 +25,7 @@ from kb_agent.agent.evidence_units import (
     terms,
     units_of,
 )
-from kb_agent.agent.example_lines import KEY_KINDS, answering_line
+from kb_agent.agent.example_lines import KEY_KINDS, answering_line, output_example
 from kb_agent.agent.name_kinds import (
     COMMAND_KINDS,
     PRODUCT_KINDS,
@@ -244,6 +244,8 @@ def rank(
         states = answer_types.states_each(types, unit.text, question)
         lacks = (kind is not None and (not names or kind in KEY_KINDS)) or not states
         shown = answering_line(unit, sources[index], question, kind, types) if lacks else ""
+        # asked what comes back: "The response would be like:" quoted with the response it shows
+        output = "" if shown else output_example(unit, sources[index], question)
         if shown:  # read once more with the example's line beside it
             states = answer_types.states_each(types, f"{unit.text} {shown}", question)
         unit.titled = None if states else section_titles.titled(unit, types, question)
@@ -276,6 +278,8 @@ def rank(
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
             held[t] = max(held.get(t, 0.0), HEADING * c)
         for t in unit.shown_terms & asked:  # "If you run it with:" `$ python myapp.py` "then …": of myapp.py
+            held[t] = max(held.get(t, 0.0), SHOWN)
+        for t in terms(output) & asked:  # the response shown holds the names the question sends
             held[t] = max(held.get(t, 0.0), SHOWN)
         pointed = _pointed_to(unit, per_source[index])
         for before in pointed:  # "This parameter doesn't create …": `tokenUrl`'s
@@ -378,6 +382,9 @@ def rank(
                 unit.score += KEYED_BONUS  # "What error type …?": `"type": "extra_forbidden",` sets one
             if plural and len(given) > 1:
                 unit.score += 0.1  # "Which HTTP methods …?": "use one of: `POST`, `PUT`, `DELETE` or `PATCH`"
+        if output:
+            unit.score += PLACE_BONUS  # the line announcing what comes back, of the lines as well covered
+            unit.text = f"{unit.text} {output}"
         if shown:  # quoted with the line that answers, the example between them left out
             unit.text = f"{unit.text} {EXAMPLE_GAP} " + (shown if "`" in shown else f"`{shown}`")
         found.append(unit)
