@@ -24,6 +24,9 @@ _BLOCK_TAG, _MARKUP_WORDS = re.compile(r"^<(?:div|p|a|img|span|small|center|figu
 _ANCHOR_WORDS = re.compile(r"\{\s*#([A-Za-z0-9_-]+)\s*\}")  # an English anchor (a translation keeps it)
 _BULLET = re.compile(r"^(?:[*+-]|\d{1,3}[.)])\s+")
 _MIN_CHARS, _MAX_UNIT_CHARS, _SHORT_TAIL = 15, 400, 45
+# a short Chinese line announcing the response an example shows ("响应结果是：") says as much as a longer English
+# one ("The response would be like:"); other short lead-ins ("支持以下参数：") stay unread, as before
+_ANNOUNCES_RESULT_ZH = re.compile(r"^[^：]{0,12}(?:响应|输出|结果|返回)[^：]{0,12}：$")
 _SHORT_LEAD = 80  # a line introducing a list this short titles it ("Some of the tools you could use as … are:")
 _SHORT_PARENT = 30  # a list item this short (a name: no clause of its own) is a label its sub-items describe
 _CLAUSE_END = re.compile(r"[.。!?！？:：;；]")
@@ -175,8 +178,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
             else:
                 merged.append(piece)
         for piece in merged:
-            # a short Chinese line announcing an example ("响应结果是：") says as much as a longer English one
-            if len(piece) >= _MIN_CHARS or (not fenced and piece.endswith("：") and len(piece) >= 4 and has_cjk(piece)):
+            if len(piece) >= _MIN_CHARS or (not fenced and _ANNOUNCES_RESULT_ZH.match(piece)):
                 zh = _in_chinese(piece, fenced, page_zh)
                 # `FROM python:3.14`: "the base image"; a list item is read under a short line introducing its
                 # list as under a heading ("**Swagger UI** uses the files:"); a long one is prose, not a title
