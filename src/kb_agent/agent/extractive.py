@@ -384,7 +384,7 @@ def rank(
                 unit.score += 0.1  # "Which HTTP methods …?": "use one of: `POST`, `PUT`, `DELETE` or `PATCH`"
         if output:
             unit.score += PLACE_BONUS  # the line announcing what comes back, of the lines as well covered
-            unit.text = f"{unit.text} {output}"
+            unit.text = f"{unit.text} {EXAMPLE_GAP} {output}"
         if shown:  # quoted with the line that answers, the example between them left out
             unit.text = f"{unit.text} {EXAMPLE_GAP} " + (shown if "`" in shown else f"`{shown}`")
         found.append(unit)
