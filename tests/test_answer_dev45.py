@@ -324,3 +324,22 @@ def test_a_response_model_question_asks_for_no_output_example():
     assert ASKS_OUTPUT.search("What would the response be for two X-Token headers?")
     assert not ASKS_OUTPUT.search("What response model does the path operation declare?")
     assert not ASKS_OUTPUT.search("What response status code is returned?")
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["announcement_waits", "control_kept_alone"])
+def test_a_model_sentence_announcing_what_follows_is_kept_only_with_it(monkeypatch, rule):
+    """dev45 x4536 (with the model): the model answered only "响应结果是[1]：" - true of line 76, and no answer. An
+    announcement is kept only when the sentence after it is."""
+    if not rule:
+        original = citations.CheckedAnswer.add
+
+        def add(self, sentence, written=False):  # the announcement judged alone, as a statement
+            return original(self, sentence, False) if written else original(self, sentence, written)
+
+        monkeypatch.setattr(citations.CheckedAnswer, "add", add)
+    checked = citations.CheckedAnswer([HEADERS_ZH], "发送两个值为 foo 和 bar 的 X-Token 请求头时，响应是什么？")
+    shown = checked.add_text("响应结果是[1]：", written=True)
+    assert (shown == "" and checked.kept == 0) is rule
+    kept = citations.CheckedAnswer([HEADERS_EN], "What response do I get when I send two X-Token headers?")
+    said = kept.add_text('The response would be like [1]: the "X-Token values" are "bar" and "foo" [1].', written=True)
+    assert "The response would be like" in said and kept.kept >= 1

@@ -113,7 +113,9 @@ class CheckedAnswer:
             return ""
         if not re.search(r"\w", sentence.text):
             return ""  # punctuation left between markers: no claim at all
-        if sentence.joins_next:
+        # a model's sentence announcing what follows ("响应结果是：", "The response is:") stands with what it
+        # announces: kept only if the next one is, dropped when nothing follows
+        if sentence.joins_next or (written and without_markers(sentence.text).rstrip().endswith((":", "："))):
             self._waiting.append(sentence)
             return ""
         waiting, self._waiting = self._waiting, []
