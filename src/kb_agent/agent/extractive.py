@@ -79,6 +79,7 @@ from kb_agent.text.tokenize import (
 from kb_agent.tools.base import Evidence
 
 PLACE_BONUS = 0.1  # asked where a thing goes, a line saying where something goes ranks above one about the thing
+OUTPUT_BONUS = 0.1  # asked what comes back, the line announcing the response shown ranks above as well covered ones
 NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outranks those that do not
 KEYED_BONUS = 0.2  # ... and a line setting a key of that kind (`"type": …`) outranks prose that names others
 POINTED_TO = 1.0  # credit for a key term said by the line a line opening "This …" points back to
@@ -383,7 +384,7 @@ def rank(
             if plural and len(given) > 1:
                 unit.score += 0.1  # "Which HTTP methods …?": "use one of: `POST`, `PUT`, `DELETE` or `PATCH`"
         if output:
-            unit.score += PLACE_BONUS  # the line announcing what comes back, of the lines as well covered
+            unit.score += OUTPUT_BONUS
             unit.text = f"{unit.text} {EXAMPLE_GAP} {output}"
         if shown:  # quoted with the line that answers, the example between them left out
             unit.text = f"{unit.text} {EXAMPLE_GAP} " + (shown if "`" in shown else f"`{shown}`")
