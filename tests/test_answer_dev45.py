@@ -313,7 +313,7 @@ def test_asked_what_comes_back_the_response_example_is_quoted(monkeypatch, rule,
     """dev45 x4536: "…响应是什么？" was answered with the line introducing the request's two headers; the response is
     the example after "响应结果是：" (a line too short to be read at all) / "The response would be like:"."""
     if not rule:
-        monkeypatch.setattr(extractive, "output_example", lambda unit, evidence, q: "")
+        monkeypatch.setattr(extractive, "output_example", lambda unit, evidence: "")
     said = quoted_text(question, [source])
     assert ('"X-Token values"' in said) is rule
 

@@ -16,7 +16,9 @@ def code_names(question: str, asked: set[str]) -> set[str]:
     """The key terms that are code names the question writes, whole, less acronyms: "HTTP" is no name of one
     thing, and "redirect" (a piece of `HTTPSRedirectMiddleware`) is no name at all; `add_middleware` is the
     question's "app.add_middleware"."""
-    wholes = {tokenize(name)[0] for name in named_in(question, code_only=True) if not name.isupper() and tokenize(name)}
+    wholes = {
+        tokens[0] for name in named_in(question, code_only=True) if not name.isupper() and (tokens := tokenize(name))
+    }
     return {t for t in asked if t in wholes or any(w in t.split(".") for w in wholes)}
 
 

@@ -56,12 +56,10 @@ _ANNOUNCES_OUTPUT = re.compile(r"\b(?:response|output|result)s?\b|响应|输出|
 OUTPUT_LINES = 10  # an example longer than this is a program, not the response it shows
 
 
-def output_example(unit: Unit, evidence: Evidence, question: str) -> str:
-    """Asked what comes back, the short example a line announcing the response, output or result introduces
-    ("The response would be like:"), on one line; "" otherwise."""
-    if not ASKS_OUTPUT.search(question) or not _ANNOUNCES_OUTPUT.search(unit.text):
-        return ""
-    if not unit.text.rstrip().endswith((":", "：")):
+def output_example(unit: Unit, evidence: Evidence) -> str:
+    """The short example a line announcing the response, output or result introduces ("The response would be
+    like:"), on one line - what answers a question asking what comes back (`ASKS_OUTPUT`); "" otherwise."""
+    if not _ANNOUNCES_OUTPUT.search(unit.text) or not unit.text.rstrip().endswith((":", "：")):
         return ""
     lines = example_lines(unit, evidence)
     if not lines or len(lines) > OUTPUT_LINES or any(line.startswith(("{!", "{*")) for line in lines):

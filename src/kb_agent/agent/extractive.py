@@ -25,7 +25,7 @@ from kb_agent.agent.evidence_units import (
     terms,
     units_of,
 )
-from kb_agent.agent.example_lines import KEY_KINDS, answering_line, output_example
+from kb_agent.agent.example_lines import ASKS_OUTPUT, KEY_KINDS, answering_line, output_example
 from kb_agent.agent.name_kinds import (
     COMMAND_KINDS,
     PRODUCT_KINDS,
@@ -202,6 +202,7 @@ def rank(
     asks_one = bool(asked_shapes.ASKS_WHICH_ONE.search(question))
     where = bool(asked_shapes.ASKS_WHERE.search(question))
     place = bool(asked_shapes.ASKS_PLACE.search(question))
+    asks_output = bool(ASKS_OUTPUT.search(question))  # "What response do I get …?": the example shown answers
     prose_kind = asked_shapes.prose_kind(question)
     when_to = asked_shapes.when_to(question)
     differs = bool(ASKS_DIFFERENCE.search(question))
@@ -246,7 +247,7 @@ def rank(
         lacks = (kind is not None and (not names or kind in KEY_KINDS)) or not states
         shown = answering_line(unit, sources[index], question, kind, types) if lacks else ""
         # asked what comes back: "The response would be like:" quoted with the response it shows
-        output = "" if shown else output_example(unit, sources[index], question)
+        output = output_example(unit, sources[index]) if asks_output and not shown else ""
         if shown:  # read once more with the example's line beside it
             states = answer_types.states_each(types, f"{unit.text} {shown}", question)
         unit.titled = None if states else section_titles.titled(unit, types, question)
@@ -280,8 +281,9 @@ def rank(
             held[t] = max(held.get(t, 0.0), HEADING * c)
         for t in unit.shown_terms & asked:  # "If you run it with:" `$ python myapp.py` "then …": of myapp.py
             held[t] = max(held.get(t, 0.0), SHOWN)
-        for t in terms(output) & asked:  # the response shown holds the names the question sends
-            held[t] = max(held.get(t, 0.0), SHOWN)
+        if output:  # the response shown holds the names the question sends
+            for t in terms(output) & asked:
+                held[t] = max(held.get(t, 0.0), SHOWN)
         pointed = _pointed_to(unit, per_source[index])
         for before in pointed:  # "This parameter doesn't create …": `tokenUrl`'s
             for t, c in term_credits(before.terms, before.text, asked).items():
