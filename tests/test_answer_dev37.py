@@ -11,7 +11,15 @@ import re
 import pytest
 
 from conftest import evidence_under, rare_weights
-from kb_agent.agent import answer_types, asked_shapes, evidence_units, extractive, question_terms, section_titles
+from kb_agent.agent import (
+    answer_types,
+    asked_shapes,
+    evidence_following,
+    evidence_units,
+    extractive,
+    question_terms,
+    section_titles,
+)
 from kb_agent.agent.citations import CheckedAnswer
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.reasons import gives_cause
@@ -192,7 +200,7 @@ def test_the_examples_after_for_example_are_the_lines(monkeypatch, rule):
     """dev37 t3702: the examples of CPU bound operations follow a bare "For example:"; their items are long, so
     each is quoted by its bold name, and the quote is cited to the list."""
     if not rule:
-        monkeypatch.setattr(evidence_units, "_examples_below", lambda unit, evidence: (None, 0))
+        monkeypatch.setattr(evidence_following, "_examples_below", lambda unit, evidence: (None, 0))
     question = "Which kinds of CPU bound operations does the async page give as examples?"
     sources = [evidence_under(CPU_BOUND, "async.md", ["Concurrency and async / await"], 284)]
     found = extractive_sentences(question, sources)

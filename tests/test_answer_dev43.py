@@ -35,7 +35,8 @@ def test_a_sentence_that_runs_on_into_a_short_block_is_quoted_with_it(monkeypatc
 
 def test_a_block_that_is_an_example_is_no_sentence_end():
     """A line that ends its sentence, or a long block, is quoted as before."""
-    from kb_agent.agent.evidence_units import block_ending, units_of
+    from kb_agent.agent.evidence_following import block_ending
+    from kb_agent.agent.evidence_units import units_of
 
     long_block = ATTACK.model_copy(update={"text": ATTACK.text.replace("multivac\n", "multivac\na\nb\nc\n")})
     for evidence in (long_block, ATTACK.model_copy(update={"text": ATTACK.text.replace("API at", "API.")})):

@@ -8,7 +8,14 @@ import re
 import pytest
 
 from conftest import evidence_under
-from kb_agent.agent import answer_types, evidence_units, question_terms, quote_selection
+from kb_agent.agent import (
+    answer_types,
+    evidence_following,
+    evidence_sections,
+    evidence_units,
+    question_terms,
+    quote_selection,
+)
 from kb_agent.agent.claims import ClaimChecker
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.tools.base import Evidence
@@ -280,8 +287,8 @@ def test_a_translated_heading_keeps_its_anchor_words(monkeypatch):
 
     question = "dataclasses 从 FastAPI 哪个版本开始支持？"
     source = _evidence(DATACLASS_VERSION, "zh/dataclasses.md", ["使用数据类 { #using-dataclasses }"], start=84)
-    assert evidence_units.heading_text("## 版本 { #version }") == "版本 (version)"
-    assert evidence_units.heading_text("## Version { #version }") == "Version"
+    assert evidence_sections.heading_text("## 版本 { #version }") == "版本 (version)"
+    assert evidence_sections.heading_text("## Version { #version }") == "Version"
 
     def answer() -> str:  # "dataclasses" is rare, "FastAPI" everywhere
         rare = {"dataclass": 5.0, "fastapi": 0.1}
@@ -289,7 +296,7 @@ def test_a_translated_heading_keeps_its_anchor_words(monkeypatch):
         return " ".join(s.text for s in found)
 
     assert "0.67.0" in answer()
-    monkeypatch.setattr(evidence_units, "_ANCHOR_WORDS", re.compile(r"(?!)"))  # control: the anchor dropped
+    monkeypatch.setattr(evidence_sections, "_ANCHOR_WORDS", re.compile(r"(?!)"))  # control: the anchor dropped
     assert "0.67.0" not in answer()
 
 
@@ -649,7 +656,7 @@ def test_a_line_that_introduces_a_list_is_quoted_with_its_items(monkeypatch):
     # such a list by its items lost more answers than it gained: dev30 c3002 against t2406, fq22, t1306, c3001)
     nested = _evidence("Some tools you could use are:\n\n* Traefik\n    * renews certificates\n* Caddy\n", "t.md", [])
     intro = evidence_units.units_of(0, nested)[0]
-    assert intro.text == "Some tools you could use are:" and evidence_units.list_after(intro, nested) == []
+    assert intro.text == "Some tools you could use are:" and evidence_following.list_after(intro, nested) == []
 
     monkeypatch.setattr("kb_agent.agent.quote_selection.list_after", lambda unit, evidence: [])  # control
     assert "cookie" not in checked(question, source).body

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb_agent.agent import evidence_units, extractive, question_terms, quote_selection
+from kb_agent.agent import evidence_following, evidence_units, extractive, question_terms, quote_selection
 from kb_agent.agent.citations import CheckedAnswer
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.question_terms import term_credits
@@ -65,9 +65,9 @@ def test_a_line_that_introduces_a_command_is_quoted_with_it_and_cited_to_it(monk
 
 def test_only_a_command_right_below_the_line_is_its_command():
     prose = _evidence("Run it like this:\n\nThe server starts.\n\n$ fastapi run\n", "a.md", [])
-    assert evidence_units.commands_after(evidence_units.units_of(0, prose)[0], prose) == []
+    assert evidence_following.commands_after(evidence_units.units_of(0, prose)[0], prose) == []
     two = _evidence("Install both packages in your project with:\n\n```bash\n$ uv add a\n$ uv add b\n```\n", "b.md", [])
-    assert evidence_units.commands_after(evidence_units.units_of(0, two)[0], two) == ["$ uv add a", "$ uv add b"]
+    assert evidence_following.commands_after(evidence_units.units_of(0, two)[0], two) == ["$ uv add a", "$ uv add b"]
 
 
 def test_the_sentence_after_a_quoted_command_starts_its_own_line():

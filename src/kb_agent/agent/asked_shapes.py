@@ -88,3 +88,23 @@ def names_of_kind(text: str, kind: str) -> bool:
     """The line names a thing of that kind: "Daxi District", "University of South Dakota"."""
     noun = kind.capitalize()
     return bool(re.search(rf"\b[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*\s+{noun}\b|\b{noun}\s+of\s+[A-Z]", text))
+
+
+# "Who made the illustrations …?": the line crediting someone ("Beautiful illustrations by [Ketrina Thompson]")
+# says the making without the verb
+_ASKS_MAKER = re.compile(
+    r"^\s*who\s+(made|wrote|drew|created|designed|built|developed|illustrated|painted|composed|authored|started)\b",
+    re.I,
+)
+_CREDITS = re.compile(r"\b(?:by|from)\s+\[?[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)+")
+
+
+def maker_verb(question: str) -> set[str]:
+    """The terms of the making a "Who made / wrote … ?" question asks about; empty for other questions."""
+    found = _ASKS_MAKER.search(question)
+    return terms(found.group(1)) if found else set()
+
+
+def credits_someone(text: str) -> bool:
+    """The line credits a person by name: "… by Ketrina Thompson", "… by [Ketrina Thompson](…)"."""
+    return bool(_CREDITS.search(text))

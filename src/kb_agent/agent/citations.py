@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from kb_agent.agent.claim_terms import CODE, checkable, holds, normalise
 from kb_agent.agent.claims import Claim, ClaimChecker
-from kb_agent.agent.evidence_units import code_above, section_lines, section_of
+from kb_agent.agent.evidence_sections import code_above, section_lines, section_of
 from kb_agent.agent.name_kinds import asked_kind
 from kb_agent.agent.reasons import refers_back
 from kb_agent.agent.sentences import Sentence, as_read, split_sentences, without_markers

@@ -38,13 +38,14 @@ from kb_agent.agent.claim_terms import (
     normalise,
     shown,
 )
+from kb_agent.agent.evidence_following import LIST_SPAN, MARKUP_LINE
 from kb_agent.agent.evidence_lines import (
     TERM_FLOOR,
     WINDOW_LINES,
     index_lines,
     windows,
 )
-from kb_agent.agent.evidence_units import EXAMPLE_GAP, LIST_SPAN, MARKUP_LINE
+from kb_agent.agent.evidence_units import EXAMPLE_GAP
 from kb_agent.agent.sentences import Sentence
 from kb_agent.store.spans import cite
 from kb_agent.text.tokenize import cjk_chars, has_cjk

@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 from kb_agent.agent import answer_types
-from kb_agent.agent.evidence_units import LIST_ITEM_CHARS, Unit, block_ending, example_lines
+from kb_agent.agent.evidence_following import LIST_ITEM_CHARS, block_ending, example_lines
+from kb_agent.agent.evidence_units import Unit
 from kb_agent.agent.name_kinds import has_shape, keys_kind, new_names
 from kb_agent.tools.base import Evidence
 

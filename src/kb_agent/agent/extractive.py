@@ -15,16 +15,8 @@ from kb_agent.agent import answer_types, asked_shapes, section_titles
 from kb_agent.agent.asked_code import asked_code
 from kb_agent.agent.claim_terms import OWNER_LINES, names_word, version_owner
 from kb_agent.agent.definitions import FOR_THAT, asks_name, defines, gives_name
-from kb_agent.agent.evidence_units import (
-    EXAMPLE_GAP,
-    LINK_TARGET,
-    Unit,
-    code_after,
-    commands_after,
-    introduces_example,
-    terms,
-    units_of,
-)
+from kb_agent.agent.evidence_following import code_after, commands_after, introduces_example, list_after
+from kb_agent.agent.evidence_units import EXAMPLE_GAP, LINK_TARGET, Unit, terms, units_of
 from kb_agent.agent.example_lines import ASKS_OUTPUT, KEY_KINDS, answering_line, output_example
 from kb_agent.agent.name_kinds import (
     COMMAND_KINDS,
@@ -34,6 +26,7 @@ from kb_agent.agent.name_kinds import (
     free_kind,
     instances_of,
     keys_kind,
+    kind_qualifier,
     lists_instances,
     new_names,
     points_to_kind,
@@ -49,7 +42,9 @@ from kb_agent.agent.question_terms import (
     QUESTION_TERMS,
     Weights,
     comparable_terms,
+    excluded_capped,
     key_terms,
+    page_named,
     paraphrase_capped,
     rarity,
     says_superlative,
@@ -215,7 +210,7 @@ def rank(
     per_source = [units_of(index, e) for index, e in enumerate(sources)]
     all_units = [(index, unit) for index, units in enumerate(per_source) for unit in units]
     source_lines = [e.text.split("\n") for e in sources]  # the whole line each unit was cut from
-    weight = rarity(asked, [u for _, u in all_units], weights)
+    weight = excluded_capped(rarity(asked, [u for _, u in all_units], weights), question)
     # the names of the kind asked for that each line gives and the question does not, read once
     named_by = [new_names(LINK_TARGET.sub("]", u.text), question, kind) if kind else set() for _, u in all_units]
     everywhere = subject_names(set().union(*named_by), weights)
@@ -233,6 +228,9 @@ def rank(
     weight = paraphrase_capped(weight, contexts, question)
     # the lines of a section share its headings: each heading path is read once
     under = {h: term_credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
+    on_page = page_named(question) & asked
+    maker = asked_shapes.maker_verb(question) & asked
+    qualifier = kind_qualifier(question) & asked
     said_in_own = set().union(*(u.terms for _, u in all_units if u.zh == zh)) & asked  # the question's language
     found: list[Unit] = []
     for (index, unit), names in zip(all_units, named_by, strict=True):
@@ -279,6 +277,10 @@ def rank(
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
             held[t] = max(held.get(t, 0.0), HEADING * c)
+        if maker and asked_shapes.credits_someone(unit.text):  # "Who made the illustrations …?": "… by Ketrina …"
+            held.update(dict.fromkeys(maker, 1.0))
+        for t in on_page:  # "… on the return-a-response-directly page": the page's title says it of every line
+            held[t] = max(held.get(t, 0.0), contexts[index].get(t, 0.0))
         for t in unit.shown_terms & asked:  # "If you run it with:" `$ python myapp.py` "then …": of myapp.py
             held[t] = max(held.get(t, 0.0), SHOWN)
         if output:  # the response shown holds the names the question sends
@@ -293,6 +295,8 @@ def rank(
                 held[t] = max(held.get(t, 0.0), HEADING)
         if not code.names_it(index, held):
             continue
+        if qualifier and not any(held.get(t) or contexts[index].get(t) for t in qualifier):
+            continue  # asked "Which XML library …?", a passage that never says XML names a library for JSON
         if unit_zh != zh and not any(held.get(t) for t in comparable):
             continue  # a line in the other language saying none of the names it could share: a guess
         # a line in the other language cannot be read for the question's words in its script: half credit,
@@ -312,7 +316,11 @@ def rank(
         unit.score = coverage + SAID * itself + (0.15 if unit_zh == zh else 0.0) - 0.03 * index
         # "… use the command:" with the command below it says what the question does not: the command
         leads_to_command = bool(commands_after(unit, sources[index]))
-        restates = not (yes_no or why or follows or leads_to_command) and _restates(unit, asked_words, question, kind)
+        restates = (
+            not (yes_no or why or follows or leads_to_command)
+            and _restates(unit, asked_words, question, kind)
+            and not list_after(unit, sources[index])  # "API keys in:" / "Headers." / "Cookies": the list answers
+        )
         if restates:
             unit.score -= RESTATES
         elif (
@@ -351,6 +359,8 @@ def rank(
             unit.score += DEFINES_BONUS
         if prose_kind and asked_shapes.names_of_kind(unit.text, prose_kind):
             unit.score += NAME_BONUS  # "In which district …?": "It is located in Daxi District, Taoyuan City"
+        if maker and asked_shapes.credits_someone(unit.text):
+            unit.score += NAME_BONUS
         if where and asked_shapes.names_a_file(unit.text, lowered):
             unit.score += NAME_BONUS  # "Where do I configure the entrypoint …?": "… in a `pyproject.toml` file"
         elif place and asked_shapes.says_place(unit.text):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from kb_agent.agent.claim_terms import LINK_TARGET
-from kb_agent.text.tokenize import has_cjk
+from kb_agent.text.tokenize import has_cjk, tokenize
 
 _KINDS = (
     "class|package|parameter|argument|function|method|header|exception|module|constant|setting|option|command|"
@@ -265,3 +265,15 @@ def lists_instances(lead: re.Pattern[str], text: str) -> bool:
     Code, Jedi based editors", not "… tested on multiple editors"."""
     found = lead.search(text)
     return found is not None and len(_LISTED_NAME.findall(text[found.end() : found.end() + 160])) >= INSTANCES
+
+
+_QUALIFIER = re.compile(r"\b(?i:which|what)\s+((?:[A-Z][\w.-]*\s+){1,2})([a-z]+)")
+
+
+def kind_qualifier(question: str) -> set[str]:
+    """The terms of the name that narrows the kind asked for ("Which XML library …?" -> xml): a library for
+    JSON is not one. Empty when no capitalised name stands between the question word and the kind."""
+    found, kind = _QUALIFIER.search(question), asked_kind(question)
+    if found is None or kind is None or not found.group(2).startswith(kind[:-1] if kind.endswith("y") else kind):
+        return set()
+    return set(tokenize(found.group(1)))

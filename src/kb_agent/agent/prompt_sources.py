@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from kb_agent.agent.claim_terms import content_terms
-from kb_agent.agent.evidence_units import Unit, heading_text, is_prose
+from kb_agent.agent.evidence_sections import heading_text
+from kb_agent.agent.evidence_units import Unit, is_prose
 from kb_agent.agent.quote_selection import similar
 from kb_agent.tools.base import Evidence
 

@@ -20,6 +20,7 @@ _FRAME = (
     "many much "  # "how many", "how much": the question asks for a number, not about "many"
     "so from "  # "… so Pydantic can read …", "… from being included": a clause's glue
     "given "  # "when no query is given": a clause's verb, rare in docs and so weighed heavily
+    "back among amongst "  # "send back", "sent among the schemes …": a particle, a preposition
     "up "  # "set up", "look up": a particle (a rare word in docs, it had covered "set up blue-green deployments")
     "unlike besides except versus whereas instead rather apart aside other others another "  # relating the subject to another
     "thing things thingy stuff gizmo gadget knob doohickey 东西 "  # a placeholder for what the documents name
@@ -42,6 +43,19 @@ _DOCS_SUBJECT = re.compile(
 )
 _GLUED_LOCATIVE = re.compile(r"^[中里内][\u4e00-\u9fff]$")
 _GLUED_MODAL = re.compile(r"^[\u4e00-\u9fff][会能将要]$")
+# "Which two editors …?": how many answers are wanted, not a word the answer writes
+_ANSWER_COUNT = re.compile(r"\b(?:which|what|the)\s+(two|three|four|five|six)\b", re.I)
+# "… on the return-a-response-directly page": which page; its name is the passage's title or path, not a line's
+_PAGE_POINTER = re.compile(r"\b(?:the|this)\s+(?:[\w./-]+\s+){0,4}page\b", re.I)
+_PAGE_WORDS = frozenset(tokenize("page"))
+
+
+def page_named(question: str) -> set[str]:
+    """The terms of the page a question points to ("the features page" -> features), which the passage's title
+    or path holds for every line of it."""
+    return {t for m in _PAGE_POINTER.finditer(question) for t in terms(m.group())} - _PAGE_WORDS - QUESTION_TERMS
+
+
 _UNDER_NAME = re.compile(r"\b(?:under|by|with)\s+(?:which|what)\s+names?\b", re.I)
 _UNDER_NAME_WORDS = frozenset(tokenize("under name names"))
 _ASKS_DATE = re.compile(r"\b(?:on|in|by) (?:what|which) (?:date|day|month)\b|\b(?:what|which) year\b", re.I)
@@ -85,6 +99,10 @@ def key_terms(question: str) -> set[str]:
         asked -= _UNDER_NAME_WORDS
     if ASKS_DIFFERENCE.search(question):  # "the difference between an image and a container": the two things
         asked -= _DIFFERENCE_WORDS
+    for count in _ANSWER_COUNT.finditer(question):
+        asked -= set(tokenize(count.group(1)))
+    if _PAGE_POINTER.search(question):
+        asked -= _PAGE_WORDS
     if _DOCS_SAY.search(question):  # "文档举例说…" (the docs say, for example): who says it, not what about
         asked -= {"文档"}
     for said_by in _DOCS_SUBJECT.finditer(question):
@@ -334,6 +352,32 @@ def rarity(asked: set[str], units: list[Unit], weights: Weights | None) -> dict[
         count = len(units) or 1
         found = {t: math.log(1 + count / (1 + sum(1 for u in units if t in u.terms))) for t in asked}
     return _framing_capped(found)
+
+
+# "Besides the OpenAPI schemes, which …", "… validate besides JSON objects, arrays and numbers?", "除了 401 还…":
+# what the answer is not. Opening the question it ends at the comma; after its question word, at the end
+_BESIDES = re.compile(
+    r"^\s*(?:besides|apart from|aside from|other than|in addition to)\s+([^,，?？]+)"
+    r"|\b(?:besides|apart from|aside from|other than|in addition to)\s+([^?？]+)"
+    r"|除了([^，,？?还也]+?)(?:之外|以外)?(?=[，,还也])",
+    re.I,
+)
+
+
+def excluded_capped(weight: dict[str, float], question: str) -> dict[str, float]:
+    """The terms of what a question sets aside ("besides JSON objects, arrays, strings and numbers") count no
+    more than its commonest other term: a line restating them ("JSON array (`list`) defining item types") is
+    what was excluded, not the answer ("Validation for more exotic types, like: URL, Email, UUID")."""
+    phrases = [next(g for g in m.groups() if g) for m in _BESIDES.finditer(question)]
+    if not phrases:
+        return weight
+    rest = terms(_BESIDES.sub(" ", question))
+    excluded = {t for p in phrases for t in terms(p)} - rest
+    others = [w for t, w in weight.items() if t not in excluded]
+    if not excluded or not others:
+        return weight
+    floor = min(others)
+    return {t: min(w, floor) if t in excluded else w for t, w in weight.items()}
 
 
 def _framing_capped(weight: dict[str, float]) -> dict[str, float]:

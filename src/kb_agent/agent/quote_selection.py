@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from kb_agent.agent.claim_terms import checkable
-from kb_agent.agent.evidence_units import Unit, block_ending, commands_after, list_after, terms, units_of
+from kb_agent.agent.evidence_following import block_ending, commands_after, list_after
+from kb_agent.agent.evidence_units import Unit, terms, units_of
 from kb_agent.agent.name_kinds import new_names
 from kb_agent.agent.question_terms import key_terms
 from kb_agent.agent.reasons import (
