@@ -372,7 +372,7 @@ def test_a_note_on_another_release_of_the_named_product_is_about_that_one():
 def test_a_symbol_asked_by_its_name_is_written_as_itself(monkeypatch, rule):
     """dev38 t3803 "What does the dot at the end of the docker build command tell Docker?": "Notice the `.` …"."""
     if not rule:
-        monkeypatch.setattr(question_terms, "_symbol_held", lambda term, text: False)
+        monkeypatch.setattr(question_terms, "symbol_held", lambda term, text: False)
     text = "\n\n".join(
         [
             "So, it's important to put the docker build command **near the end** of the `Dockerfile`.",

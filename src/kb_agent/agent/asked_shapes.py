@@ -14,7 +14,8 @@ ASKS_WHERE = re.compile(r"^\s*where (?:do|does|should|can|must|is|are|will)\b|�
 ASKS_PLACE = re.compile(r"^\s*where\b|放在哪|位于哪|在哪(?:里|儿)", re.I)
 _SAYS_PLACE = re.compile(
     r"\b(?:goes|go|is placed|are placed|is put|are put|belongs?|lives?|sits?|is located|are located)\s+"
-    r"(?:in|inside|outside|under|into|at|on|within)\b|(?:放在|位于|放到|写在)",
+    r"(?:in|inside|outside|under|into|at|on|within)\b|\b(?:is|are|gets?) run in\b|\bruns? in (?:an?|the)\b"
+    r"|(?:放在|位于|放到|写在|运行在|执行在|运行于)",
     re.I,
 )
 

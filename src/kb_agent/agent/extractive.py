@@ -230,7 +230,11 @@ def rank(
     under = {h: term_credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
     on_page = page_named(question) & asked
     maker = asked_shapes.maker_verb(question) & asked
-    qualifier = kind_qualifier(question) & asked
+    # the narrowing name counts when it is the rarest term, rarer than any other: HTTP in "Which HTTP methods …"
+    # goes without saying
+    qualifier = {
+        t for t in kind_qualifier(question) & asked if all(weight.get(t, 0.0) > w for o, w in weight.items() if o != t)
+    }
     said_in_own = set().union(*(u.terms for _, u in all_units if u.zh == zh)) & asked  # the question's language
     found: list[Unit] = []
     for (index, unit), names in zip(all_units, named_by, strict=True):

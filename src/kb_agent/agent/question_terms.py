@@ -20,7 +20,7 @@ _FRAME = (
     "many much "  # "how many", "how much": the question asks for a number, not about "many"
     "so from "  # "… so Pydantic can read …", "… from being included": a clause's glue
     "given "  # "when no query is given": a clause's verb, rare in docs and so weighed heavily
-    "back among amongst "  # "send back", "sent among the schemes …": a particle, a preposition
+    "back among amongst own "  # "send back", "sent among the schemes …", "of their own": a particle, a preposition
     "up "  # "set up", "look up": a particle (a rare word in docs, it had covered "set up blue-green deployments")
     "unlike besides except versus whereas instead rather apart aside other others another "  # relating the subject to another
     "thing things thingy stuff gizmo gadget knob doohickey 东西 "  # a placeholder for what the documents name
@@ -46,7 +46,7 @@ _GLUED_MODAL = re.compile(r"^[\u4e00-\u9fff][会能将要]$")
 # "Which two editors …?": how many answers are wanted, not a word the answer writes
 _ANSWER_COUNT = re.compile(r"\b(?:which|what|the)\s+(two|three|four|five|six)\b", re.I)
 # "… on the return-a-response-directly page": which page; its name is the passage's title or path, not a line's
-_PAGE_POINTER = re.compile(r"\b(?:the|this)\s+(?:[\w./-]+\s+){0,4}page\b", re.I)
+_PAGE_POINTER = re.compile(r"\b(?:the|this)\s+(?:(?!(?:the|this|on|in|of)\b)[\w./-]+\s+){0,4}page\b", re.I)
 _PAGE_WORDS = frozenset(tokenize("page"))
 
 
@@ -122,6 +122,7 @@ def key_terms(question: str) -> set[str]:
     # "请求头会以什么 …": a noun's last character glued to the modal after it (头会), a word no dictionary tags
     asked -= {t for t in asked if _GLUED_MODAL.search(t) and zh_tag(t) is None}
     # jieba's search mode also yields the pieces of a word (分布式 -> 分布, 布式): one word counts once
+    asked |= {_SYMBOL_NAME[s] for s in _LONE_SYMBOL.findall(question)}
     cjk = [t for t in asked if has_cjk(t)]
     kept = {t for t in asked if not any(t != longer and t in longer for longer in cjk) and not guessed_word(t)}
     return kept or asked
@@ -146,7 +147,7 @@ def term_credits(found: set[str], text: str, asked: set[str], short_forms: bool 
             or _parts_held(t, found)
             or _resultative_held(t, text)
             or _regarded_held(t, text)
-            or _symbol_held(t, text)
+            or symbol_held(t, text)
         ):
             credit[t] = 1.0
         elif has_cjk(t) and any(len(p) > 1 and p != t and p in text for p in tokenize(t)):
@@ -219,10 +220,15 @@ _SYMBOLS = {
     "tild": "~",
     "caret": "^",
     "ampersand": "&",
+    "dollar": "$",
 }
+# a symbol the question writes on its own ("示例里的 ^ 表示什么？"): asked by its name, held by a line that codes it;
+# not an operator, which stands between names ("str | None", "a * b")
+_LONE_SYMBOL = re.compile(r"(?:(?<=\s)|(?<=`)|^)([\^$])(?=\s|`|$)")
+_SYMBOL_NAME = {"^": "caret", "$": "dollar"}
 
 
-def _symbol_held(term: str, text: str) -> bool:
+def symbol_held(term: str, text: str) -> bool:
     symbol = _SYMBOLS.get(term)
     return symbol is not None and f"`{symbol}`" in text
 

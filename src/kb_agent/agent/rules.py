@@ -173,7 +173,7 @@ _FILE_DISCOVERY_RE = re.compile(
     r"[a-z]+s\b)"
     r"|\bwhich section of the (?:docs|documentation)\b"
     r"|\bwhere (?:can|do|should|could) (?:i|we) (?:read|learn)(?: more)? about\b"
-    r"|\bwhere (?:is|are) [\w\s`.-]{1,40} documented\b"
+    r"|\bwhere (?:is|are) [\w\s`.-]{1,60}? (?:documented|explained|described|covered|discussed|introduced)\b"
     rf"|\bwhere (?:do|does) (?:the )?(?:docs|documentation|guides?|tutorials?|pages?) (?:{_DOCUMENTING})"
     r"|\b(?:is there|are there) (?:a |an |any )?(?:files?|pages?|documents?|docs|documentation|guides?|tutorials?) "
     r"(?:on|about|for|that)\b"

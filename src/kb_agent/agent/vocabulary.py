@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from kb_agent.agent.question_terms import symbol_held
 from kb_agent.retrieval.exact import pattern, versioned_names
 from kb_agent.text.tokenize import has_cjk, mostly_chinese, tokenize
 
@@ -80,7 +81,8 @@ def unknown_terms(
     def known(term: str) -> bool:
         return term in seen or (bool(pieces[term]) and all(p in seen for p in pieces[term]))
 
-    unknown = {t for t in asked if not known(t)}
+    # "caret", asked as "^": a page writing `^` writes it
+    unknown = {t for t in asked if not known(t) and not any(symbol_held(t, text) for text in texts)}
     if unknown and texts:
         unknown -= _written_nearly(unknown - code_names, question, texts)
     return unknown | _unwritten_versions(question, texts)
