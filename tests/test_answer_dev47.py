@@ -225,3 +225,35 @@ NOTE = evidence_under(
     "en/docs/tutorial/body.md",
     start=13,
 )
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["several_months_is_no_count", "control_asks_a_number"])
+def test_several_beside_another_question_word_asks_no_number(monkeypatch, rule):
+    """dev48 z4820: "在开始编写 FastAPI 之前，作者花了几个月研究哪些规范？" asks which specs; 几个月 ("several
+    months") had made it ask a number, and it was refused."""
+    from kb_agent.agent import answer_types
+
+    if not rule:
+        monkeypatch.setattr(answer_types, "_SEVERAL_ZH", re.compile(r"(?!)"))
+    assert (1 not in answer_types.asked_types("在开始编写 FastAPI 之前，作者花了几个月研究哪些规范？")) is rule
+    assert 1 in answer_types.asked_types("部署时每个 CPU 核心应该运行几个 worker？")
+
+
+def test_the_same_is_no_count():
+    """dev48 u4832: "同一 API 程序" (the same program) stated no number."""
+    from kb_agent.agent import answer_types
+
+    assert not answer_types._NUMBER.search("当你运行同一 API 程序的多个进程时，它们通常称为 workers。")
+    assert answer_types._NUMBER.search("每个容器运行一个 Uvicorn 进程")
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["author_is_i", "control_author_unsaid"])
+def test_the_author_writes_in_the_first_person(monkeypatch, rule):
+    """dev48 z4820: "作者花了几个月研究哪些规范？" - "我就花了几个月的时间研究 OpenAPI …" never says 作者."""
+    if not rule:
+        monkeypatch.setattr(question_terms, "_FIRST_PERSON", re.compile(r"(?!)"))
+    held = question_terms.term_credits(
+        set(), "我就花了几个月的时间研究 OpenAPI、JSON Schema、OAuth2 等规范。", {"作者"}
+    )
+    assert bool(held.get("作者")) is rule
+    assert not question_terms.term_credits(set(), "我们简单回顾一下历史。", {"作者"})  # "we" is no author

@@ -19,7 +19,7 @@ _NUMBER = re.compile(
     r"(?<![A-Za-z_])\d|(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bwhich )(?<!\beach )(?<!\bany )(?<!\bno )\bone\b"
     r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
-    r"dozen|half)\b|\bonly\s+(?:\S+\s+){0,4}?single\b|(?<!统)一(?![些样起旦般直定切下致边])|[二两三四五六七八九十百千万]",
+    r"dozen|half)\b|\bonly\s+(?:\S+\s+){0,4}?single\b|(?<![统同唯万])一(?![些样起旦般直定切下致边])|同一(?=[个台份条种])|[二两三四五六七八九十百千万]",
     re.I,
 )
 # a release ("FastAPI 0.108.0") is no quantity: asked a maximum size, a line giving only one states none
@@ -158,10 +158,16 @@ def _asked_codes(question: str) -> frozenset[str]:
     return frozenset(m.group() for m in ANSWER_TYPES[STATUS][1].finditer(question))
 
 
+# 几 + measure word is "how many" or "several": beside another question word (哪些, 什么 …) it is "several"
+_SEVERAL_ZH = re.compile(r"几个?(?:月|年|天|周|小时|分钟|秒|次|种|个)(?=[^？?]*(?:哪些|哪个|哪种|什么|谁|为什么|怎么|如何))")
+
+
 def asked_types(question: str) -> list[int]:
     """Which of the answer types (a version, a number, an address, an end, a status code, a date, a year) the
     question asks for: a line that answers it must state each."""
     asked = [i for i, (asks, _) in enumerate(ANSWER_TYPES) if asks.search(question)]
+    if 1 in asked and _SEVERAL_ZH.search(question) and not ANSWER_TYPES[1][0].search(_SEVERAL_ZH.sub("", question)):
+        asked.remove(1)  # "花了几个月研究哪些规范？" asks which specs: 几个月 is "several months"
     # "版本号是多少" asks a version as its number: the version is the number asked, not a number beside it
     return [i for i in asked if i != 1] if 0 in asked else asked
 

@@ -133,6 +133,11 @@ _NEGATED = re.compile(r"(?:do|does|did|is|are|was|were|has|have|had|ca|could|sho
 _NEGATION = re.compile(r"\b(?:\w+n['’]t|not|never|cannot|no longer)\b", re.I)
 
 
+# the docs' author writes in the first person: "the author decided to use …" is "I decided …", "我…研究"
+_AUTHOR = frozenset({"author", "作者"})
+_FIRST_PERSON = re.compile(r"\bI\b(?!/)|我(?!们)")
+
+
 def term_credits(found: set[str], text: str, asked: set[str], short_forms: bool = False) -> dict[str, float]:
     """How fully `text` holds each asked term: a Chinese word however jieba split it here counts whole, only a
     piece of it (默认 for 默认值) half; a hyphenated word whole when the text writes its parts ("developer-induced"
@@ -148,6 +153,7 @@ def term_credits(found: set[str], text: str, asked: set[str], short_forms: bool 
             or _resultative_held(t, text)
             or _regarded_held(t, text)
             or symbol_held(t, text)
+            or (t in _AUTHOR and bool(_FIRST_PERSON.search(text)))
         ):
             credit[t] = 1.0
         elif has_cjk(t) and any(len(p) > 1 and p != t and p in text for p in tokenize(t)):
@@ -390,7 +396,7 @@ def _framing_capped(weight: dict[str, float]) -> dict[str, float]:
     """A framing word (`_pointing_or_counting`) counts no more than the question's commonest content word:
     rare as 各自 is, it says nothing the answer must ("多个进程通常不共享任何内存" answers "…各自占用一份内存").
     Kept, not dropped: "每个操作的 operation_id …" is answered by the line that says 每个操作."""
-    framing = {t for t in weight if _pointing_or_counting(t)}
+    framing = {t for t in weight if _pointing_or_counting(t) or t in _AUTHOR}  # the author: the narrator, "I"
     content = [w for t, w in weight.items() if t not in framing]
     if not framing or not content:
         return weight
