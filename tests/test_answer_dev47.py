@@ -257,3 +257,33 @@ def test_the_author_writes_in_the_first_person(monkeypatch, rule):
     )
     assert bool(held.get("作者")) is rule
     assert not question_terms.term_credits(set(), "我们简单回顾一下历史。", {"作者"})  # "we" is no author
+
+
+REGEX_EN = evidence_under(
+    "This specific regular expression pattern checks that the received parameter value:\n\n"
+    "* `^`: starts with the following characters, doesn't have characters before.\n"
+    "* `fixedquery`: has the exact value `fixedquery`.\n"
+    "* `$`: ends there, doesn't have any more characters after `fixedquery`.",
+    "en/docs/tutorial/query-params-str-validations.md",
+    start=175,
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["sibling_item_cited", "control_one_item"])
+def test_a_sentence_joining_two_list_items_cites_both(monkeypatch, rule):
+    """dev47 x4733 (model): "The caret ^ … means that the value must start with the characters "fixedquery"" was
+    cited to L179 ("`$`: ends there … after `fixedquery`") alone; L177 says the start."""
+    from kb_agent.agent.claims import ClaimChecker
+    from kb_agent.agent.sentences import split_sentences
+
+    if not rule:
+        monkeypatch.setattr(ClaimChecker, "_telling", lambda self, terms, spans: spans)
+    sentence = split_sentences(
+        "The caret ^ in the regular expression pattern example means that the received parameter value must start "
+        'with the characters "fixedquery" [1].'
+    )[0]
+    claim = ClaimChecker([REGEX_EN], "What does the caret ^ mean in the regular expression pattern example?").check(
+        sentence
+    )
+    assert claim.supported
+    assert any(start <= 177 <= end for _, start, end in claim.spans) is rule

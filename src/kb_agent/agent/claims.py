@@ -176,7 +176,7 @@ class ClaimChecker(ClaimGuards):
             return Claim(sentence.text, False)
         subjects = self._subjects(sentence.text)
         framed = [framed for span in spans for framed in self._with_frame(subjects, span)]
-        return self._claim(sentence.text, self._showing(as_code, framed))
+        return self._claim(sentence.text, self._telling(terms, self._showing(as_code, framed)))
 
     def _retry_order(self, sentence: str, order: list[int], used: set[int]) -> list[int]:
         """The sources a premise retry reads: the rest, but no translation once a page in the sentence's own
@@ -207,6 +207,22 @@ class ClaimChecker(ClaimGuards):
                     missing -= found
             widened.append((index, start, end))
         return widened
+
+    def _telling(self, terms: set[str], spans: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+        """Spans joined by a sibling list item near them that says what the sentence adds and no cited line says:
+        "… means that the value must start with … "fixedquery"" was cited to "`$`: ends there, … after
+        `fixedquery`" alone, while "`^`: starts with …" two items up tells the start (a window never spans two
+        sibling items, so the sentence joining them cites each)."""
+        missing = terms - set().union(*(self._window_terms(span) for span in spans))
+        extra: list[tuple[int, int, int]] = []
+        for index, start, end in spans:
+            lines = self._lines[index]
+            for k in self._near(index, start, end):
+                found = missing & lines.line_terms[k]
+                if found and lines.item_of[k] is not None and not start <= lines.numbers[k] <= end:
+                    extra.append((index, lines.numbers[k], lines.numbers[k]))
+                    missing -= found
+        return spans + extra[: max(0, MAX_SPANS - len(spans))]
 
     def _claim(self, sentence: str, spans: list[tuple[int, int, int]]) -> Claim:
         citations = [
