@@ -287,3 +287,7 @@ def test_a_sentence_joining_two_list_items_cites_both(monkeypatch, rule):
     )
     assert claim.supported
     assert any(start <= 177 <= end for _, start, end in claim.spans) is rule
+
+
+def test_a_prompt_opening_a_command_is_no_symbol_asked():
+    assert "dollar" not in key_terms("$ fastapi dev main.py - what does it start?")

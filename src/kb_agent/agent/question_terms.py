@@ -121,8 +121,8 @@ def key_terms(question: str) -> set[str]:
     asked -= {t for t in asked if _GLUED_LOCATIVE.search(t) and zh_tag(t) in (None, "ns") and f" {t}" in question}
     # "请求头会以什么 …": a noun's last character glued to the modal after it (头会), a word no dictionary tags
     asked -= {t for t in asked if _GLUED_MODAL.search(t) and zh_tag(t) is None}
+    asked |= {_SYMBOL_NAME[s] for s in _LONE_SYMBOL.findall(question)}  # "^" is no token: asked as "caret"
     # jieba's search mode also yields the pieces of a word (分布式 -> 分布, 布式): one word counts once
-    asked |= {_SYMBOL_NAME[s] for s in _LONE_SYMBOL.findall(question)}
     cjk = [t for t in asked if has_cjk(t)]
     kept = {t for t in asked if not any(t != longer and t in longer for longer in cjk) and not guessed_word(t)}
     return kept or asked
@@ -229,8 +229,8 @@ _SYMBOLS = {
     "dollar": "$",
 }
 # a symbol the question writes on its own ("示例里的 ^ 表示什么？"): asked by its name, held by a line that codes it;
-# not an operator, which stands between names ("str | None", "a * b")
-_LONE_SYMBOL = re.compile(r"(?:(?<=\s)|(?<=`)|^)([\^$])(?=\s|`|$)")
+# not an operator, which stands between names ("str | None", "a * b"), nor a prompt opening a command ("$ fastapi run")
+_LONE_SYMBOL = re.compile(r"(?<=[\s`])([\^$])(?=\s|`|$)")
 _SYMBOL_NAME = {"^": "caret", "$": "dollar"}
 
 
