@@ -159,7 +159,9 @@ def _asked_codes(question: str) -> frozenset[str]:
 
 
 # 几 + measure word is "how many" or "several": beside another question word (哪些, 什么 …) it is "several"
-_SEVERAL_ZH = re.compile(r"几个?(?:月|年|天|周|小时|分钟|秒|次|种|个)(?=[^？?]*(?:哪些|哪个|哪种|什么|谁|为什么|怎么|如何))")
+_SEVERAL_ZH = re.compile(
+    r"几个?(?:月|年|天|周|小时|分钟|秒|次|种|个)(?=[^？?]*(?:哪些|哪个|哪种|什么|谁|为什么|怎么|如何))"
+)
 
 
 def asked_types(question: str) -> list[int]:
