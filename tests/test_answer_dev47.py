@@ -291,3 +291,29 @@ def test_a_sentence_joining_two_list_items_cites_both(monkeypatch, rule):
 
 def test_a_prompt_opening_a_command_is_no_symbol_asked():
     assert "dollar" not in key_terms("$ fastapi dev main.py - what does it start?")
+
+
+OPERATION_IDS = evidence_under(
+    "OpenAPI requires that each operation ID is unique across all the *path operations*, so FastAPI uses the "
+    "**function name**, the **path**, and the **HTTP method/operation** to generate that operation ID, because that "
+    "way it can make sure that the operation IDs are unique.",
+    "en/docs/advanced/generate-clients.md",
+    start=110,
+)
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["each_item_checked", "control_items_unchecked"])
+def test_each_item_of_a_listed_answer_must_be_cited(monkeypatch, rule):
+    """All 48 sets with the model, dev20 t2004: "FastAPI combines the first tag, the path operation name, and the
+    HTTP method …" was kept, cited to L110, which says function name, path and method: the first tag is not there."""
+    from kb_agent.agent.claims import ClaimChecker
+    from kb_agent.agent.sentences import split_sentences
+
+    if not rule:
+        monkeypatch.setattr(ClaimChecker, "_listed_items_held", lambda self, sentence, spans: True)
+    question = "Which three things does FastAPI combine by default to generate a path operation's operation ID?"
+    checker = ClaimChecker([OPERATION_IDS], question)
+    wrong = "FastAPI combines the first tag, the path operation name, and the HTTP method/operation to generate it [1]."
+    right = "FastAPI combines the function name, the path, and the HTTP method/operation to generate it [1]."
+    assert checker.check(split_sentences(wrong)[0]).supported is not rule
+    assert checker.check(split_sentences(right)[0]).supported

@@ -25,6 +25,10 @@ SECTION_LINES = 30  # a name the question gave may be introduced this far above 
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # an identifier written as code: `Body`, `fastapi.FastAPI`
 
 
+# an English list of three or more: "the function name, the path, and the HTTP method"
+_LISTED = re.compile(r"((?:[^,;:.!?]+,\s*){2,})(?:and|or)\s+([^,;:.!?]+)")
+
+
 class ClaimGuards:
     """The checks on a chosen window; the checker holds the sources, their read lines and the question's terms."""
 
@@ -117,6 +121,24 @@ class ClaimGuards:
             ):
                 return True
         return False
+
+    def _listed_items_held(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
+        """Each item of a list the sentence gives ("A, B, and C") says something the cited lines say: "FastAPI
+        combines the first tag, the path operation name, and the HTTP method" cited to "… uses the function name,
+        the path, and the HTTP method …" shares most of its words with the line, but the first tag is not there.
+        An item of only the question's words (or none) is not judged."""
+        listed = _LISTED.search(sentence)
+        if listed is None:
+            return True
+        cited = set().union(
+            *(
+                self._lines[index].line_terms[k]
+                for index, start, end in spans
+                for k in self._lines[index].positions(start, end)
+            )
+        )
+        items = [*re.split(r",\s*", listed.group(1)), listed.group(2)]
+        return all(not new or new & cited for new in (content_terms(item) - self.question_terms for item in items))
 
     def _changes_a_unit(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
         """A number the sentence reads in one unit that the cited lines state only in another: "keeps messages

@@ -164,6 +164,8 @@ class ClaimChecker(ClaimGuards):
             spans = []
         if spans and self._changes_a_unit(sentence.text, spans):
             spans = []
+        if spans and not self._listed_items_held(sentence.text, spans):
+            spans = []  # "… combines the first tag, the path operation name, and …": the first tag is elsewhere
         if spans and TELLS_AN_END.search(sentence.text) and not self._near_line(spans, TELLS_AN_END):
             spans = []  # "… removed support … is 0.115.0" cited to "supported since 0.115.0"
         if spans and NEGATES.search(sentence.text) and not self._near_line(spans, DENIES):
