@@ -130,15 +130,14 @@ class ClaimGuards:
         listed = _LISTED.search(sentence)
         if listed is None:
             return True
-        cited = set().union(
-            *(
-                self._lines[index].line_terms[k]
-                for index, start, end in spans
-                for k in self._lines[index].positions(start, end)
-            )
-        )
+        cited = set().union(*(self._window_terms(span) for span in spans))
         items = [*re.split(r",\s*", listed.group(1)), listed.group(2)]
         return all(not new or new & cited for new in (content_terms(item) - self.question_terms for item in items))
+
+    def _window_terms(self, span: tuple[int, int, int]) -> set[str]:
+        index, start, end = span
+        lines = self._lines[index]
+        return set().union(*(t for n, t in zip(lines.numbers, lines.line_terms, strict=False) if start <= n <= end))
 
     def _changes_a_unit(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
         """A number the sentence reads in one unit that the cited lines state only in another: "keeps messages

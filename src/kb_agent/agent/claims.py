@@ -325,11 +325,6 @@ class ClaimChecker(ClaimGuards):
             for k in self._near(index, start, end)
         )
 
-    def _window_terms(self, span: tuple[int, int, int]) -> set[str]:
-        index, start, end = span
-        lines = self._lines[index]
-        return set().union(*(t for n, t in zip(lines.numbers, lines.line_terms, strict=False) if start <= n <= end))
-
     def _with_frame(self, subjects: set[str], span: tuple[int, int, int]) -> list[tuple[int, int, int]]:
         """A span whose subject (self._subjects) only the list item (or heading) framing it names starts at that
         line, when it is near: a reader opening "L37-38" sees that the `float` of line 38 is

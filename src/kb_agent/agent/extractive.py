@@ -281,7 +281,8 @@ def rank(
         held = dict(said)
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
             held[t] = max(held.get(t, 0.0), HEADING * c)
-        if maker and asked_shapes.credits_someone(unit.text):  # "Who made the illustrations …?": "… by Ketrina …"
+        credited = bool(maker) and asked_shapes.credits_someone(unit.text)
+        if credited:  # "Who made the illustrations …?": "… by Ketrina …"
             held.update(dict.fromkeys(maker, 1.0))
         for t in on_page:  # "… on the return-a-response-directly page": the page's title says it of every line
             held[t] = max(held.get(t, 0.0), contexts[index].get(t, 0.0))
@@ -363,7 +364,7 @@ def rank(
             unit.score += DEFINES_BONUS
         if prose_kind and asked_shapes.names_of_kind(unit.text, prose_kind):
             unit.score += NAME_BONUS  # "In which district …?": "It is located in Daxi District, Taoyuan City"
-        if maker and asked_shapes.credits_someone(unit.text):
+        if credited:
             unit.score += NAME_BONUS
         if where and asked_shapes.names_a_file(unit.text, lowered):
             unit.score += NAME_BONUS  # "Where do I configure the entrypoint …?": "… in a `pyproject.toml` file"

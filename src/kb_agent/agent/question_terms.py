@@ -383,13 +383,8 @@ def excluded_capped(weight: dict[str, float], question: str) -> dict[str, float]
     phrases = [next(g for g in m.groups() if g) for m in _BESIDES.finditer(question)]
     if not phrases:
         return weight
-    rest = terms(_BESIDES.sub(" ", question))
-    excluded = {t for p in phrases for t in terms(p)} - rest
-    others = [w for t, w in weight.items() if t not in excluded]
-    if not excluded or not others:
-        return weight
-    floor = min(others)
-    return {t: min(w, floor) if t in excluded else w for t, w in weight.items()}
+    excluded = {t for p in phrases for t in terms(p)} - terms(_BESIDES.sub(" ", question))
+    return _capped(weight, excluded)
 
 
 def _framing_capped(weight: dict[str, float]) -> dict[str, float]:
@@ -397,8 +392,13 @@ def _framing_capped(weight: dict[str, float]) -> dict[str, float]:
     rare as 各自 is, it says nothing the answer must ("多个进程通常不共享任何内存" answers "…各自占用一份内存").
     Kept, not dropped: "每个操作的 operation_id …" is answered by the line that says 每个操作."""
     framing = {t for t in weight if _pointing_or_counting(t) or t in _AUTHOR}  # the author: the narrator, "I"
-    content = [w for t, w in weight.items() if t not in framing]
-    if not framing or not content:
+    return _capped(weight, framing)
+
+
+def _capped(weight: dict[str, float], capped: set[str]) -> dict[str, float]:
+    """`weight` with the terms of `capped` counting no more than the lightest of the others."""
+    others = [w for t, w in weight.items() if t not in capped]
+    if not capped or not others:
         return weight
-    floor = min(content)
-    return {t: min(w, floor) if t in framing else w for t, w in weight.items()}
+    floor = min(others)
+    return {t: min(w, floor) if t in capped else w for t, w in weight.items()}
