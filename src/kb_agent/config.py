@@ -107,6 +107,12 @@ class Settings(BaseSettings):
     rrf_weight_bm25: float = Field(default=1.0, ge=0)
     rrf_weight_dense: float = Field(default=1.0, ge=0)
     rrf_weight_grep: float = Field(default=0.0, ge=0, description="0 keeps grep out of hybrid (its own mode).")
+    rrf_weight_translated: float = Field(
+        default=1.0,
+        ge=0,
+        description="Weight of the keyword list a Chinese query searches in English, through the "
+        "lexicon learned from the KB's translated pages (0: never).",
+    )
     fusion: Literal["adaptive", "rrf"] = Field(
         default="adaptive",
         description="adaptive: per query, each retriever's RRF weight scaled by how sharply its best hit stands "

@@ -50,10 +50,11 @@ def answering_line(unit: Unit, evidence: Evidence, question: str, kind: str | No
 ASKS_OUTPUT = re.compile(
     r"\bwhat (?:\w+ ){0,2}?(?:response|output|result)s?\b(?!\s+(?:model|class|code|status|header|type)s?\b)"
     r"|\b(?:response|output|result) (?:would|will) (?:be|look)\b|\bwhat (?:do|does|would|will) \w+ (?:get|see) back\b"
-    r"|响应(?:结果)?(?:是|会是)什么|返回(?:的)?(?:结果|内容)是什么|输出(?:是)?什么|得到什么(?:响应|结果)",
+    r"|\bwhat\b[^?]*\b(?:render|be rendered)\s*\??\s*$|\brenders? (?:as|to|into) what\b"
+    r"|响应(?:结果)?(?:是|会是)什么|返回(?:的)?(?:结果|内容)是什么|输出(?:是)?什么|得到什么(?:响应|结果)|渲染(?:成|为|出)什么",
     re.I,
 )
-_ANNOUNCES_OUTPUT = re.compile(r"\b(?:response|output|result)s?\b|响应|输出|结果", re.I)
+_ANNOUNCES_OUTPUT = re.compile(r"\b(?:response|output|result)s?\b|\brender(?:s|ed)?\b|响应|输出|结果|渲染", re.I)
 OUTPUT_LINES = 10  # an example longer than this is a program, not the response it shows
 
 

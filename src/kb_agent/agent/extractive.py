@@ -81,6 +81,7 @@ POINTED_TO = 1.0  # credit for a key term said by the line a line opening "This 
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
 SHOWN = 0.5  # credit for a key term said by the short example that breaks a sentence in two
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
+UNTRANSLATED = 0.25  # credit for a Chinese word an English line holds none of the lexicon's translations of
 ECHOED = 0.5  # that credit when a line in the question's language says the names the line shares with it
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
 REASON_BONUS = 0.3  # asked "why …", a line in a section titled "Why …" outranks one that only restates it
@@ -240,6 +241,9 @@ def rank(
     for (index, unit), names in zip(all_units, named_by, strict=True):
         unit_zh = unit.zh
         comparable = comparable_terms(asked, zh, unit_zh)
+        # a Chinese question's words an English line can be read for: those the KB's lexicon translates
+        read = translated(asked - comparable, unit, sources[index]) if zh and not unit_zh else {}
+        comparable = comparable | set(read)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
         # "… For example:" / `"servers": [`: the example's line gives what its introduction announces
@@ -267,7 +271,7 @@ def rank(
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
         if default and not answer_types.says_default(f"{unit.heading} {unit.text}"):
             continue  # asked GzipRequest's default compression level: "同一个路由类…处理 gzip 压缩…" says none
-        said = term_credits(unit.terms, unit.text, asked)
+        said = {**term_credits(unit.terms, unit.text, asked), **read}
         # `$ docker build …` says "command" without the word; "use Hey API to generate …" names a tool
         if (
             kind
@@ -326,7 +330,7 @@ def rank(
             and _restates(unit, asked_words, question, kind)
             and not list_after(unit, sources[index])  # "API keys in:" / "Headers." / "Cookies": the list answers
         )
-        if restates:
+        if restates or (not where and _points_elsewhere(unit.text)):
             unit.score -= RESTATES
         elif (
             means
@@ -421,6 +425,14 @@ def rank(
     return found
 
 
+def translated(words: set[str], unit: Unit, source: Evidence) -> dict[str, float]:
+    """Of a Chinese question's `words`, those the passage's glossary translates: 1.0 where the English line holds
+    one of the word's translations, UNTRANSLATED where it holds none - less than an unreadable word's credit, not
+    nothing: a learned lexicon misses synonyms ("放弃" is "give up" to it, the release note says "Drop")."""
+    glossary = source.glossary
+    return {w: 1.0 if set(glossary[w]) & unit.terms else UNTRANSLATED for w in words if w in glossary}
+
+
 def _echoed(held: dict[str, float], comparable: set[str], said_in_own: set[str]) -> bool:
     """Does a line of the question's language say every name this other-language line shares with the question?"""
     shared = {t for t in comparable if held.get(t)}
@@ -463,7 +475,34 @@ def _restates(unit: Unit, asked_words: set[str], question: str, kind: str | None
         and not new_names(unit.text, question)
         and not (kind == "url" and new_names(unit.text, question, kind))
         and all(c in question for c in code)
+        and not (kind and _names_an_instance(unit.text, code, question, kind))
     )
+
+
+# "You can read more at [Pydantic Settings: Dotenv (.env) support](…)": the link's title holds the question's
+# words, and the line says nothing of its own - what it points to does
+_READ_MORE = re.compile(
+    r"^(?:you can )?(?:read|learn|see) more\b|^for more (?:details|information|info)\b|^more (?:details|info)\b"
+    r"|^(?:更多|详细)(?:信息|细节|内容|说明)?(?:请)?(?:参阅|查看|阅读|参见)|(?:阅读|了解|参阅)更多",
+    re.I,
+)
+
+
+def _points_elsewhere(text: str) -> bool:
+    """A "read more at [link]" line: a pointer to where the answer is, not the answer."""
+    return "](" in text and bool(_READ_MORE.search(text.strip().lstrip("*_ ")))
+
+
+def _names_an_instance(text: str, code: list[str], question: str, kind: str) -> bool:
+    """The line gives a name of the kind asked in code ("use the `data` parameter"), one the question writes only
+    as a plain word ("… send form data …"): a name, not a restatement."""
+    lowered = question.lower()
+    for name in code:
+        if f"`{name}`".lower() in lowered or re.search(rf"\b{re.escape(name)}\s+{kind}", lowered):
+            continue  # the question names it as the kind already
+        if re.search(rf"`{re.escape(name)}`\s+{kind}|{kind}\s+`{re.escape(name)}`", text, re.I):
+            return True
+    return False
 
 
 def _new_code(text: str, question: str) -> bool:

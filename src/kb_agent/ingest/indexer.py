@@ -13,6 +13,7 @@ from kb_agent.governance.access import NOBODY
 from kb_agent.ingest.acl import AclError, AclResolver, AclSource, check_group, combine
 from kb_agent.ingest.chunker import chunk_document
 from kb_agent.ingest.graph_job import sync_graph
+from kb_agent.ingest.lexicon_job import sync_lexicon
 from kb_agent.ingest.loaders import LoaderError, load
 from kb_agent.ingest.scanner import FoundFile, scan
 from kb_agent.store.base import KnowledgeBase
@@ -81,6 +82,7 @@ class Indexer:
             for root in roots:
                 self._index_root(root, resolver, [Path(r) for r in all_roots], report, on_progress)
         sync_graph(self.kb)
+        sync_lexicon(self.kb)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -99,6 +101,7 @@ class Indexer:
                 report.deleted += removed
                 report.chunks_removed += chunks
         sync_graph(self.kb)
+        sync_lexicon(self.kb)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -107,6 +110,7 @@ class Indexer:
         with self.kb.writing():
             done = self.kb.repair_stores()
         sync_graph(self.kb)
+        sync_lexicon(self.kb)
         return done
 
     def missing_roots(self) -> list[Path]:

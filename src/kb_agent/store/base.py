@@ -24,6 +24,7 @@ import numpy as np
 from kb_agent.config import Settings
 from kb_agent.governance.access import AccessFilter
 from kb_agent.governance.errors import Conflict, NotFound
+from kb_agent.store.bilingual import LEXICON_META, Lexicon
 from kb_agent.store.catalog import FileRecord, StoredChunk
 from kb_agent.store.embedding_cache import embed_key
 from kb_agent.store.graph import KnowledgeGraph
@@ -208,6 +209,14 @@ class SharedParts:
         self._must_be_writing()
         self.catalog.set_meta(FUSION_META, weights.as_meta() if weights else "")
 
+    def bilingual_lexicon(self) -> Lexicon | None:
+        """The Chinese -> English lexicon the last index run learned (None: never learned, or damaged)."""
+        return Lexicon.from_meta(self.catalog.get_meta(LEXICON_META))
+
+    def store_bilingual_lexicon(self, lexicon: Lexicon) -> None:
+        """Written by the ingest lexicon job after an index run (a derived entry, like the graph)."""
+        self.catalog.set_meta(LEXICON_META, lexicon.as_meta())
+
     def files_within(self, root: str) -> dict[str, FileRecord]:
         """source -> record of every indexed file under `root`."""
         return self.catalog.files_within(root)
@@ -363,6 +372,10 @@ class KnowledgeBase(Protocol):
     def fusion_weights(self) -> FusionWeights | None: ...
 
     def set_fusion_weights(self, weights: FusionWeights | None) -> None: ...
+
+    def bilingual_lexicon(self) -> Lexicon | None: ...
+
+    def store_bilingual_lexicon(self, lexicon: Lexicon) -> None: ...
 
     def files_within(self, root: str) -> dict[str, FileRecord]: ...
 

@@ -52,6 +52,9 @@ class Passage(Span):
     heading_path: list[str] = Field(default_factory=list, description="the headings the passage sits under")
     score: float = 0.0
     scores: dict[str, float] = Field(default_factory=dict, description="raw score in each retriever")
+    # a Chinese query's words -> their English stems (the KB's learned lexicon): how an English passage is read
+    # for that question; internal, never in an answer's JSON
+    glossary: dict[str, list[str]] = Field(default_factory=dict, exclude=True)
 
     @property
     def is_record(self) -> bool:

@@ -1,0 +1,146 @@
+"""The Chinese -> English lexicon learned from a knowledge base's translated pages, and the search it opens: a
+Chinese question reaching an English page no one translated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import write
+from kb_agent.config import Settings
+from kb_agent.engine import Engine
+from kb_agent.governance.access import AccessFilter
+from kb_agent.retrieval.searcher import TRANSLATED_SHARE
+from kb_agent.store.bilingual import Lexicon, learn, translation_pairs
+
+EN = {
+    "repo.md": "# The repository\nThe repository holds the source code.\nClone the repository before you start.\n"
+    "Every change to the repository is reviewed.\n",
+    "owners.md": "# Owners\nThe owner approves each release.\nAsk the owner when a release is late.\n"
+    "An owner may hand the role on.\n",
+    "tests.md": "# Tests\nRun the tests before each release.\nThe tests live beside the code.\n",
+}
+ZH = {
+    "repo.md": "# 仓库\n仓库保存源代码。\n开始之前先克隆仓库。\n对仓库的每一次改动都会被审查。\n",
+    "owners.md": "# 所有者\n所有者批准每一次发布。\n发布延迟时询问所有者。\n所有者可以把这个角色交给别人。\n",
+    "tests.md": "# 测试\n每次发布之前运行测试。\n测试放在代码旁边。\n",
+}
+# answered only here, in English, and with no Chinese translation
+UNTRANSLATED = "# Management\nAlice Zhang is the owner of the repository and signs every release.\n"
+# Chinese pages that share the question's words and do not answer it
+DISTRACTORS = {
+    f"zh/docs/notes{i}.md": f"# 笔记 {i}\n仓库的目录结构第 {i} 部分。\n谁负责这个仓库的构建脚本？第 {i} 个说明。\n"
+    for i in range(6)
+}
+QUESTION = "仓库的所有者是谁？"
+
+
+def _corpus(root: Path, *, restricted_pair: bool = False) -> Path:
+    for name, text in EN.items():
+        write(root / "en" / "docs" / name, text)
+    for name, text in ZH.items():
+        write(root / "zh" / "docs" / name, text)
+    write(root / "en" / "docs" / "management.md", UNTRANSLATED)
+    for path, text in DISTRACTORS.items():
+        write(root / path, text)
+    if restricted_pair:  # a page pair only hr may read: 合并 <-> merger on every line
+        for lang, lines in (("en", ["# Merger", "The merger closes in March.", "The merger stays secret."]),
+                            ("zh", ["# 合并", "合并在三月完成。", "合并保持机密。"])):  # fmt: skip
+            write(root / lang / "docs" / "hr" / ".kbacl", "hr\n")
+            write(root / lang / "docs" / "hr" / "merger.md", "\n".join(lines) + "\n")
+    return root
+
+
+def _paths(response) -> list[str]:
+    return [h.path for h in response.hits]
+
+
+def test_pairs_are_paths_that_differ_in_one_language_segment():
+    paths = ["en/docs/a.md", "zh/docs/a.md", "en/docs/b.md", "docs/zh-cn/c.md", "docs/en/c.md", "zhang/a.md"]
+    assert translation_pairs(paths) == [("docs/zh-cn/c.md", "docs/en/c.md"), ("zh/docs/a.md", "en/docs/a.md")]
+
+
+def test_aligned_lines_teach_the_words_they_share():
+    zh = ["仓库保存源代码。", "克隆仓库。", "测试放在代码旁边。"]
+    en = ["The repository holds the source code.", "Clone the repository.", "The tests live beside the code."]
+    aligned = list(zip(zh, en, strict=True))
+    lexicon = learn(aligned, generation=3)
+    assert lexicon.words["仓库"][0] == "repositori"
+    assert "code" in lexicon.words["代码"]
+    terms, translated = lexicon.english_terms("仓库在哪里？")
+    assert translated == 1 and terms[0] == "repositori"
+
+
+def test_a_damaged_stored_lexicon_is_not_trusted():
+    assert Lexicon.from_meta('{"generation": 1, "words": 5}') is None
+    assert Lexicon.from_meta("not json") is None
+    again = Lexicon.from_meta(Lexicon(4, 2, {"仓库": ["repositori"]}, {"zh/a.md"}).as_meta())
+    assert again is not None and again.words == {"仓库": ["repositori"]} and again.paired == {"zh/a.md"}
+
+
+def test_a_chinese_question_reaches_the_untranslated_english_page(engine, tmp_path):
+    engine.index([_corpus(tmp_path / "kb")])
+    engine.embed()
+    lexicon = engine.kb().bilingual_lexicon()
+    assert lexicon is not None and "owner" in lexicon.words["所有者"]
+    assert "kb/en/docs/repo.md" in lexicon.paired and "kb/en/docs/management.md" not in lexicon.paired
+    found = _paths(engine.searcher().search(QUESTION, access=AccessFilter.unrestricted(), k=3, beyond=2))
+    assert "kb/en/docs/management.md" in found[3:5]  # next after the top 3, which the Chinese pages keep
+
+
+def test_control_without_the_translated_search_the_english_page_is_out_of_reach(settings, embedder, tmp_path):
+    off = Engine(settings.model_copy(update={"rrf_weight_translated": 0.0}), embedder=embedder)
+    try:
+        off.index([_corpus(tmp_path / "kb")])
+        off.embed()
+        found = _paths(off.searcher().search(QUESTION, access=AccessFilter.unrestricted(), k=3, beyond=2))
+        assert "kb/en/docs/management.md" not in found
+    finally:
+        off.close()
+
+
+def test_restricted_pages_do_not_teach_the_shared_lexicon(engine, tmp_path):
+    engine.index([_corpus(tmp_path / "kb", restricted_pair=True)])
+    lexicon = engine.kb().bilingual_lexicon()
+    assert lexicon is not None and "合并" not in lexicon.words
+    assert not any("hr/" in p for p in lexicon.paired)
+
+
+def test_control_the_same_pair_public_is_learned(engine, tmp_path):
+    root = _corpus(tmp_path / "kb", restricted_pair=True)
+    for lang in ("en", "zh"):
+        (root / lang / "docs" / "hr" / ".kbacl").unlink()
+    engine.index([root])
+    lexicon = engine.kb().bilingual_lexicon()
+    assert lexicon is not None and "merger" in lexicon.words["合并"]
+
+
+def test_the_lexicon_is_relearned_when_the_pages_change(engine, tmp_path):
+    root = _corpus(tmp_path / "kb")
+    engine.index([root])
+    assert "发布" in engine.kb().bilingual_lexicon().words
+    (root / "zh" / "docs" / "owners.md").unlink()
+    (root / "zh" / "docs" / "tests.md").unlink()
+    engine.index([root])
+    lexicon = engine.kb().bilingual_lexicon()
+    assert "发布" not in lexicon.words and "kb/en/docs/owners.md" not in lexicon.paired
+
+
+def test_settings_default_keeps_the_translated_search_on():
+    assert Settings(_env_file=None).rrf_weight_translated > 0
+
+
+def test_a_query_read_for_one_word_in_four_is_not_searched_in_english():
+    """u2203 "FastAPI 内置的限流中间件叫什么名字？" read as "middleware" alone found the middleware reference."""
+    lexicon = Lexicon(words={"中间件": ["middlewar"], "仓库": ["repositori"], "所有者": ["owner"]})
+    assert lexicon.translated_share("FastAPI 内置的限流中间件叫什么名字？") < TRANSLATED_SHARE
+    assert lexicon.translated_share("仓库的所有者是谁？") == 1.0
+
+
+def test_a_question_that_writes_a_name_is_left_to_the_plain_search(engine, tmp_path):
+    """x1501 "如果我来自 Flask，APIRouter 相当于什么？": the name reaches the English pages by itself; a translated
+    search added the release notes sharing the question's common words, and their lines outranked the answer."""
+    from kb_agent.retrieval.searcher import _names_something
+
+    engine.index([_corpus(tmp_path / "kb")])
+    assert _names_something(engine.kb(), "Alice 的仓库是谁的？")
+    assert not _names_something(engine.kb(), QUESTION)
