@@ -144,3 +144,9 @@ def test_a_question_that_writes_a_name_is_left_to_the_plain_search(engine, tmp_p
     engine.index([_corpus(tmp_path / "kb")])
     assert _names_something(engine.kb(), "Alice 的仓库是谁的？")
     assert not _names_something(engine.kb(), QUESTION)
+
+
+def test_status_says_what_the_lexicon_learned_from(engine, tmp_path):
+    engine.index([_corpus(tmp_path / "kb")])
+    row = engine.status()[0].as_dict()
+    assert row["translated_pages"] == 3 and row["lexicon_words"] > 0

@@ -64,6 +64,8 @@ class KBStatus:
     model: str
     roots: dict[str, list[str]]
     worker_pid: int | None
+    translated_pages: int = 0  # Chinese/English page pairs the lexicon learned from
+    lexicon_words: int = 0  # Chinese words it translates
 
     @property
     def coverage(self) -> float:
@@ -79,6 +81,8 @@ class KBStatus:
             "embedding_model": self.model,
             "roots": [{"path": r, "acl": a} for r, a in self.roots.items()],
             "embed_worker_pid": self.worker_pid,
+            "translated_pages": self.translated_pages,
+            "lexicon_words": self.lexicon_words,
         }
 
 
@@ -287,6 +291,7 @@ class Engine:
         for name in names:
             knowledge_base = self.kb(name)
             progress = knowledge_base.embed_progress()
+            lexicon = knowledge_base.bilingual_lexicon()
             out.append(
                 KBStatus(
                     name=name,
@@ -296,6 +301,8 @@ class Engine:
                     model=knowledge_base.model_id,
                     roots=knowledge_base.catalog.roots(),
                     worker_pid=_live_pid(knowledge_base.folder / "embed.pid"),
+                    translated_pages=len(lexicon.paired) // 2 if lexicon else 0,
+                    lexicon_words=len(lexicon.words) if lexicon else 0,
                 )
             )
         return out

@@ -154,7 +154,7 @@ def status(kb: KbOpt = None, as_json: JsonOpt = False) -> None:
         return
     if not rows:
         out.print("no knowledge base yet: `kb-agent index PATH`")
-    table = Table("kb", "files", "chunks", "embedded", "coverage", "worker", "roots (acl)")
+    table = Table("kb", "files", "chunks", "embedded", "coverage", "worker", "translated", "roots (acl)")
     for row in rows:
         roots = "\n".join(f"{r['path']} ({', '.join(r['acl']) or 'public'})" for r in row["roots"])
         table.add_row(
@@ -164,6 +164,7 @@ def status(kb: KbOpt = None, as_json: JsonOpt = False) -> None:
             str(row["embedded"]),
             f"{row['dense_coverage']:.0%}",
             str(row["embed_worker_pid"] or "-"),
+            f"{row['translated_pages']} pages, {row['lexicon_words']} words" if row["translated_pages"] else "-",
             roots,
         )
     out.print(table)
