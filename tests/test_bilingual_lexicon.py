@@ -150,3 +150,28 @@ def test_status_says_what_the_lexicon_learned_from(engine, tmp_path):
     engine.index([_corpus(tmp_path / "kb")])
     row = engine.status()[0].as_dict()
     assert row["translated_pages"] == 3 and row["lexicon_words"] > 0
+
+
+def _management(glossary: dict[str, list[str]]):
+    from conftest import evidence_under
+
+    passage = evidence_under(UNTRANSLATED, "en/docs/management.md")
+    return passage.model_copy(update={"glossary": glossary})
+
+
+def test_an_english_passage_is_read_for_a_chinese_questions_words():
+    """x4938: "FastAPI 仓库的所有者是谁？" - the management page holds "repository" and "owner", which the glossary
+    says 仓库 and 所有者 are."""
+    from kb_agent.agent import coverage, extractive
+
+    passage = _management({"仓库": ["repositori"], "所有者": ["owner"]})
+    assert coverage.strong_first_hop(QUESTION, [passage])
+    assert "Alice Zhang" in extractive.rank(QUESTION, [passage])[0].text
+
+
+def test_control_without_the_glossary_the_english_passage_says_nothing_of_it():
+    from kb_agent.agent import coverage, extractive
+
+    passage = _management({})
+    assert not coverage.strong_first_hop(QUESTION, [passage])
+    assert not extractive.rank(QUESTION, [passage])

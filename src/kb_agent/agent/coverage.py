@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from kb_agent.agent.answer_types import asked_types
 from kb_agent.agent.evidence_units import Unit, terms
-from kb_agent.agent.extractive import COVERAGE, rank, without_changelog
+from kb_agent.agent.extractive import COVERAGE, rank, translated, without_changelog
 from kb_agent.agent.question_terms import Weights, comparable_terms, key_terms, rarity, term_credits
 from kb_agent.text.tokenize import cut_chinese, has_cjk, tokenize, zh_tag
 from kb_agent.tools.base import Evidence
@@ -123,10 +123,14 @@ def _coverage(
     for e in sources:
         e_zh = has_cjk(e.text)
         comparable = comparable_terms(asked, zh, e_zh)
+        held = terms(e.text) | terms(f"{e.title} {e.path}")
+        # an English passage is read for a Chinese question's words its glossary translates
+        read = {w for w, c in translated(asked - comparable, held, e).items() if c == 1.0} if zh and not e_zh else set()
+        comparable = comparable | read
         if not comparable:
             continue
         said = f"{e.title} {e.path} {e.text}"
-        credit = term_credits(terms(e.text) | terms(f"{e.title} {e.path}"), said, comparable, short_forms)
+        credit = {**term_credits(held, said, comparable, short_forms), **dict.fromkeys(read, 1.0)}
         for t, c in credit.items():
             union[t] = max(union.get(t, 0.0), c)
         share = sum(weight[t] * c for t, c in credit.items()) / (sum(weight[t] for t in comparable) or 1.0)

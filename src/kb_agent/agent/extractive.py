@@ -242,7 +242,7 @@ def rank(
         unit_zh = unit.zh
         comparable = comparable_terms(asked, zh, unit_zh)
         # a Chinese question's words an English line can be read for: those the KB's lexicon translates
-        read = translated(asked - comparable, unit, sources[index]) if zh and not unit_zh else {}
+        read = translated(asked - comparable, unit.terms, sources[index]) if zh and not unit_zh else {}
         comparable = comparable | set(read)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
@@ -425,12 +425,12 @@ def rank(
     return found
 
 
-def translated(words: set[str], unit: Unit, source: Evidence) -> dict[str, float]:
-    """Of a Chinese question's `words`, those the passage's glossary translates: 1.0 where the English line holds
-    one of the word's translations, UNTRANSLATED where it holds none - less than an unreadable word's credit, not
-    nothing: a learned lexicon misses synonyms ("放弃" is "give up" to it, the release note says "Drop")."""
+def translated(words: set[str], said: set[str], source: Evidence) -> dict[str, float]:
+    """Of a Chinese question's `words`, those the passage's glossary translates: 1.0 where the English text's terms
+    (`said`) hold one of the word's translations, UNTRANSLATED where they hold none - less than an unreadable
+    word's credit, not nothing: a learned lexicon misses synonyms ("放弃" is "give up" to it, the note says "Drop")."""
     glossary = source.glossary
-    return {w: 1.0 if set(glossary[w]) & unit.terms else UNTRANSLATED for w in words if w in glossary}
+    return {w: 1.0 if set(glossary[w]) & said else UNTRANSLATED for w in words if w in glossary}
 
 
 def _echoed(held: dict[str, float], comparable: set[str], said_in_own: set[str]) -> bool:
