@@ -9,7 +9,7 @@ from conftest import write
 from kb_agent.config import Settings
 from kb_agent.engine import Engine
 from kb_agent.governance.access import AccessFilter
-from kb_agent.retrieval.searcher import TRANSLATED_SHARE
+from kb_agent.retrieval.translated import TRANSLATED_SHARE
 from kb_agent.store.bilingual import Lexicon, learn, translation_pairs
 
 EN = {
@@ -139,11 +139,11 @@ def test_a_query_read_for_one_word_in_four_is_not_searched_in_english():
 def test_a_question_that_writes_a_name_is_left_to_the_plain_search(engine, tmp_path):
     """x1501 "如果我来自 Flask，APIRouter 相当于什么？": the name reaches the English pages by itself; a translated
     search added the release notes sharing the question's common words, and their lines outranked the answer."""
-    from kb_agent.retrieval.searcher import _names_something
+    from kb_agent.retrieval.translated import names_something
 
     engine.index([_corpus(tmp_path / "kb")])
-    assert _names_something(engine.kb(), "Alice 的仓库是谁的？")
-    assert not _names_something(engine.kb(), QUESTION)
+    assert names_something(engine.kb(), "Alice 的仓库是谁的？")
+    assert not names_something(engine.kb(), QUESTION)
 
 
 def test_status_says_what_the_lexicon_learned_from(engine, tmp_path):

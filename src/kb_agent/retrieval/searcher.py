@@ -20,12 +20,13 @@ from kb_agent.retrieval.exact import RARE, fetched_identifiers, pattern, reorder
 from kb_agent.retrieval.fusion import adaptive_weights, rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
 from kb_agent.retrieval.hops import linked_hits, merge_hops
+from kb_agent.retrieval.translated import RETRIEVER as TRANSLATED
+from kb_agent.retrieval.translated import Lexicons, with_translated
 from kb_agent.retrieval.types import Mode, SearchHit, SearchResponse
 from kb_agent.store.base import FusionWeights, KnowledgeBase
-from kb_agent.store.bilingual import Lexicon
 from kb_agent.store.catalog import StoredChunk
 from kb_agent.store.live import indexed_lines, read_indexed_bytes
-from kb_agent.text.tokenize import has_cjk, tokenize
+from kb_agent.text.tokenize import has_cjk
 
 log = logging.getLogger("kb_agent.retrieval")
 DENSE_MIN_COVERAGE = 0.5  # below it, hybrid leaves the dense side out
@@ -103,7 +104,7 @@ class Searcher:
         self.settings = settings
         self._embedder = embedder
         self._use_kb_weights = kb_weights
-        self._lexicons: dict[str, tuple[int, Lexicon | None]] = {}
+        self._lexicons = Lexicons()
         self._max_file_bytes = int(settings.max_file_mb * 1024 * 1024)
 
     def _get_embedder(self) -> Embedder | None:
@@ -242,7 +243,7 @@ class Searcher:
             timings["grep_ms"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
-        ranked = _with_translated(self._fuse(lists, single=mode != "hybrid"), lists, k)
+        ranked = with_translated(self._fuse(lists, single=mode != "hybrid"), lists, k)
         exact = self._rare_identifiers(query) if mode != "grep" else []
         depth = max(k * 5, 30) if exact else k
         fetch = fetched_identifiers(exact, query)
@@ -257,7 +258,7 @@ class Searcher:
         if beyond:  # the rest in fused order, those the literal matches passed over included
             chosen = {(h.kb, h.chunk_id) for h in hits}
             hits += [h for h in materialized if (h.kb, h.chunk_id) not in chosen][:beyond]
-        if has_cjk(query) and (glossary := self._glossary(query)):
+        if has_cjk(query) and (glossary := self._lexicons.glossary(self.kbs, query)):
             for hit in hits:  # how the answer step reads an English passage for this Chinese question
                 hit.glossary = glossary
         timings["fuse_ms"] = (time.perf_counter() - t) * 1000
@@ -341,48 +342,10 @@ class Searcher:
             for kb in self.kbs
         ]
         if self.settings.rrf_weight_translated > 0 and has_cjk(query):
-            lists += self._translated_lists(query, pool, access, kb_weight or {})
+            weight = self.settings.rrf_weight_translated
+            lists += self._lexicons.lists(self.kbs, query, pool, access, weight, kb_weight or {})
         timings["bm25_ms"] = (time.perf_counter() - t) * 1000
         return lists
-
-    def _translated_lists(self, query: str, pool: int, access: AccessFilter, kb_weight: dict[str, float]) -> list:
-        """A Chinese query's keyword search of the untranslated English pages, its words through the KB's learned
-        lexicon. Without it such a page is out of reach of a Chinese question: no shared terms, and the embedder
-        always finds the Chinese pages closer."""
-        lists = []
-        for kb in self.kbs:
-            lexicon = self._lexicon(kb)
-            if lexicon is None:
-                continue
-            terms, translated = lexicon.english_terms(query)
-            if not translated or lexicon.translated_share(query) < TRANSLATED_SHARE:
-                continue  # "内置的限流中间件" read as "middleware" alone searches for something else
-            if _names_something(kb, query):
-                continue  # "APIRouter 相当于什么？": the name reaches the English pages by itself, and better
-            weight = self.settings.rrf_weight_translated * kb_weight.get(kb.name, 1.0)
-            hits = kb.lexical.search(" ".join(terms), pool, access)
-            stored = kb.catalog.get_chunks([i for i, _ in hits])
-            # a page with its translation is reached by the plain search already; this list is for the rest
-            found = [((kb.name, i), s) for i, s in hits if i in stored and stored[i].chunk.path not in lexicon.paired]
-            lists.append(("bm25_translated", weight, found))
-        return lists
-
-    def _glossary(self, query: str) -> dict[str, list[str]]:
-        """The query's Chinese words that the knowledge bases' lexicons translate, with their English stems."""
-        words = [w for w in dict.fromkeys(tokenize(query)) if has_cjk(w)]
-        glossary: dict[str, list[str]] = {}
-        for kb in self.kbs:
-            if (lexicon := self._lexicon(kb)) is not None:
-                for word in words:
-                    glossary[word] = list(dict.fromkeys([*glossary.get(word, []), *lexicon.words.get(word, [])]))
-        return {w: stems for w, stems in glossary.items() if stems}
-
-    def _lexicon(self, kb: KnowledgeBase) -> Lexicon | None:
-        generation = kb.catalog.generation
-        cached = self._lexicons.get(kb.name)
-        if cached is None or cached[0] != generation:
-            cached = self._lexicons[kb.name] = (generation, kb.bilingual_lexicon())
-        return cached[1]
 
     def _two_hops(
         self, query: str, *, access: AccessFilter, mode: Mode, k: int, pool: int | None, beyond: int = 0
@@ -412,7 +375,7 @@ class Searcher:
             return [(key, score, {name: rank}, raw[key]) for rank, (key, score) in enumerate(found, start=1)]
         # the translated search keeps its configured weight: its scores measure a guessed query, and adaptive
         # fusion read their confidence as the question's, ranking release notes above every Chinese page
-        adapted = [entry for entry in lists if entry[0] != "bm25_translated"]
+        adapted = [entry for entry in lists if entry[0] != TRANSLATED]
         scale = adaptive_weights(adapted) if self.settings.fusion == "adaptive" and not single else {}
         weighted = [
             (name, weight * scale.get(name, 1.0), [key for key, _ in found])
@@ -455,34 +418,3 @@ class Searcher:
                 if len(out) >= k:
                     return out
         return out
-
-
-TRANSLATED_SHARE = 0.6  # of a Chinese query's words the lexicon must translate for its English search to run
-TRANSLATED_SEATS = 2
-
-
-def _with_translated(ranked: list, lists: list, k: int) -> list:
-    """The translated list's best hits come next after the top k, wherever fusion put them: fused by rank, a list
-    only one retriever holds ranks below everything two agree on, and an untranslated page is found by this list
-    alone. Next, not in: the top k the others agree on stays whole (the answer often is the Chinese page), and
-    the search tool reads a retriever's best passages from just below it."""
-    seated = {key for name, _, found in lists if name == "bm25_translated" for key, _ in found[:TRANSLATED_SEATS]}
-    moving = [r for r in ranked[k:] if r[0] in seated]
-    if not moving:
-        return ranked
-    moved = {r[0] for r in moving}
-    return ranked[:k] + moving + [r for r in ranked[k:] if r[0] not in moved]
-
-
-SUBJECT_SHARE = 0.2  # a name in this share of a knowledge base's chunks is its subject ("FastAPI" in its docs)
-
-
-def _names_something(kb: KnowledgeBase, query: str) -> bool:
-    """Does a Chinese query write a name (an identifier, a product, a version) other than the knowledge base's
-    subject? Keyword search finds the English pages by it; a translated search would add the pages that share
-    the question's common words (release notes) beside them."""
-    names = [t for t in dict.fromkeys(tokenize(query)) if not has_cjk(t)]
-    if not names:
-        return False
-    counts, chunks = kb.lexical.doc_freqs(names)
-    return any(n < SUBJECT_SHARE * chunks for n in counts.values())

@@ -1,0 +1,88 @@
+"""A Chinese query's search of the English pages no one translated, through the lexicon each index run learns
+from the knowledge base's translated pages (`store/bilingual.py`).
+
+Without it such a page is out of reach of a Chinese question: no shared terms for BM25, and the small multilingual
+embedder always finds the Chinese pages closer. The search runs only when the lexicon reads most of the question
+and the question writes no name of its own; its best hits come next after the fused top k."""
+
+from __future__ import annotations
+
+from kb_agent.governance.access import AccessFilter
+from kb_agent.store.base import KnowledgeBase
+from kb_agent.store.bilingual import Lexicon
+from kb_agent.text.tokenize import has_cjk, tokenize
+
+RETRIEVER = "bm25_translated"
+TRANSLATED_SHARE = 0.6  # of a Chinese query's words the lexicon must translate for its English search to run
+TRANSLATED_SEATS = 2  # its best hits placed next after the fused top k
+SUBJECT_SHARE = 0.2  # a name in this share of a knowledge base's chunks is its subject ("FastAPI" in its docs)
+
+
+class Lexicons:
+    """Each knowledge base's lexicon, read again only when an index run changed the KB."""
+
+    def __init__(self) -> None:
+        self._cached: dict[str, tuple[int, Lexicon | None]] = {}
+
+    def of(self, kb: KnowledgeBase) -> Lexicon | None:
+        generation = kb.catalog.generation
+        cached = self._cached.get(kb.name)
+        if cached is None or cached[0] != generation:
+            cached = self._cached[kb.name] = (generation, kb.bilingual_lexicon())
+        return cached[1]
+
+    def glossary(self, kbs: list[KnowledgeBase], query: str) -> dict[str, list[str]]:
+        """The query's Chinese words the knowledge bases' lexicons translate, with their English stems."""
+        words = [w for w in dict.fromkeys(tokenize(query)) if has_cjk(w)]
+        glossary: dict[str, list[str]] = {}
+        for kb in kbs:
+            if (lexicon := self.of(kb)) is not None:
+                for word in words:
+                    glossary[word] = list(dict.fromkeys([*glossary.get(word, []), *lexicon.words.get(word, [])]))
+        return {w: stems for w, stems in glossary.items() if stems}
+
+    def lists(
+        self, kbs: list[KnowledgeBase], query: str, pool: int, access: AccessFilter, weight: float,
+        kb_weight: dict[str, float],
+    ) -> list:  # fmt: skip
+        """(retriever, weight, [((kb, chunk id), score) …]) per knowledge base whose lexicon reads the query."""
+        lists = []
+        for kb in kbs:
+            lexicon = self.of(kb)
+            if lexicon is None:
+                continue
+            terms, translated = lexicon.english_terms(query)
+            if not translated or lexicon.translated_share(query) < TRANSLATED_SHARE:
+                continue  # "内置的限流中间件" read as "middleware" alone searches for something else
+            if names_something(kb, query):
+                continue  # "APIRouter 相当于什么？": the name reaches the English pages by itself, and better
+            hits = kb.lexical.search(" ".join(terms), pool, access)
+            stored = kb.catalog.get_chunks([i for i, _ in hits])
+            # a page with its translation is reached by the plain search already; this list is for the rest
+            found = [((kb.name, i), s) for i, s in hits if i in stored and stored[i].chunk.path not in lexicon.paired]
+            lists.append((RETRIEVER, weight * kb_weight.get(kb.name, 1.0), found))
+        return lists
+
+
+def names_something(kb: KnowledgeBase, query: str) -> bool:
+    """Does a Chinese query write a name (an identifier, a product, a version) other than the knowledge base's
+    subject? Keyword search finds the English pages by it; a translated search would add the pages that share
+    the question's common words (release notes) beside them."""
+    names = [t for t in dict.fromkeys(tokenize(query)) if not has_cjk(t)]
+    if not names:
+        return False
+    counts, chunks = kb.lexical.doc_freqs(names)
+    return any(n < SUBJECT_SHARE * chunks for n in counts.values())
+
+
+def with_translated(ranked: list, lists: list, k: int) -> list:
+    """The translated list's best hits come next after the top k, wherever fusion put them: fused by rank, a list
+    only one retriever holds ranks below everything two agree on, and an untranslated page is found by this list
+    alone. Next, not in: the top k the others agree on stays whole (the answer often is the Chinese page), and
+    the search tool reads a retriever's best passages from just below it."""
+    seated = {key for name, _, found in lists if name == RETRIEVER for key, _ in found[:TRANSLATED_SEATS]}
+    moving = [r for r in ranked[k:] if r[0] in seated]
+    if not moving:
+        return ranked
+    moved = {r[0] for r in moving}
+    return ranked[:k] + moving + [r for r in ranked[k:] if r[0] not in moved]
