@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import evidence_under, quoted_text
+from conftest import evidence_under, quoted_text, rare_weights
 from kb_agent.agent import evidence_units, example_lines, extractive, name_kinds
 
 SPONSORS = evidence_under(
@@ -154,3 +154,32 @@ def test_control_without_the_pointer_rule_the_link_wins(monkeypatch):
     monkeypatch.setattr(extractive, "_points_elsewhere", lambda text: False)
     assert _read_more_score() >= kept + extractive.RESTATES - 1e-9
     assert extractive.rank(READ_DOTENV, [DOTENV])[0].text.startswith("You can read more")
+
+
+RELEASE = evidence_under(
+    "## 0.125.0 (2025-12-17)\n\n"
+    "### Breaking Changes\n\n"
+    "* 🔧 Drop support for Python 3.8. PR [#14563](https://github.com/fastapi/fastapi/pull/14563) by "
+    "[@tiangolo](https://github.com/tiangolo).\n"
+    "    * This would actually not be a _breaking_ change as no code would really break. Any Python 3.8 installer "
+    "would just refuse to install the latest version of FastAPI and would only install 0.124.4. Only marking it as a "
+    '"breaking change" to make it visible.',
+    "en/docs/release-notes.md",
+    start=1184,
+).model_copy(update={"glossary": {"版本": ["version"], "支持": ["support"]}})
+DROPPED = "FastAPI 在哪个版本放弃了对 Python 3.8 的支持？"
+
+
+def test_the_word_a_version_is_asked_by_is_not_read_in_english():
+    """dev37 x3701 (lost in this stop's first round): 版本 read as "version" made "… the latest version …" hold the
+    question better than the release note under "0.125.0", which a version heading answers."""
+    assert any("Drop support for Python 3.8" in u.text for u in _dropped_ranked())
+
+
+def _dropped_ranked():
+    return extractive.rank(DROPPED, [RELEASE], weights=rare_weights({"版本": 3.0}))
+
+
+def test_control_reading_the_version_word_drops_the_release_note(monkeypatch):
+    monkeypatch.setattr(extractive.answer_types, "VERSION_WORD_ZH", "\0")
+    assert not any("Drop support for Python 3.8" in u.text for u in _dropped_ranked())

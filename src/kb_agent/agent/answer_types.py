@@ -127,6 +127,7 @@ ANSWER_TYPES = [
 YEAR = 6
 STATUS = 4  # the status code's index in ANSWER_TYPES
 VERSION = 0
+VERSION_WORD_ZH = "版本"  # what "哪个版本" asks by: the type asked, not a word the answering line must say
 TITLED = frozenset({VERSION, 3, 5})  # what a section's heading may state for its lines: a release, its end, its date
 # a release the question names ("Python 3.9", "0.141.0"): what it asks about, never the version it asks for
 _NAMED_VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*)(?![\w]|\.\d)")

@@ -237,12 +237,17 @@ def rank(
         t for t in kind_qualifier(question) & asked if all(weight.get(t, 0.0) > w for o, w in weight.items() if o != t)
     }
     said_in_own = set().union(*(u.terms for _, u in all_units if u.zh == zh)) & asked  # the question's language
+    # "哪个版本": a version number answers, not an English line saying "version" ("… the latest version …" outranked
+    # the release note under "0.125.0" that dropped Python 3.8)
+    type_words = (
+        {t for t in asked if t.startswith(answer_types.VERSION_WORD_ZH)} if answer_types.VERSION in types else set()
+    )
     found: list[Unit] = []
     for (index, unit), names in zip(all_units, named_by, strict=True):
         unit_zh = unit.zh
         comparable = comparable_terms(asked, zh, unit_zh)
         # a Chinese question's words an English line can be read for: those the KB's lexicon translates
-        read = translated(asked - comparable, unit.terms, sources[index]) if zh and not unit_zh else {}
+        read = translated(asked - comparable - type_words, unit.terms, sources[index]) if zh and not unit_zh else {}
         comparable = comparable | set(read)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
