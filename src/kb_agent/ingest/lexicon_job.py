@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from kb_agent.store.base import CatalogReader, KnowledgeBase
 from kb_agent.store.bilingual import Lexicon, learn, translation_pairs
+from kb_agent.store.catalog import lines_of
 
 
 def sync_lexicon(kb: KnowledgeBase) -> bool:
@@ -29,18 +30,10 @@ def sync_lexicon(kb: KnowledgeBase) -> bool:
 def _aligned(
     catalog: CatalogReader, sources: dict[str, str], pairs: list[tuple[str, str]]
 ) -> Iterator[tuple[str, str]]:
+    """(Chinese line, English line) at the same line number of each page pair, as the chunks hold them."""
     for zh, en in pairs:
-        zh_lines, en_lines = _lines(catalog, sources[zh]), _lines(catalog, sources[en])
+        zh_lines = lines_of(catalog.chunks_of_source(sources[zh]))
+        en_lines = lines_of(catalog.chunks_of_source(sources[en]))
         for number, line in zh_lines.items():
             if (other := en_lines.get(number)) is not None:
                 yield line, other
-
-
-def _lines(catalog: CatalogReader, source: str) -> dict[int, str]:
-    """Line number -> text, as the chunks hold them (a chunk's text is its lines, one per line)."""
-    lines: dict[int, str] = {}
-    for stored in catalog.chunks_of_source(source):
-        chunk = stored.chunk
-        for offset, line in enumerate(chunk.text.split("\n")):
-            lines.setdefault(chunk.start_line + offset, line)
-    return lines

@@ -62,6 +62,16 @@ class StoredChunk:
     embed_key: str
 
 
+def lines_of(stored: Iterable[StoredChunk]) -> dict[int, str]:
+    """Line number -> text, rebuilt from line-exact chunks (a chunk's text is its lines, one per line; where two
+    chunks hold a line, the first one read wins)."""
+    lines: dict[int, str] = {}
+    for each in stored:
+        for offset, line in enumerate(each.chunk.text.split("\n")):
+            lines.setdefault(each.chunk.start_line + offset, line)
+    return lines
+
+
 _FILE_COLS = "source, root, path, size, mtime, file_hash, acl, n_chunks, inherited_acl, real_path, acl_sources"
 _ADDED_COLUMNS = {"real_path": "TEXT NOT NULL DEFAULT ''", "acl_sources": "TEXT NOT NULL DEFAULT '[]'"}
 

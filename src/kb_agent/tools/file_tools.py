@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
-from kb_agent.store.catalog import FileRecord
+from kb_agent.store.catalog import FileRecord, lines_of
 from kb_agent.store.live import StaleFile, indexed_lines, read_indexed_bytes
 from kb_agent.text.decoding import has_wide_bom
 from kb_agent.tools.base import Evidence, Tool, ToolArgsError, ToolContext, ToolDenied
@@ -107,13 +107,11 @@ class ReadFile(Tool):
     @staticmethod
     def _extracted_lines(kb, source: str, page: int | None) -> list[str]:
         """Formats whose citations refer to extracted text are rebuilt from their line-exact chunks."""
-        lines: dict[int, str] = {}
-        for stored in kb.catalog.chunks_of_source(source):
-            chunk = stored.chunk
-            if (chunk.page or None) != page and not (page is None and chunk.page == 1):
-                continue
-            for offset, line in enumerate(chunk.text.split("\n")):
-                lines.setdefault(chunk.start_line + offset, line)
+        lines = lines_of(
+            s
+            for s in kb.catalog.chunks_of_source(source)
+            if (s.chunk.page or None) == page or (page is None and s.chunk.page == 1)
+        )
         if not lines:
             raise ToolArgsError("read_file: no text for that page" if page else "read_file: no extracted text")
         return [lines.get(n, "") for n in range(1, max(lines) + 1)]
