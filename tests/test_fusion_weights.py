@@ -52,7 +52,9 @@ def _disagreeing(indexed, monkeypatch):
 
 
 def _top(indexed, **kw) -> str:
-    searcher = Searcher([indexed.kb()], indexed.settings, embedder=indexed.embedder(), **kw)
+    # plain RRF: the stored weights alone decide (adaptive fusion would read BM25's three hits as sure of its first)
+    settings = indexed.settings.model_copy(update={"fusion": "rrf"})
+    searcher = Searcher([indexed.kb()], settings, embedder=indexed.embedder(), **kw)
     return searcher.search("anything", access=ALL, mode="hybrid", k=3).hits[0].path
 
 

@@ -26,9 +26,23 @@ def test_confidence_is_scale_free_and_favours_a_sharp_peak():
     assert confidence([1.0, 1.0, 1.0]) == confidence([2.0]) == pytest.approx(0.01)  # flat or short: the floor
     weights = adaptive_weights([("bm25", 1.0, [("a", s) for s in sharp]), ("dense", 1.0, [("b", s) for s in flat])])
     assert weights["bm25"] > 1.0 > weights["dense"] and sum(weights.values()) == pytest.approx(2.0)
-    same = adaptive_weights([("bm25", 1.0, [("a", s) for s in flat]), ("dense", 1.0, [("b", s) for s in flat])])
+    full = flat * 4  # a top list as deep as the depth: nothing left out to read as 0
+    same = adaptive_weights([("bm25", 1.0, [("a", s) for s in full]), ("dense", 1.0, [("b", s) for s in full])])
     assert same == pytest.approx({"bm25": 1.0, "dense": 1.0})  # equal confidence: the configured weights
     assert adaptive_weights([("bm25", 1.0, [("a", 1.0)])]) == {}  # one retriever: nothing to share
+
+
+def test_a_keyword_list_that_matched_few_chunks_is_sure_of_them():
+    # "BDFL" is on one page: BM25 lists it alone, the dense side lists every chunk by distance
+    dense = [("b", 0.9 - i * 0.01) for i in range(30)]
+    weights = adaptive_weights([("bm25", 1.0, [("a", 9.1)]), ("dense", 1.0, dense)])
+    assert weights["bm25"] > 1.5 > 0.5 > weights["dense"]
+    assert confidence([9.1], matched_only=True) > confidence([0.9, 0.89, 0.88], matched_only=True) > 1.0
+    # control: read like a dense list (nothing padded), the lone keyword hit had the floor and lost the fusion
+    assert confidence([9.1]) == pytest.approx(0.01)
+    # a short dense list is a small knowledge base, not a sure one
+    flat = [0.81, 0.80, 0.80, 0.79, 0.79, 0.78] * 4
+    assert adaptive_weights([("bm25", 1.0, [("a", s) for s in flat]), ("dense", 1.0, [("b", 0.9)])])["dense"] < 1
 
 
 @pytest.fixture

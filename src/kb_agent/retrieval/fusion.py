@@ -11,6 +11,7 @@ from collections.abc import Hashable, Sequence
 
 _CONFIDENCE_DEPTH = 20  # the top list a retriever's best score is compared with
 _MIN_CONFIDENCE = 0.1  # a flat list still counts a little: it may hold what the other missed
+MATCHED_ONLY = ("bm25", "grep")  # retrievers that list only what matched the query, not every chunk by distance
 
 
 def rrf(
@@ -33,10 +34,14 @@ def rrf(
     return [(key, scores[key], ranks[key]) for key in order]
 
 
-def confidence(scores: Sequence[float]) -> float:
+def confidence(scores: Sequence[float], matched_only: bool = False) -> float:
     """How far the best score stands above the rest of the top list, in its standard deviations (squared:
-    a sharp peak should count clearly more than a mild one)."""
+    a sharp peak should count clearly more than a mild one). A keyword list (`matched_only`) shorter than the
+    depth matched nothing else: the rest of its top list scores 0 ("BDFL" on one page is as sure as a search
+    gets, not unsure). A short dense list only means a small knowledge base."""
     top = list(scores[:_CONFIDENCE_DEPTH])
+    if matched_only and top:
+        top += [0.0] * (_CONFIDENCE_DEPTH - len(top))
     spread = statistics.pstdev(top) if len(top) >= 3 else 0.0
     z = (top[0] - statistics.mean(top)) / spread if spread > 0 else 0.0
     return max(z, _MIN_CONFIDENCE) ** 2
@@ -49,7 +54,8 @@ def adaptive_weights(lists: Sequence[tuple[str, float, Sequence[tuple[Hashable, 
     best: dict[str, float] = {}
     for name, weight, found in lists:
         if weight > 0 and found:
-            best[name] = max(best.get(name, 0.0), confidence([score for _, score in found]))
+            matched_only = name.startswith(MATCHED_ONLY)
+            best[name] = max(best.get(name, 0.0), confidence([score for _, score in found], matched_only))
     total = sum(best.values())
     if len(best) < 2 or total <= 0:
         return {}
