@@ -136,14 +136,31 @@ def test_a_query_read_for_one_word_in_four_is_not_searched_in_english():
     assert lexicon.translated_share("仓库的所有者是谁？") == 1.0
 
 
-def test_a_question_that_writes_a_name_is_left_to_the_plain_search(engine, tmp_path):
-    """x1501 "如果我来自 Flask，APIRouter 相当于什么？": the name reaches the English pages by itself; a translated
-    search added the release notes sharing the question's common words, and their lines outranked the answer."""
-    from kb_agent.retrieval.translated import names_something
+def _translated_paths(engine, query: str) -> list[str]:
+    from kb_agent.retrieval.translated import Lexicons
 
-    engine.index([_corpus(tmp_path / "kb")])
-    assert names_something(engine.kb(), "Alice 的仓库是谁的？")
-    assert not names_something(engine.kb(), QUESTION)
+    kb = engine.kb()
+    lists = Lexicons().lists([kb], query, 20, AccessFilter.unrestricted(), 1.0, {})
+    ids = [key[1] for _, _, found in lists for key, _ in found]
+    stored = kb.catalog.get_chunks(ids)
+    return [stored[i].chunk.path for i in ids]
+
+
+def test_a_question_that_writes_a_name_searches_only_the_pages_that_write_it(engine, tmp_path, monkeypatch):
+    """x1501 "如果我来自 Flask，APIRouter 相当于什么？": read for its common words alone, the translated search
+    added release notes that outranked the answer; x5105 "在 WebSocket 中可以抛出哪个异常…": skipped whenever a
+    name was written, the untranslated page saying it was out of reach."""
+    from kb_agent.retrieval import translated
+
+    root = _corpus(tmp_path / "kb")
+    write(root / "en" / "docs" / "signing.md", "# Signing\nThe owner signs each release with GPG.\n")
+    engine.index([root])
+    question = "所有者用 GPG 发布什么？"
+    assert translated.rare_names(engine.kb(), question) == {"gpg"}
+    assert _translated_paths(engine, question) == ["kb/en/docs/signing.md"]
+    # control: every page the translated words reach, the one that never says GPG among them
+    monkeypatch.setattr(translated, "rare_names", lambda kb, query: set())
+    assert "kb/en/docs/management.md" in _translated_paths(engine, question)
 
 
 def test_status_says_what_the_lexicon_learned_from(engine, tmp_path):

@@ -80,7 +80,7 @@ def _prompt_sources(ctx: AgentContext, state: AgentState, sources: list[Evidence
     return render_sources(shown, min(settings.simple_source_chars, settings.source_max_chars), query)
 
 
-def _unheard(ctx: AgentContext, query: str, sources: list[Evidence]) -> tuple[set[str], set[str]]:
+def _unheard(ctx: AgentContext, query: str, sources: list[Evidence], read: list[Evidence]) -> tuple[set[str], set[str]]:
     """The question's key terms nothing the caller may read holds (`vocabulary`), and those of them that are only
     the asker's wording (`still_unknown`) and say how, not what (`how_words`: "reachable", not "canary"); none
     when the store cannot say."""
@@ -89,7 +89,8 @@ def _unheard(ctx: AgentContext, query: str, sources: list[Evidence]) -> tuple[se
     try:
         texts = (f"{e.title} {e.path}\n{e.text}" for e in sources)
         chunks = ctx.kb_chunks() if ctx.kb_chunks is not None else 0
-        unknown = unknown_terms(key_terms(query), ctx.held_terms, query, texts, chunks)
+        further = (f"{e.title} {e.path}\n{e.text}" for e in read[len(sources) :])
+        unknown = unknown_terms(key_terms(query), ctx.held_terms, query, texts, chunks, further)
     except Exception:  # a store that cannot answer leaves the decision to the coverage rule
         log.warning("the knowledge bases' vocabulary could not be read", exc_info=True)
         return set(), set()
@@ -126,14 +127,14 @@ def synthesize(state: AgentState, config) -> AgentState:
     ruled = final if final is not None and final.ruled else None
     about_bridge = [e for e in sources if ruled and ruled.names_bridge(e.text)]
     bridge = ruled.names_bridge if ruled is not None else None
-    unheard, wording = _unheard(ctx, query, sources) if sources else (set(), set())
-    weights = discounted(ctx.term_weights, wording)
-    if ruled is not None:  # the steps found the bridge: a plain word no page writes is the asker's ("earldom")
-        unheard &= named_terms(query) | {t for t in unheard if has_cjk(t)}
     # the answer's lines are looked for in a few more passages than the prompt shows (reading costs nothing
     # without a model), and whether any holds the question is judged on those same passages: a BM25 first hit
     # fused down to 7th held the answer the refusal had not read
     read = _select(state.get("evidence", []), max(ctx.settings.synth_max_sources, READ_SOURCES))
+    unheard, wording = _unheard(ctx, query, sources, read) if sources else (set(), set())
+    weights = discounted(ctx.term_weights, wording)
+    if ruled is not None:  # the steps found the bridge: a plain word no page writes is the asker's ("earldom")
+        unheard &= named_terms(query) | {t for t in unheard if has_cjk(t)}
     if (
         not sources
         or unheard

@@ -52,17 +52,38 @@ _COMPARATIVE = dict(
 RICH_VOCABULARY = 500  # chunks
 
 
+def _english_only_name(question: str, texts: list[str]) -> bool:
+    """Does a Chinese question write a name that English passages found hold and no Chinese one does ("BDFL
+    这个缩写的全称是什么？" over the untranslated management page)? Its Chinese words are then the other language's
+    words for that page, as over English pages alone."""
+    if not has_cjk(question):
+        return False
+    names = {t for t in tokenize(question) if not has_cjk(t) and len(t) > 1}
+    if not names:
+        return False
+    held_by: dict[bool, set[str]] = {True: set(), False: set()}
+    for text in texts:
+        held_by[mostly_chinese(text)] |= names & set(tokenize(text))
+    return bool(held_by[False] - held_by[True])
+
+
 def unknown_terms(
-    asked: set[str], held: Held, question: str = "", evidence: Iterable[str] = (), chunks: int = RICH_VOCABULARY
+    asked: set[str],
+    held: Held,
+    question: str = "",
+    evidence: Iterable[str] = (),
+    chunks: int = RICH_VOCABULARY,
+    read: Iterable[str] = (),
 ) -> set[str]:
     """The asked terms no chunk the caller may read holds - only code names below RICH_VOCABULARY `chunks`.
     A Chinese compound (健康检查) or a hyphenated word
     (keep-alive, written "keep alive" in the text) is known when all its pieces are. Chinese words are judged
     only when some of the evidence found is Chinese: over English pages they are the other language's words,
     not unknown ones (a code name is in no language and always judged). `evidence`: the texts found for the
-    question, each with its page's title and path."""
+    question, each with its page's title and path; `read`: the further passages the answer reads, where an
+    untranslated English page a name brought in sits."""
     texts = list(evidence)
-    zh_pages = any(mostly_chinese(text) for text in texts)
+    zh_pages = any(mostly_chinese(text) for text in texts) and not _english_only_name(question, [*texts, *read])
     names = [t.lower().rstrip(".") for t in re.findall(r"[\w.]+", question) if _CODE_NAME.search(t)]
     asked = {t for t in asked if (zh_pages or not has_cjk(t)) and not _INITIALS.match(t)}
     code_names = {t for t in names if not _INITIALS.match(t + ".")}

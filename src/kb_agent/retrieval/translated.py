@@ -3,7 +3,8 @@ from the knowledge base's translated pages (`store/bilingual.py`).
 
 Without it such a page is out of reach of a Chinese question: no shared terms for BM25, and the small multilingual
 embedder always finds the Chinese pages closer. The search runs only when the lexicon reads most of the question
-and the question writes no name of its own; its best hits come next after the fused top k."""
+and, where the question writes a name, only among the pages that write it; its best hits come next after the
+fused top k."""
 
 from __future__ import annotations
 
@@ -52,27 +53,34 @@ class Lexicons:
             if lexicon is None:
                 continue
             terms, translated = lexicon.english_terms(query)
-            if not translated or lexicon.translated_share(query) < TRANSLATED_SHARE:
+            # "在 WebSocket 中抛出哪个异常…": where the question writes a name, only the pages that write it (the
+            # translated words alone reach release notes sharing common words), and then however little of the
+            # rest the lexicon reads ("BDFL 这个缩写的全称是什么？")
+            names = rare_names(kb, query)
+            if not names and (not translated or lexicon.translated_share(query) < TRANSLATED_SHARE):
                 continue  # "内置的限流中间件" read as "middleware" alone searches for something else
-            if names_something(kb, query):
-                continue  # "APIRouter 相当于什么？": the name reaches the English pages by itself, and better
             hits = kb.lexical.search(" ".join(terms), pool, access)
             stored = kb.catalog.get_chunks([i for i, _ in hits])
             # a page with its translation is reached by the plain search already; this list is for the rest
-            found = [((kb.name, i), s) for i, s in hits if i in stored and stored[i].chunk.path not in lexicon.paired]
+            found = [
+                ((kb.name, i), s)
+                for i, s in hits
+                if i in stored
+                and stored[i].chunk.path not in lexicon.paired
+                and names <= set(tokenize(stored[i].chunk.text))
+            ]
             lists.append((RETRIEVER, weight * kb_weight.get(kb.name, 1.0), found))
         return lists
 
 
-def names_something(kb: KnowledgeBase, query: str) -> bool:
-    """Does a Chinese query write a name (an identifier, a product, a version) other than the knowledge base's
-    subject? Keyword search finds the English pages by it; a translated search would add the pages that share
-    the question's common words (release notes) beside them."""
+def rare_names(kb: KnowledgeBase, query: str) -> set[str]:
+    """The names (identifiers, products, versions) a Chinese query writes, other than the knowledge base's
+    subject, as analysed terms."""
     names = [t for t in dict.fromkeys(tokenize(query)) if not has_cjk(t)]
     if not names:
-        return False
+        return set()
     counts, chunks = kb.lexical.doc_freqs(names)
-    return any(n < SUBJECT_SHARE * chunks for n in counts.values())
+    return {name for name, n in counts.items() if n < SUBJECT_SHARE * chunks}
 
 
 def with_translated(ranked: list, lists: list, k: int) -> list:
