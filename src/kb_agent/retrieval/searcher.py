@@ -20,6 +20,7 @@ from kb_agent.retrieval.exact import RARE, fetched_identifiers, pattern, reorder
 from kb_agent.retrieval.fusion import adaptive_weights, rrf
 from kb_agent.retrieval.grep import GrepFile, GrepUnavailable, grep_search
 from kb_agent.retrieval.hops import linked_hits, merge_hops
+from kb_agent.retrieval.release_headings import with_release_heading
 from kb_agent.retrieval.translated import RETRIEVER as TRANSLATED
 from kb_agent.retrieval.translated import Lexicons, with_translated
 from kb_agent.retrieval.types import Mode, SearchHit, SearchResponse
@@ -258,6 +259,7 @@ class Searcher:
         if beyond:  # the rest in fused order, those the literal matches passed over included
             chosen = {(h.kb, h.chunk_id) for h in hits}
             hits += [h for h in materialized if (h.kb, h.chunk_id) not in chosen][:beyond]
+        hits = [with_release_heading(by_kb[h.kb], h, access) if h.kb in by_kb else h for h in hits]
         if has_cjk(query) and (glossary := self._lexicons.glossary(self.kbs, query)):
             for hit in hits:  # how the answer step reads an English passage for this Chinese question
                 hit.glossary = glossary

@@ -311,6 +311,14 @@ class Catalog:
         rows = self._db.execute(f"SELECT {_CHUNK_COLS} FROM chunks WHERE source=? ORDER BY id", (source,))
         return [self._row_to_chunk(row) for row in rows]
 
+    def chunks_in_lines(self, source: str, first: int, last: int) -> list[StoredChunk]:
+        """The file's chunks that hold any of lines `first`..`last`."""
+        rows = self._db.execute(
+            f"SELECT {_CHUNK_COLS} FROM chunks WHERE source=? AND end_line>=? AND start_line<=? ORDER BY start_line",
+            (source, first, last),
+        )
+        return [self._row_to_chunk(row) for row in rows]
+
     def long_chunk_ids(self, min_chars: int) -> list[int]:
         """Rows whose text is longer than `min_chars` characters (the candidates for a tail vector)."""
         rows = self._db.execute("SELECT id FROM chunks WHERE length(text) > ? ORDER BY id", (min_chars,))

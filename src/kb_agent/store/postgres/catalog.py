@@ -187,6 +187,15 @@ class PostgresCatalog:
         rows = self._all(f"SELECT {CHUNK_COLS} FROM kb_chunks WHERE kb=%s AND source=%s ORDER BY id", (self.kb, source))
         return [self._stored(row) for row in rows]
 
+    def chunks_in_lines(self, source: str, first: int, last: int) -> list[StoredChunk]:
+        """The file's chunks that hold any of lines `first`..`last`."""
+        rows = self._all(
+            f"SELECT {CHUNK_COLS} FROM kb_chunks WHERE kb=%s AND source=%s AND end_line>=%s AND start_line<=%s "
+            "ORDER BY start_line",
+            (self.kb, source, first, last),
+        )
+        return [self._stored(row) for row in rows]
+
     def long_chunk_ids(self, min_chars: int) -> list[int]:
         """Rows whose text is longer than `min_chars` characters (the candidates for a tail vector)."""
         rows = self._all("SELECT id FROM kb_chunks WHERE kb=%s AND length(text) > %s ORDER BY id", (self.kb, min_chars))

@@ -1,0 +1,41 @@
+"""A change log's passage read from its release's heading: a long release chunked by section leaves its "###
+Features" chunk below "## 0.82.0 (…)", and the version asked for must be a line the answer can quote and cite."""
+
+from __future__ import annotations
+
+from conftest import write
+from kb_agent.governance.access import AccessFilter
+from kb_agent.retrieval import release_headings
+
+INTRO = "\n\n".join(f"Python 3.6 note {i}: this is probably one of the last releases to support it." for i in range(3))
+FEATURES = "\n".join(
+    f"* ✨ Feature number {i} adds a helper for {word}. PR #{4300 + i}." for i, word in enumerate(["cookies"] * 60)
+)
+CHANGELOG = (
+    "# Release Notes\n\n## 0.83.0 (2022-09-11)\n\n### Fixes\n\n* 🐛 Fix a typo. PR #4400.\n\n"
+    f"## 0.82.0 (2022-09-04)\n\n{INTRO}\n\n### Features\n\n"
+    "* ✨ Export `WebSocketState` in `fastapi.websockets`. PR #4376.\n"
+    f"{FEATURES}\n"
+)
+
+
+def _hit(engine, query: str):
+    hits = engine.searcher().search(query, access=AccessFilter.unrestricted(), k=3, mode="bm25").hits
+    return next(h for h in hits if "WebSocketState" in h.text)
+
+
+def test_a_passage_under_a_release_heading_is_read_from_that_heading(engine, tmp_path):
+    write(tmp_path / "kb" / "release-notes.md", CHANGELOG)
+    engine.index([tmp_path / "kb"])
+    hit = _hit(engine, "Export WebSocketState")
+    lines = CHANGELOG.split("\n")
+    assert hit.text.split("\n")[0] == "## 0.82.0 (2022-09-04)" == lines[hit.start_line - 1]
+    assert hit.text.split("\n") == lines[hit.start_line - 1 : hit.end_line]  # still line-exact
+
+
+def test_control_without_the_widening_the_version_is_only_in_the_heading_path(engine, tmp_path, monkeypatch):
+    write(tmp_path / "kb" / "release-notes.md", CHANGELOG)
+    engine.index([tmp_path / "kb"])
+    monkeypatch.setattr(release_headings, "MAX_ABOVE", 0)
+    hit = _hit(engine, "Export WebSocketState")
+    assert "0.82.0" not in hit.text and any("0.82.0" in h for h in hit.heading_path)
