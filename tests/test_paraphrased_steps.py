@@ -224,3 +224,22 @@ def test_a_name_put_in_the_questions_slot_must_sit_beside_the_slots_words(monkey
     assert not supported("IBM") and supported("Boston Beer Company")
     monkeypatch.setattr(ClaimChecker, "_fills_the_slot", lambda self, sentence, items, spans: True)  # control
     assert supported("IBM")
+
+
+def test_a_clause_inside_a_clause_that_runs_to_the_end_is_its_own_step(monkeypatch):
+    """mp3-24 "When was the producer born who compiled the soundtrack of the 1994 film in which Tom Sizemore had a
+    supporting role?": the film's clause sits at the end of the producer's; searched as one step the film was
+    found and its title taken for the producer ("When was Natural Born Killers born?")."""
+    from kb_agent.agent import step_rules
+
+    question = (
+        "When was the producer born who compiled the soundtrack of the 1994 film in which Tom Sizemore had a "
+        "supporting role?"
+    )
+    assert decompose(question).steps == [
+        "the 1994 film in which Tom Sizemore had a supporting role",
+        "the producer who compiled the soundtrack of #1",
+        "When was #2 born?",
+    ]
+    monkeypatch.setattr(step_rules, "_right_branching", lambda step: None)  # control
+    assert len(decompose(question).steps) == 2

@@ -350,6 +350,9 @@ def _nested(plan: StepPlan) -> StepPlan:
         rest = _two_steps(outer)
         if rest and rest.rule == "relative_clause" and "#1" in rest.steps[0]:
             return StepPlan([first, rest.steps[0], rest.steps[1].replace("#1", "#2")], plan.rule + "+clause")
+    inner = _right_branching(first) if plan.rule == "relative_clause" else None
+    if inner is not None:  # "the producer who compiled the soundtrack of the 1994 film in which T. S. had a role"
+        return StepPlan([inner[0], inner[1], outer.replace("#1", "#2")], plan.rule + "+nested")
     relation = _OF_ONE.search(first)
     # inside a noun phrase's clause ("the city where …"), not the phrase the clause qualifies ("the president of
     # Israel whose …") nor a statement's object ("provided the voice of Rosie on …", a relative_clause_asked step)
@@ -365,6 +368,23 @@ def _nested(plan: StepPlan) -> StepPlan:
         if _asks_more(last):
             return StepPlan([first, of_bridge.group(0), last], plan.rule + "+nested")
     return plan
+
+
+def _right_branching(step: str) -> tuple[str, str] | None:
+    """A relative clause whose last noun phrase has a clause of its own, running to the end ("the producer who
+    compiled the soundtrack of | the 1994 film in which Tom Sizemore had a supporting role"): that film first,
+    then the producer of #1. None when the step holds no such clause."""
+    outer = next(iter(_relative_clauses(step)), None)
+    if outer is None or outer.start() > 0:
+        return None
+    clause = outer.group("clause")
+    inner = next(iter(_relative_clauses(clause)), None)
+    if inner is None or inner.start() == 0 or len(inner.group("clause").split()) < 2:
+        return None
+    before = f"{outer.group('np')} {outer.group('rel')} {clause[: inner.start()]}#1"
+    if not _asks_more(before.replace(outer.group("np"), "")):
+        return None
+    return f"{inner.group('np')} {inner.group('rel')} {inner.group('clause')}", " ".join(before.split())
 
 
 def _main_verb(before: str, clause: str) -> tuple[str, str]:
