@@ -157,6 +157,7 @@ def test_how_many_in_chinese_counts_the_thing_asked(monkeypatch, rule):
     """dev34 u3403 (unanswerable): "每个标签对应一个字典" counts dictionaries, not the tags asked about."""
     if not rule:
         monkeypatch.setattr(answer_types, "_counted_zh", lambda question: None)
+        monkeypatch.setattr(answer_types, "_ASKS_BOUND", re.compile(r"(?!)"))  # (最多: a line saying no bound)
     question = "openapi_tags 最多可以包含多少个标签？"
     types = asked_types(question)
     assert states_each(types, "它接收一个列表，列表中每个标签对应一个字典。", question) is not rule
@@ -268,5 +269,6 @@ def test_asked_a_rate_a_number_of_the_unit_itself_is_no_answer(monkeypatch, rule
     line = "Send a keep alive ping comment every 15 seconds when there hasn't been any message."
     if not rule:
         monkeypatch.setattr(answer_types, "_RATE_EN", re.compile(r"(?!)"))
+        monkeypatch.setattr(answer_types, "_ASKS_BOUND", re.compile(r"(?!)"))  # ("at most": the line bounds nothing)
     assert states_each(asked_types(question), line, question) is not rule
     assert states_each(asked_types(question), "It can send 500 events per second.", question)

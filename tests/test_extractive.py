@@ -551,12 +551,40 @@ def test_asked_what_kind_of_thing_something_is_the_line_defining_it_answers(monk
         monkeypatch.setattr(extractive, "KIND_OF", re.compile(r"(?!)"))
         monkeypatch.setattr(question_terms, "KIND_OF", re.compile(r"(?!)"))
     sources = [_evidence(UVICORN_ZH, "alternatives.md", ["Alternatives"], 463)]
-    assert ("ASGI" in _answer("Uvicorn 是什么类型的服务器？", sources)) is rule
+    # (the control: 类型 is a key term the lines about "某种类型的" computers hold; 什么类型 no longer reads as
+    # asking for a class - dev51 z5101 - so the definition answers either way)
+    assert ("类型" in question_terms.key_terms("Uvicorn 是什么类型的服务器？")) is not rule
     if rule:
+        assert "ASGI" in _answer("Uvicorn 是什么类型的服务器？", sources)
         english = [
             _evidence("A server is a remote machine of some type.\nUvicorn is a fast ASGI server.", "a.md", ["A"])
         ]
         assert "ASGI" in _answer("What type of server is Uvicorn?", english)
+
+
+FLASK_ZH = """FastAPI 是一个用于构建 API 的现代、快速（高性能）的 Web 框架，使用 Python 并基于标准的 Python 类型提示。
+Flask 是一个“微框架”，它不包含数据库集成，也没有像 Django 那样的许多默认内建功能。"""
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["quoted_kind_names", "control_subject_names"])
+def test_asked_what_something_is_called_the_quoted_kind_answers(monkeypatch, rule):
+    """dev51 z5101 (Flask 被称为什么类型的框架？) was answered with "FastAPI 是一个 … Web 框架 … 类型提示": 什么类型
+    read as asking for a class (类), and the line's subject (FastAPI) counted as the name it gives. What a thing
+    is called is the quoted word it is said to be ("Flask 是一个"微框架""), not the subject of another line."""
+    from kb_agent.agent import definitions, extractive, name_kinds
+
+    assert name_kinds.asked_kind("Flask 被称为什么类型的框架？") is None
+    assert name_kinds.asked_kind("哪个类处理请求？") == "类"
+    fastapi_line, flask_line = FLASK_ZH.split("\n")
+    asked = {"flask", "框架", "称为", "类型"}
+    assert not definitions.gives_name(fastapi_line, asked) and definitions.gives_name(flask_line, asked)
+    assert definitions.gives_name('Flask is a "microframework".', {"flask"})
+    if not rule:  # control: 什么类型 read as asking for a class, a line's subject as the name it gives
+        monkeypatch.setattr(extractive, "asked_kind", lambda question: "类")
+        monkeypatch.setattr(definitions, "_QUOTED_KIND", re.compile(r"(?!)"))
+        monkeypatch.setattr(extractive, "gives_name", lambda text, words: bool(definitions._defined_words(text)))
+    sources = [_evidence(FLASK_ZH, "alternatives.md", ["Alternatives"], 41)]
+    assert ("微框架" in _answer("Flask 被称为什么类型的框架？", sources)) is rule
 
 
 BODY_NOTE = """When you need to send data from a client to your API, you send it as a request body.

@@ -120,7 +120,10 @@ ANSWER_TYPES = [
         ),
     ),
     # asked which year ("In which year did Dilys Laye die?"): a line with a year, not the one the question gives
-    (re.compile(r"\b(?:what|which) year\b", re.I), re.compile(r"(?<![\d.])(?:1[0-9]{3}|20[0-9]{2})(?!\d|\.\d)")),
+    (
+        re.compile(r"\b(?:what|which) year\b|哪一?年|什么年份|(?:哪个|什么)年份", re.I),
+        re.compile(r"(?<![\d.])(?:1[0-9]{3}|20[0-9]{2})(?!\d|\.\d)"),
+    ),
 ]
 
 
@@ -222,18 +225,37 @@ _DURATION = re.compile(
 )
 
 
+# asked a bound ("最多可以包含多少个…", "What is the maximum number of …"): a line giving a count without saying it
+# bounds anything ("此处仅包含一个作用域") tells how many one example has, not how many are allowed
+_ASKS_BOUND = re.compile(
+    r"最多|至多|最少|至少|上限|下限|\b(?:maximum|minimum|max|min)\b|\bat (?:most|least)\b|\bup to how many\b", re.I
+)
+# (what something can do is its bound - "It can send 500 events per second" - unless the line tells of an example:
+# "此处仅包含一个作用域（也可以包含更多）")
+_BOUND = re.compile(
+    r"最多|至多|最少|至少|上限|下限|不超过|不能超过|以内|能|可以|\b(?:maximum|minimum|max|min|limit(?:s|ed)?|at most|"
+    r"at least|up to|no more than|no fewer than|no less than|exceed|can|could)\b",
+    re.I,
+)
+_EXAMPLE_COUNT = re.compile(r"此处|这里|本例|示例中|例如|\b(?:here|in this example|for example)\b", re.I)
+
+
 def _counts_in(question: str, text: str) -> bool:
     """Asked for a rate, the line says its unit ("week", "weekly", 每周); asked how many of a thing, the line
     names the thing (in Chinese, with a number just before it); asked how long, a number of a time unit; any
     line when none of these is asked."""
     if _ASKS_DURATION.search(question) and not _DURATION.search(text):
         return False
+    if _ASKS_BOUND.search(question) and (not _BOUND.search(text) or _EXAMPLE_COUNT.search(text)):
+        return False
     noun = _counted(question)
     if noun and noun not in tokenize(text):
         return False
-    # the number, a measure word, a name between ("同一个 WebSocket 连接"), then the thing counted
+    # the number, a measure word, a name or a short modifier between ("同一个 WebSocket 连接", "两个非常豪华的汉堡"),
+    # then the thing counted
     counted_zh = _counted_zh(question)
-    if counted_zh and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*(?:[A-Za-z][\w-]*\s*)?{re.escape(counted_zh)}", text):
+    between = r"(?:[A-Za-z][\w-]*\s*|[\u4e00-\u9fff]{1,6}的)?"
+    if counted_zh and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*{between}{re.escape(counted_zh)}", text):
         return False
     if unit := _RATE_EN.search(question):
         # "every 15 seconds" counts seconds, not events per second: a number of the unit itself is no rate

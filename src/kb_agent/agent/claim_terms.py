@@ -82,7 +82,16 @@ def checkable(sentence: str) -> set[str]:
         if word in COMMON_CAPS or not before or before[-1] in ".!?:;。！？：" or has_cjk(word):
             continue
         items.add(normalise(word))
+    # an answer that is a name and nothing else ("Asyncer [1]"): its first word is the name, not a capital that
+    # opens a sentence (read as words it was "async", which a release note about AnyIO holds)
+    alone = _MARKERS_AND_MARKS.sub("", CODE.sub(" ", sentence)).strip()
+    if _ONLY_A_NAME.fullmatch(alone):
+        items |= {normalise(word) for word in alone.split() if word not in COMMON_CAPS}
     return {i for i in items if i and not i.isspace()}
+
+
+_MARKERS_AND_MARKS = re.compile(r"\[\d+\]|[.。!?！？*\"“”]")
+_ONLY_A_NAME = re.compile(r"[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,3}")
 
 
 _VALUE = re.compile(r"^(?:\d[\d.,:/]*|true|false|none|null|/[\w/.-]+)$")

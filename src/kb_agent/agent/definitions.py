@@ -42,7 +42,15 @@ def defines(text: str, asked: set[str]) -> bool:
     return any(set(tokenize(word)) & asked for word in _defined_words(text))
 
 
+# what a thing is, given as a quoted word: 'Flask 是一个"微框架"', 'Flask is a "microframework"'
+_QUOTED_KIND = re.compile(r"(?:\b(?:is|are)\s+an?|是(?:一个|一种|一款))\s*[“\"]([^”\"\s]{1,24})[”\"]", re.I)
+
+
 def gives_name(text: str, asked_words: set[str]) -> bool:
     """The line names something with a word the question does not say: asked what things are called, "… are
     called "type parameters"" restates the question's own words."""
-    return any(word and not set(tokenize(word)) <= asked_words for word in _defined_words(text))
+    # (a line's subject is not a name it gives: "FastAPI 是一个 … 框架" does not say what Flask is called)
+    plain = LINK_TARGET.sub("]", text)
+    called = [m.group(1) or m.group(3) for m in _DEFINES.finditer(plain)]
+    words = [*called, *_QUOTED_KIND.findall(plain)]
+    return any(word and not set(tokenize(word)) <= asked_words for word in words)

@@ -20,7 +20,7 @@ _VERBS = "does|do|did|is|are|was|were|can|could|should|would|will|must|has|have|
 # the kind is the phrase's last noun: "which path operation decorator parameter" asks for a parameter
 _ASKS_FOR_A_NAME = re.compile(
     rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_IES_PLURALS}|{_KINDS}))s?\b(?!-)"
-    r"|(?:哪个|哪些|什么)[^，,？?\s]{0,6}?(类|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器|模型|文件|目录|文件夹|键)"
+    r"|(?:哪个|哪些|什么)[^，,？?\s]{0,6}?(类(?![型别似])|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器|模型|文件|目录|文件夹|键)"
     r"|(类|包|参数|函数|方法|异常|模块|常量|库|命令|字段|属性|中间件|变量|算法)(?:是|叫)(?:什么|哪个|哪些)[？?]?\s*$",
     re.I,
 )
@@ -230,6 +230,13 @@ def keys_kind(text: str, kind: str) -> bool:
     return bool(re.match(rf"""\s*["']?(?:\w+[_-])?{kind}["']?\s*[:=]\s*\S""", text, re.I))
 
 
+# kinds whose names end in the kind's word
+_NAMED_BY_SUFFIX = {
+    **dict.fromkeys(("exception", "异常"), "(?:Exception|Error)"),
+    **dict.fromkeys(("middleware", "中间件"), "Middleware"),
+}
+
+
 def says_kind(text: str, kind: str, question: str = "") -> bool:
     if kind in ("package", "包") and _SAYS_PACKAGE.search(text):
         return True
@@ -238,6 +245,10 @@ def says_kind(text: str, kind: str, question: str = "") -> bool:
         return True
     if kind in COMMAND_KINDS and console_line(text):
         return True
+    if (suffix := _NAMED_BY_SUFFIX.get(kind)) and re.search(rf"[A-Za-z]{suffix}\b", text):
+        return (
+            True  # `WebSocketException` is an exception by its name: "哪个异常" answered by "抛出 `WebSocketException`"
+        )
     return kind in text if has_cjk(kind) else bool(re.search(rf"\b{kind}s?\b", text, re.I))
 
 

@@ -27,6 +27,7 @@ _FRAME = (
     # the Chinese question words jieba keeps whole: "多少" is in no answer
     "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔 "  # 每隔多少秒: "how often"
     "多长 多久 举例 "  # "how long"; "for example" ("文档举例说…")
+    "一共 总共 共有 "  # "in all": 一共点了几个 asks a count, no line says "in all"
 )
 # "What is the difference between A and B?", "A 和 B 有什么区别？": the question's shape; a line contrasting the two
 # ("In contrast to a container image …, a container …") answers without the words

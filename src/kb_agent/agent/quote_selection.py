@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from kb_agent.agent.claim_terms import checkable
+from kb_agent.agent.claim_terms import checkable, code_items
 from kb_agent.agent.evidence_following import block_ending, commands_after, list_after
 from kb_agent.agent.evidence_units import Unit, terms, units_of
 from kb_agent.agent.name_kinds import new_names
@@ -24,6 +24,7 @@ from kb_agent.agent.reasons import (
     states_consequence,
 )
 from kb_agent.agent.sentences import Sentence
+from kb_agent.text.tokenize import has_cjk
 from kb_agent.tools.base import Evidence
 
 
@@ -38,11 +39,14 @@ def choose(
     chosen: list[Unit] = []
     asked = key_terms(question)
     replaced: list[Unit] = []
+    own_language = has_cjk(question)
     for unit in ranked:
         if chosen and unit.score < 0.8 * ranked[0].score:
             break
         if yes_no and chosen and unit.own < 0.8 * ranked[0].own:
             continue
+        if chosen and chosen[0].zh == own_language and unit.zh != own_language and _restated(unit, chosen):
+            continue  # answered in the question's language: an English reference page's copy adds nothing
         if any(_twins(unit, other) for other in replaced):
             continue  # a third copy, of the one a better twin replaced
         twin = next((at for at, other in enumerate(chosen) if _twins(unit, other)), None)
@@ -90,6 +94,15 @@ ASKS_PERSON = re.compile(
     r"director|coach|executive|politician|lawmaker|musician|composer|producer|drummer|guitarist|songwriter)\b",
     re.I,
 )
+
+
+def _restated(unit: Unit, chosen: list[Unit]) -> bool:
+    """Does a line in the other language write only code the chosen lines write? Then it is their copy ("To stream
+    Server-Sent Events, … `response_class=EventSourceResponse`" after the Chinese line saying so); one writing
+    more ("`fastapi run` currently leaves `FASTAPI_ENV` unchanged") adds it, and one writing none is not judged."""
+    items = code_items(unit.text)
+    said = set().union(*(code_items(other.text) for other in chosen if other.zh != unit.zh))
+    return bool(items) and items <= said
 
 
 def _with_whose(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:

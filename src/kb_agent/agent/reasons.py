@@ -199,6 +199,9 @@ _REFERS_BACK = re.compile(
     r"|^in (?:that|this|such a) case\b|^(?:for|to do) (?:that|this)\b|^if (?:you do (?:this|that)|so)\b|^(?:这|那|此|为此)"
     # a consequence of the line before: "Because of that, versions of FastAPI previous to 0.99.0 still used …"
     r"|^(?:because of|due to) (?:that|this)\b|^as a result\b|^for (?:that|this) reason\b|^(?:因此|正因如此|由于这个原因)"
+    # a reason written as a sentence of its own: "Because we can trust it …, as we control it." (why the line
+    # before holds)
+    r"|^because\b(?!\s+of\b)|^因为"
     r"|^该(?![如怎])",  # "该工具会帮助你…" (this tool); not "该如何" (how should)
     re.I,
 )

@@ -180,6 +180,9 @@ _FILE_DISCOVERY_RE = re.compile(
     r"|\b(?:point me to|take me to|where is|where's) (?:the |a )?(?:file|page|doc|docs|document|documentation|guide|"
     r"tutorial)\b"
     r"|\bwhat (?:file|page|doc|document|guide|tutorial)s? (?:should|do|can) (?:i|we) read\b"
+    # "Where is the reference for the WebSocket class?": the reference is a page
+    r"|\bwhere (?:is|are|can (?:i|we) find|do (?:i|we) find) (?:the )?(?:api )?reference(?: (?:docs|documentation|pages?))? (?:for|of|on)\b"
+    r"|(?:参考文档|API ?参考)[^，。？?]{0,8}(?:在哪|哪里)"
     r"|\b(?:files?|pages?|documents?) (?:named|called|about|containing|that (?:mention|explain|document|describe|cover))\b"
     # "哪些成员可以读取文件名" asks for members, not files: a file's name (文件名) or folder is not a file search
     r"|(?:查找|寻找|找到|列出)[^，。？?]{0,12}(?:文件|文档|页面)(?![名夹])"
