@@ -192,3 +192,30 @@ def test_control_without_the_glossary_the_english_passage_says_nothing_of_it():
     passage = _management({})
     assert not coverage.strong_first_hop(QUESTION, [passage])
     assert not extractive.rank(QUESTION, [passage])
+
+
+def test_a_name_a_chinese_page_writes_leaves_the_question_to_the_plain_search(engine, tmp_path, monkeypatch):
+    """x3301 "Cookie 可以在依赖项中设置吗？": the Chinese pages write Cookie and answer; the reference pages the
+    translated search seated pushed the answering one out of the passages read."""
+    from kb_agent.retrieval import translated
+
+    root = _corpus(tmp_path / "kb")
+    write(root / "en" / "docs" / "signing.md", "# Signing\nThe owner signs each release with GPG.\n")
+    write(root / "zh" / "docs" / "keys.md", "# 密钥\n所有者用 GPG 签名每一次发布。\n")
+    engine.index([root])
+    question = "所有者用 GPG 发布什么？"
+    assert _translated_paths(engine, question) == []
+    monkeypatch.setattr(translated, "_written_in_chinese", lambda kb, names, access: False)  # control
+    assert "kb/en/docs/signing.md" in _translated_paths(engine, question)
+
+
+def test_question_words_are_neither_learned_nor_searched(monkeypatch):
+    """哪里 had learned "claud codex copilot" from one aligned line, and every 哪里 question searched for them."""
+    from kb_agent.store import bilingual
+
+    aligned = [("你可以在哪里使用 Claude、Codex 和 Copilot？", "Where can you use Claude, Codex and Copilot?")] * 3
+    assert "哪里" not in learn(aligned, generation=1).words
+    lexicon = Lexicon(words={"哪里": ["claud"], "链接": ["link"]})
+    assert lexicon.english_terms("链接在哪里？") == (["link"], 1)
+    monkeypatch.setattr(bilingual, "ZH_SKIP", set())  # control: 哪里 read as a word
+    assert "哪里" in learn(aligned, generation=1).words and "claud" in lexicon.english_terms("链接在哪里？")[0]

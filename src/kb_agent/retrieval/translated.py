@@ -3,15 +3,15 @@ from the knowledge base's translated pages (`store/bilingual.py`).
 
 Without it such a page is out of reach of a Chinese question: no shared terms for BM25, and the small multilingual
 embedder always finds the Chinese pages closer. The search runs only when the lexicon reads most of the question
-and, where the question writes a name, only among the pages that write it; its best hits come next after the
-fused top k."""
+and, where the question writes a name no Chinese page writes, only among the pages that write it; its best hits
+come next after the fused top k."""
 
 from __future__ import annotations
 
 from kb_agent.governance.access import AccessFilter
 from kb_agent.store.base import KnowledgeBase
-from kb_agent.store.bilingual import Lexicon
-from kb_agent.text.tokenize import has_cjk, tokenize
+from kb_agent.store.bilingual import ZH_SKIP, Lexicon
+from kb_agent.text.tokenize import has_cjk, mostly_chinese, tokenize
 
 RETRIEVER = "bm25_translated"
 TRANSLATED_SHARE = 0.6  # of a Chinese query's words the lexicon must translate for its English search to run
@@ -34,7 +34,7 @@ class Lexicons:
 
     def glossary(self, kbs: list[KnowledgeBase], query: str) -> dict[str, list[str]]:
         """The query's Chinese words the knowledge bases' lexicons translate, with their English stems."""
-        words = [w for w in dict.fromkeys(tokenize(query)) if has_cjk(w)]
+        words = [w for w in dict.fromkeys(tokenize(query)) if has_cjk(w) and w not in ZH_SKIP]
         glossary: dict[str, list[str]] = {}
         for kb in kbs:
             if (lexicon := self.of(kb)) is not None:
@@ -59,6 +59,8 @@ class Lexicons:
             names = rare_names(kb, query)
             if not names and (not translated or lexicon.translated_share(query) < TRANSLATED_SHARE):
                 continue  # "内置的限流中间件" read as "middleware" alone searches for something else
+            if names and _written_in_chinese(kb, names, access):
+                continue  # "Cookie 可以在依赖项中设置吗？": the Chinese pages answer; reference pages only crowd them
             hits = kb.lexical.search(" ".join(terms), pool, access)
             stored = kb.catalog.get_chunks([i for i, _ in hits])
             # a page with its translation is reached by the plain search already; this list is for the rest
@@ -71,6 +73,16 @@ class Lexicons:
             ]
             lists.append((RETRIEVER, weight * kb_weight.get(kb.name, 1.0), found))
         return lists
+
+
+NAME_PROBE = 20  # passages a name's own search reads for a Chinese one that writes it
+
+
+def _written_in_chinese(kb: KnowledgeBase, names: set[str], access: AccessFilter) -> bool:
+    """Does a Chinese passage the caller may read write every one of the names?"""
+    hits = kb.lexical.search(" ".join(sorted(names)), NAME_PROBE, access)
+    stored = kb.catalog.get_chunks([i for i, _ in hits])
+    return any(mostly_chinese(s.chunk.text) and names <= set(tokenize(s.chunk.text)) for s in stored.values())
 
 
 def rare_names(kb: KnowledgeBase, query: str) -> set[str]:

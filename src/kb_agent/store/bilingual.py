@@ -25,7 +25,8 @@ _ZH_LANGS = {"zh", "zh-cn", "zh-hans", "zh_cn", "cn"}
 MIN_DICE = 0.3  # below this a pair is chance co-occurrence on long lines
 TRANSLATIONS_PER_WORD = 3
 _EN_SKIP = {t for w in QUESTION_WORDS | FUNCTION_WORDS if w.isascii() for t in tokenize(w)}
-_ZH_SKIP = {w for w in QUESTION_WORDS if not w.isascii()}
+# question words ask, they name nothing a page pairs: 哪里 had learned "claude codex copilot" from one aligned line
+ZH_SKIP = {w for w in QUESTION_WORDS if not w.isascii()} | set("哪里 哪儿 多少 几个 多久 何时 什么时候 谁".split())
 
 
 @dataclass
@@ -45,7 +46,7 @@ class Lexicon:
         for token in tokenize(query):
             if not has_cjk(token):
                 terms.append(token)
-            elif token in self.words:
+            elif token in self.words and token not in ZH_SKIP:
                 terms += self.words[token]
                 translated += 1
         return list(dict.fromkeys(terms)), translated
@@ -53,7 +54,7 @@ class Lexicon:
     def translated_share(self, query: str) -> float:
         """How much of the query's Chinese it can read: of its words (jieba's precise cut, question words and
         single characters left out), the share it translates whole or by a part (赞助者 by 赞助)."""
-        words = [w for w in cut_chinese(query) if has_cjk(w) and len(w) > 1 and w not in _ZH_SKIP]
+        words = [w for w in cut_chinese(query) if has_cjk(w) and len(w) > 1 and w not in ZH_SKIP]
         if not words:
             return 0.0
         return sum(1 for w in words if any(t in self.words for t in [w, *tokenize(w)])) / len(words)
@@ -98,7 +99,7 @@ def learn(aligned: Iterable[tuple[str, str]], generation: int, paired: set[str] 
     for zh_line, en_line in aligned:
         if not has_cjk(zh_line) or has_cjk(en_line):
             continue  # an untranslated line (code, a table of names) teaches nothing
-        zh = {w for w in tokenize(zh_line) if has_cjk(w) and w not in _ZH_SKIP}
+        zh = {w for w in tokenize(zh_line) if has_cjk(w) and w not in ZH_SKIP}
         en = {w for w in tokenize(en_line) if w.isalpha() and len(w) > 2 and w not in _EN_SKIP}
         if not zh or not en:
             continue
