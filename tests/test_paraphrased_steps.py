@@ -243,3 +243,20 @@ def test_a_clause_inside_a_clause_that_runs_to_the_end_is_its_own_step(monkeypat
     ]
     monkeypatch.setattr(step_rules, "_right_branching", lambda step: None)  # control
     assert len(decompose(question).steps) == 2
+
+
+def test_asked_for_the_one_who_did_it_the_name_after_its_verb_by_is_the_bridge(monkeypatch):
+    """mp3-24's second step "the producer who compiled the soundtrack of Natural Born Killers" took "Oliver Stone
+    Film" from the album's title over "produced by Trent Reznor"."""
+    from kb_agent.agent import steps
+
+    passage = (
+        'Natural Born Killers: A Soundtrack for an Oliver Stone Film is the soundtrack to the film "Natural Born '
+        'Killers", produced by Trent Reznor of Nine Inch Nails.'
+    )
+    step = "the producer who compiled the soundtrack of Natural Born Killers"
+    question = "When was the producer born who compiled the soundtrack of the film?"
+    assert steps.bridge_candidates(step, [passage], question)[0].startswith("Trent Reznor")
+    assert not steps._done_by("city", "located by ") and steps._done_by("director", "a film directed by ")
+    monkeypatch.setattr(steps, "_done_by", lambda head, before: False)  # control
+    assert steps.bridge_candidates(step, [passage], question)[0] == "Oliver Stone Film"

@@ -146,6 +146,8 @@ def _type_fit(head: str | None, name: str, before: str, after: str) -> float:
         return 0.0
     if head in name.lower().split():  # "the county containing Kunia Camp": Honolulu County, not Hawaii after it
         return TYPE_BONUS
+    if _done_by(head, before):  # "the producer who …": "…, produced by Trent Reznor", not the title's "Oliver Stone"
+        return TYPE_BONUS
     first_of_pair = bool(re.match(r",\s*[A-Z]", after))
     second_of_pair = bool(re.search(r"\b[A-Z][\w.]*,\s*$", before))
     if head in _SMALL_PLACES:
@@ -153,6 +155,19 @@ def _type_fit(head: str | None, name: str, before: str, after: str) -> float:
     if head in _LARGE_PLACES:
         return TYPE_BONUS * (second_of_pair - first_of_pair)
     return 0.0
+
+
+_AGENT_OF = re.compile(r"\b([a-z]+?)e?d\s+by\s*$")
+
+
+def _done_by(head: str, before: str) -> bool:
+    """Asked for the one who does something ("producer", "director", "founder"), the name right after "<that
+    verb>ed by"."""
+    agent = _AGENT_OF.search(before)
+    if agent is None or not re.search(r"(?:er|or)$", head):
+        return False
+    stem = agent.group(1)
+    return len(stem) >= 4 and head.startswith(stem)
 
 
 _PREPOSITIONS = frozenset("In On At During From With As By For Of After Before Since Until".split())
