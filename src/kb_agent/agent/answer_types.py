@@ -77,12 +77,16 @@ ANSWER_TYPES = [
     (
         # the noun heads the phrase: "which path is ..." asks for an address, "which path operation parameter" not
         re.compile(
-            r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path)s?\b"
+            r"\b(?:which|what) (?:\w+ ){0,2}(?:url|address|endpoint|path|domain)s?\b"
             r"(?=\s*(?:[?,.]|$)|\s+(?:is|are|was|does|do|did|should|will|can|must|has|have|serves?|of|for|in|to|at)\b)"
-            r"|哪个地址|什么地址|哪个网址",
+            r"|哪个地址|什么地址|哪个网址|哪个域名|什么域名",
             re.I,
         ),
-        re.compile(r"https?://|(?<![\w])/[\w.-]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|\blocalhost\b"),  # an IP address too
+        # an IP address too, and a domain name ("someapp.example.com")
+        re.compile(
+            r"https?://|(?<![\w])/[\w.-]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|\blocalhost\b"
+            r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|app|tech|example)\b"
+        ),
     ),
     (
         # "Which version removed X?" is not answered by "X is supported since 0.115.0": the line must tell of an end

@@ -11,7 +11,7 @@ from kb_agent.text.tokenize import has_cjk, tokenize
 _KINDS = (
     "class|package|parameter|argument|function|method|header|exception|module|constant|setting|option|command|"
     "library|type|url|field|name|attribute|property|middleware|decorator|algorithm|variable|key|tool|server|"
-    "client|marker|image|format|member|model|file|directory|folder"
+    "client|marker|image|format|member|model|file|directory|folder|language"
 )
 # a kind's plural when it ends in y: "Which libraries …", "which properties …"
 _IES_PLURALS = "libraries|properties|directories"
@@ -20,7 +20,7 @@ _VERBS = "does|do|did|is|are|was|were|can|could|should|would|will|must|has|have|
 # the kind is the phrase's last noun: "which path operation decorator parameter" asks for a parameter
 _ASKS_FOR_A_NAME = re.compile(
     rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_IES_PLURALS}|{_KINDS}))s?\b(?!-)"
-    r"|(?:哪个|哪些|什么)[^，,？?\s]{0,6}?(类(?![型别似])|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器|模型|文件|目录|文件夹|键)"
+    r"|(?:哪个|哪些|什么|哪种|哪一种)[^，,？?\s]{0,6}?(语言|类(?![型别似])|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器|模型|文件|目录|文件夹|键)"
     r"|(类|包|参数|函数|方法|异常|模块|常量|库|命令|字段|属性|中间件|变量|算法)(?:是|叫)(?:什么|哪个|哪些)[？?]?\s*$",
     re.I,
 )
@@ -230,6 +230,20 @@ def keys_kind(text: str, kind: str) -> bool:
     return bool(re.match(rf"""\s*["']?(?:\w+[_-])?{kind}["']?\s*[:=]\s*\S""", text, re.I))
 
 
+# a language is named, not described: "… a **TypeScript SDK**" answers "哪种语言的 SDK" without saying 语言
+_LANGUAGE_KINDS = frozenset({"language", "语言"})
+_LANGUAGES = re.compile(
+    r"\b(?:Python|TypeScript|JavaScript|Java|Kotlin|Swift|Go|Golang|Rust|Ruby|PHP|C\+\+|C#|Dart|Scala|Elixir|"
+    r"English|Chinese|Spanish|French|German|Japanese|Korean|Portuguese|Russian|Latin)\b"
+    r"|中文|英语|英文|西班牙语|法语|德语|日语|韩语|葡萄牙语|俄语|拉丁语"
+)
+
+
+def names_a_language(text: str, question: str) -> bool:
+    """Does the line name a (programming or natural) language the question does not?"""
+    return any(m.group(0).lower() not in question.lower() for m in _LANGUAGES.finditer(text))
+
+
 # kinds whose names end in the kind's word
 _NAMED_BY_SUFFIX = {
     **dict.fromkeys(("exception", "异常"), "(?:Exception|Error)"),
@@ -244,6 +258,8 @@ def says_kind(text: str, kind: str, question: str = "") -> bool:
     if kind in _MODULE_KINDS and _ELSEWHERE.search(question) and _imports(text, question):
         return True
     if kind in COMMAND_KINDS and console_line(text):
+        return True
+    if kind in _LANGUAGE_KINDS and names_a_language(text, question):
         return True
     if (suffix := _NAMED_BY_SUFFIX.get(kind)) and re.search(rf"[A-Za-z]{suffix}\b", text):
         return (

@@ -61,6 +61,8 @@ _UNDER_NAME = re.compile(r"\b(?:under|by|with)\s+(?:which|what)\s+names?\b", re.
 _UNDER_NAME_WORDS = frozenset(tokenize("under name names"))
 _ASKS_DATE = re.compile(r"\b(?:on|in|by) (?:what|which) (?:date|day|month)\b|\b(?:what|which) year\b", re.I)
 _DATE_WORDS = frozenset(tokenize("date day month year"))
+_VIEWPOINT = re.compile(r"\bpoints? of view\b|\bstandpoint\b|\bviewpoint\b|角度来看|的角度", re.I)
+_VIEWPOINT_WORDS = frozenset(tokenize("point points view standpoint viewpoint")) | {"角度"}
 # a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"
 _WORDS = [*QUESTION_WORDS, *FUNCTION_WORDS, *_FRAME.split()]
 QUESTION_TERMS = frozenset(terms(" ".join(_WORDS)) | set(tokenize(" ".join(_WORDS)))) | frozenset(
@@ -112,6 +114,8 @@ def key_terms(question: str) -> set[str]:
     # types), no word of it
     if _ASKS_DATE.search(question):
         asked -= _DATE_WORDS
+    if _VIEWPOINT.search(question):  # "from a developer's point of view": the angle, said "perspective" by the page
+        asked -= _VIEWPOINT_WORDS
     parts: set[str] = set()
     for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
         analysed = tokenize(word)

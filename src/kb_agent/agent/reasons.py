@@ -197,6 +197,9 @@ def contrast_after(unit: Unit, units: list[Unit]) -> Unit | None:
 _REFERS_BACK = re.compile(
     r"^(?:that|this|these|those|such)\b(?!\s*(?:is|are)\s+(?:how|where|what|when|why|a|an|the)\b)"
     r"|^in (?:that|this|such a) case\b|^(?:for|to do) (?:that|this)\b|^if (?:you do (?:this|that)|so)\b|^(?:这|那|此|为此)"
+    # a plural pronoun opening a line names the things of the line before: "They take a `set` of `str` …" after
+    # "… the parameters `response_model_include` and `response_model_exclude`."
+    r"|^they\b|^它们"
     # a consequence of the line before: "Because of that, versions of FastAPI previous to 0.99.0 still used …"
     r"|^(?:because of|due to) (?:that|this)\b|^as a result\b|^for (?:that|this) reason\b|^(?:因此|正因如此|由于这个原因)"
     # a reason written as a sentence of its own: "Because we can trust it …, as we control it." (why the line
