@@ -82,3 +82,22 @@ def test_a_point_of_view_is_the_questions_angle_not_its_topic():
         question_terms.key_terms("How does HTTPS work from a developer's point of view?")
     )
     assert "view" in question_terms.key_terms("How do I add a view to the page?")
+
+
+UPLOADS = evidence_under(
+    "It's possible to upload several files at the same time.\n\n"
+    'They would be associated to the same "form field" sent using "form data".\n\n'
+    "To use that, declare a list of `bytes` or `UploadFile`:",
+    "en/docs/tutorial/request-files.md",
+    ["Request Files", "Multiple File Uploads"],
+    start=150,
+)
+
+
+def test_to_use_that_points_back_along_a_chain(monkeypatch):
+    """dev35 t3506 "What do I declare to receive several uploaded files in one form field?": once "They would be …"
+    read the line before, it outranked "To use that, declare a list of …", which points back too."""
+    question = "What do I declare to receive several uploaded files in one form field?"
+    assert "declare a list" in _best(question, UPLOADS)
+    monkeypatch.setattr(reasons, "_REFERS_BACK", re.compile(r"^(?:they)\b", re.I))  # control: "To use that" not read
+    assert "declare a list" not in _best(question, UPLOADS)

@@ -196,7 +196,7 @@ def contrast_after(unit: Unit, units: list[Unit]) -> Unit | None:
 # the section's subject more often than the line's
 _REFERS_BACK = re.compile(
     r"^(?:that|this|these|those|such)\b(?!\s*(?:is|are)\s+(?:how|where|what|when|why|a|an|the)\b)"
-    r"|^in (?:that|this|such a) case\b|^(?:for|to do) (?:that|this)\b|^if (?:you do (?:this|that)|so)\b|^(?:这|那|此|为此)"
+    r"|^in (?:that|this|such a) case\b|^(?:for|to do|to use) (?:that|this)\b|^if (?:you do (?:this|that)|so)\b|^(?:这|那|此|为此)"
     # a plural pronoun opening a line names the things of the line before: "They take a `set` of `str` …" after
     # "… the parameters `response_model_include` and `response_model_exclude`."
     r"|^they\b|^它们"
