@@ -233,7 +233,7 @@ def keys_kind(text: str, kind: str) -> bool:
 # a language is named, not described: "… a **TypeScript SDK**" answers "哪种语言的 SDK" without saying 语言
 _LANGUAGE_KINDS = frozenset({"language", "语言"})
 _LANGUAGES = re.compile(
-    r"\b(?:Python|TypeScript|JavaScript|Java|Kotlin|Swift|Go|Golang|Rust|Ruby|PHP|C\+\+|C#|Dart|Scala|Elixir|"
+    r"\b(?:Python|TypeScript|JavaScript|Java|Kotlin|Swift|Golang|Rust|Ruby|PHP|C\+\+|C#|Dart|Scala|Elixir|"
     r"English|Chinese|Spanish|French|German|Japanese|Korean|Portuguese|Russian|Latin)\b"
     r"|中文|英语|英文|西班牙语|法语|德语|日语|韩语|葡萄牙语|俄语|拉丁语"
 )
@@ -261,10 +261,9 @@ def says_kind(text: str, kind: str, question: str = "") -> bool:
         return True
     if kind in _LANGUAGE_KINDS and names_a_language(text, question):
         return True
+    # `WebSocketException` is an exception by its name: "哪个异常" is answered by "抛出 `WebSocketException`"
     if (suffix := _NAMED_BY_SUFFIX.get(kind)) and re.search(rf"[A-Za-z]{suffix}\b", text):
-        return (
-            True  # `WebSocketException` is an exception by its name: "哪个异常" answered by "抛出 `WebSocketException`"
-        )
+        return True
     return kind in text if has_cjk(kind) else bool(re.search(rf"\b{kind}s?\b", text, re.I))
 
 
