@@ -9,17 +9,13 @@ import re
 from dataclasses import dataclass
 
 from kb_agent.agent.main_clause import ASKED_IN_CLAUSE, context_first, subject_clause
-from kb_agent.agent.shape import asks_reason_or_way, question_shape
+from kb_agent.agent.relative_clauses import asks_more as _asks_more
+from kb_agent.agent.relative_clauses import inner_relative as _inner_relative
+from kb_agent.agent.relative_clauses import relative_clauses as _relative_clauses
+from kb_agent.agent.relative_clauses import right_branching as _right_branching
+from kb_agent.agent.shape import question_shape
 from kb_agent.text.tokenize import has_cjk
 
-# "the book series on which …": a preposition before the pronoun belongs to the clause, not the noun phrase
-_RELATIVE = re.compile(
-    r"\b(?P<np>(?:the|a|an)\s+(?:[\w-]+(?:'s)?\s+){0,2}?[\w-]+)\s+"
-    r"(?P<rel>that|(?:(?:on|in|at|for|from|by|with|to|of|about|under|through|into|after)\s+)?(?:which|whom|whose)"
-    r"|who|where|when)\s+"
-    r"(?P<clause>[^?]+?)\s*(?=\?|$)",
-    re.I,
-)
 # lower-case particles inside a name: "Cynfyn ap Gwersytan", "Ludwig van Beethoven", "Osama bin Laden"
 NAME_PARTICLES = "of|the|de|la|le|da|di|du|del|der|den|van|von|ap|bin|ibn|al|and|for|&"
 # the rule of a bridge guessed in front of a question whose shape no rule read ("#1 <question>"): no reading of it
@@ -78,11 +74,6 @@ _CONTACT = re.compile(
 _CONTAINING = re.compile(
     rf"\b(?P<np>the\s+(?:[\w-]+\s+){{0,2}}?[a-z][\w-]*)\s+(?P<verb>containing|including|housing|hosting|"
     rf"bordering|surrounding|featuring|starring|owning|employing|sponsoring|representing)\s+(?P<agent>{_ENTITY})"
-)
-# what an outer question says besides the bridge: "Where was #1 born?" asks something, "What is #1?" does not
-_FRAME_WORDS = frozenset(
-    "what which who whom whose when where why how is are was were did does do has have had the a an in on at of "
-    "year".split()
 )
 # "When was the institute that owned The Collegian founded?": after an inverted "was", the clause's last word
 # is the main clause's participle; after "did", its bare verb ("... die?", "... break up?")
@@ -183,19 +174,6 @@ def has_bridge_shape(question: str) -> bool:
 # condition ("the body when a path operation has two body parameters"): one lookup, not a chain
 # the main clause's participle between a noun and its clause ("When was the producer born who compiled …?")
 _EXTRAPOSED = frozenset("born died founded formed released established built published".split())
-_TIME_NOUNS = frozenset("year years day days date time times period era season month decade century week night".split())
-
-
-def _relative_clauses(text: str) -> list[re.Match]:
-    """The relative clauses that describe a hidden entity; none in a question asking why or how to do something
-    (`asks_reason_or_way`): its clause describes the thing it asks about, which the page names."""
-    if asks_reason_or_way(text):
-        return []
-    return [
-        m
-        for m in _RELATIVE.finditer(text)
-        if m.group("rel").lower() != "when" or m.group("np").split()[-1].lower() in _TIME_NOUNS
-    ]
 
 
 def is_comparison(question: str) -> bool:
@@ -285,23 +263,6 @@ def _two_steps(text: str) -> StepPlan | None:
     return None
 
 
-# the end of a clause that sits inside another one: "the show where D. B. voices Paddy | is based"
-_OUTER_TAIL = re.compile(r"\s+(?P<tail>(?:is|was|are|were)\s+[a-z][\w-]*(?:\s+(?:on|in|at|by|for|from|with))?)$")
-
-
-def _inner_relative(clause: str) -> tuple[re.Match, str, str] | None:
-    """A relative clause inside a relative clause whose end is the outer clause's verb ("… is based"): the
-    inner match, its clause without that end, and the end."""
-    inner = next(iter(_relative_clauses(clause)), None)
-    if inner is None:
-        return None
-    tail = _OUTER_TAIL.search(inner.group("clause"))
-    core = inner.group("clause")[: tail.start()].strip(" ,") if tail else ""
-    if tail is None or len(core.split()) < 2:
-        return None
-    return inner, core, tail.group("tail")
-
-
 def _inner_plan(text: str, match: re.Match, inner: tuple[re.Match, str, str]) -> StepPlan:
     """ "Who wrote the book series on which the show where D. B. voices Paddy is based?" -> "the show where D. B.
     voices Paddy", "the book series on which #1 is based", "Who wrote #2?"."""
@@ -328,11 +289,6 @@ def _of_relation_is_a_bridge(text: str, relation: re.Match) -> bool:
     if is_comparison(text) or relation.group("head") in _PLACES_AND_FRAMES or re.match(r",\s*(?:\d|[A-Z])", after):
         return False
     return _asks_more(text[: relation.start()] + "#1" + after)
-
-
-def _asks_more(outer: str) -> bool:
-    """ "Where was #1 born?" asks something of the bridge; "What is #1?" does not."""
-    return bool(set(re.findall(r"[a-z]+", outer.lower())) - _FRAME_WORDS)
 
 
 _OF_BRIDGE = re.compile(r"\bthe\s+(?:[a-z][\w-]*\s+)?(?P<head>[a-z][\w-]*)\s+of\s+#1\b")
@@ -368,23 +324,6 @@ def _nested(plan: StepPlan) -> StepPlan:
         if _asks_more(last):
             return StepPlan([first, of_bridge.group(0), last], plan.rule + "+nested")
     return plan
-
-
-def _right_branching(step: str) -> tuple[str, str] | None:
-    """A relative clause whose last noun phrase has a clause of its own, running to the end ("the producer who
-    compiled the soundtrack of | the 1994 film in which Tom Sizemore had a supporting role"): that film first,
-    then the producer of #1. None when the step holds no such clause."""
-    outer = next(iter(_relative_clauses(step)), None)
-    if outer is None or outer.start() > 0:
-        return None
-    clause = outer.group("clause")
-    inner = next(iter(_relative_clauses(clause)), None)
-    if inner is None or inner.start() == 0 or len(inner.group("clause").split()) < 2:
-        return None
-    before = f"{outer.group('np')} {outer.group('rel')} {clause[: inner.start()]}#1"
-    if not _asks_more(before.replace(outer.group("np"), "")):
-        return None
-    return f"{inner.group('np')} {inner.group('rel')} {inner.group('clause')}", " ".join(before.split())
 
 
 def _main_verb(before: str, clause: str) -> tuple[str, str]:
