@@ -87,10 +87,10 @@ def _unheard(ctx: AgentContext, query: str, sources: list[Evidence], read: list[
     if ctx.held_terms is None:
         return set(), set()
     try:
-        texts = (f"{e.title} {e.path}\n{e.text}" for e in sources)
+        texts = [f"{e.title} {e.path}\n{e.text}" for e in read]  # `read` opens with `sources`, in the same order
         chunks = ctx.kb_chunks() if ctx.kb_chunks is not None else 0
-        further = (f"{e.title} {e.path}\n{e.text}" for e in read[len(sources) :])
-        unknown = unknown_terms(key_terms(query), ctx.held_terms, query, texts, chunks, further)
+        found, further = texts[: len(sources)], texts[len(sources) :]
+        unknown = unknown_terms(key_terms(query), ctx.held_terms, query, found, chunks, further)
     except Exception:  # a store that cannot answer leaves the decision to the coverage rule
         log.warning("the knowledge bases' vocabulary could not be read", exc_info=True)
         return set(), set()

@@ -69,7 +69,7 @@ class Lexicons:
                 for i, s in hits
                 if i in stored
                 and stored[i].chunk.path not in lexicon.paired
-                and names <= set(tokenize(stored[i].chunk.text))
+                and (not names or names <= set(tokenize(stored[i].chunk.text)))
             ]
             lists.append((RETRIEVER, weight * kb_weight.get(kb.name, 1.0), found))
         return lists
