@@ -39,3 +39,21 @@ def test_control_without_the_widening_the_version_is_only_in_the_heading_path(en
     monkeypatch.setattr(release_headings, "MAX_ABOVE", 0)
     hit = _hit(engine, "Export WebSocketState")
     assert "0.82.0" not in hit.text and any("0.82.0" in h for h in hit.heading_path)
+
+
+def test_the_lines_above_are_read_only_from_chunks_the_caller_may_read(engine, tmp_path):
+    """Defence in depth: the widening reads other chunks of the file, each checked against the caller's access."""
+    write(tmp_path / "kb" / "hr" / ".kbacl", "hr\n")
+    write(tmp_path / "kb" / "hr" / "release-notes.md", CHANGELOG)
+    engine.index([tmp_path / "kb"])
+    hr = AccessFilter.for_groups(["hr"])
+    hits = engine.searcher().search("Export WebSocketState", access=hr, k=3, mode="bm25").hits
+    hit = next(h for h in hits if "WebSocketState" in h.text)
+    assert hit.text.startswith("## 0.82.0")  # hr reads it from the heading
+    kb = engine.kb()
+    below = kb.catalog.chunks_in_lines(hit.source, hit.end_line, hit.end_line)[0].chunk  # the hit as chunked
+    plain = hit.model_copy(update={"text": below.text, "start_line": below.start_line, "end_line": below.end_line})
+    outsider = AccessFilter.for_groups(["sales"])
+    assert release_headings.with_release_heading(kb, plain, outsider) is plain  # never widened from unreadable lines
+    widened = release_headings.with_release_heading(kb, plain, hr)  # control: the same call as a reader widens
+    assert widened.text.startswith("## 0.82.0") and widened.start_line < plain.start_line
