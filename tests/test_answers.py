@@ -217,7 +217,7 @@ def test_asked_for_members_in_chinese_a_code_line_does_not_answer_on_identifiers
     sources = [_evidence(UPLOAD_ZH, "request-files.md")]
 
     def rarity(asked: set[str]) -> dict[str, float]:  # the knowledge base's: 对象 and 成员 are common words
-        return {t: 0.2 if t in ("对象", "成员") else 1.0 for t in asked}
+        return {t: 1.0 if t in ("对象", "成员") else 5.0 for t in asked}
 
     def coverage(text: str) -> float:
         return next((u.coverage for u in extractive.rank(question, sources, weights=rarity) if text in u.text), 0.0)
@@ -264,7 +264,7 @@ def test_a_line_in_the_other_language_gets_no_full_credit_for_words_it_cannot_ho
     ]
 
     def rarity(asked: set[str]) -> dict[str, float]:  # the knowledge base's: FastAPI is on every page
-        return {t: {"fastapi": 0.2, "graphql": 0.5}.get(t, 1.0) for t in asked}
+        return {t: {"fastapi": 1.0, "graphql": 2.5}.get(t, 5.0) for t in asked}
 
     best = extractive_sentences(question, sources, max_sentences=1, weights=rarity)[0].text
     assert "Strawberry" in best

@@ -18,8 +18,8 @@ from kb_agent.text.tokenize import EN_STOPWORDS, cut_chinese, has_cjk, tokenize
 _NUMBER = re.compile(
     r"(?<![A-Za-z_])\d|(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bwhich )(?<!\beach )(?<!\bany )(?<!\bno )\bone\b"
     r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
-    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|once|twice|"
-    r"dozen|half)\b|\bonly\s+(?:\S+\s+){0,4}?single\b|(?<![统同唯万])一(?![些样起旦般直定切下致边])|同一(?=[个台份条种])|[二两三四五六七八九十百千万]",
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|once|twice|"
+    r"dozens?|half)\b|\bonly\s+(?:\S+\s+){0,4}?single\b|(?<![统同唯万])一(?![些样起旦般直定切下致边])|同一(?=[个台份条种])|[二两三四五六七八九十百千万]",
     re.I,
 )
 # a release ("FastAPI 0.108.0") is no quantity: asked a maximum size, a line giving only one states none
@@ -134,8 +134,10 @@ ANSWER_TYPES = [
 YEAR = 6
 STATUS = 4  # the status code's index in ANSWER_TYPES
 VERSION = 0
+DATE = 5
+_DATE_SHAPE = ANSWER_TYPES[DATE][1]
 VERSION_WORD_ZH = "版本"  # what "哪个版本" asks by: the type asked, not a word the answering line must say
-TITLED = frozenset({VERSION, 3, 5})  # what a section's heading may state for its lines: a release, its end, its date
+TITLED = frozenset({VERSION, 3, DATE})  # what a section's heading may state for its lines: a release, its end, its date
 # a release the question names ("Python 3.9", "0.141.0"): what it asks about, never the version it asks for
 _NAMED_VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*)(?![\w]|\.\d)")
 
@@ -182,8 +184,20 @@ def asked_types(question: str) -> list[int]:
     return [i for i in asked if i != 1] if 0 in asked else asked
 
 
+# asked how often ("多久计算一次？", "How often is … renewed?"): a frequency answers, in words or with a number
+ASKS_FREQUENCY = re.compile(r"(?:多久|多长时间)[^，。？?]{0,8}?一次|每隔多久|\bhow often\b", re.I)
+_FREQUENCY = re.compile(
+    r"\b(?:each|every|per|once a|twice a|a) (?:\w+ )?(?:second|minute|hour|day|week|month|year)s?\b"
+    r"|\b(?:hourly|daily|weekly|monthly|yearly|annually)\b|每(?:[一两三四五六七八九十\d]+)?(?:个)?(?:秒|分钟|小时|天|日|周|星期|月|年)",
+    re.I,
+)
 # a rate asked ("How many … per week?", "每秒多少…"): the line must count in that unit, not just say a number
 _RATE_EN = re.compile(r"\b(?:per|a|each|every) (second|minute|hour|day|week|month|year)\b", re.I)
+# asked a count per some thing ("… per CPU core …"): the thing, its last word the head
+_PER_THING = re.compile(
+    r"\bhow many\b[^?]*?\bper ((?:[\w-]+ ){0,2}?[\w-]+)\s+(?:does|do|did|is|are|was|were|can|should|would|will)\b",
+    re.I,
+)
 _RATE_ZH = re.compile(r"每(秒|分钟|小时|天|日|周|星期|月|年)")
 _UNIT_ZH = {"日": "[日天]", "天": "[日天]", "周": "(?:周|星期)", "星期": "(?:周|星期)"}
 
@@ -205,7 +219,7 @@ def _counted(question: str) -> str | None:
 
 # "最多可以包含多少个标签？" counts 标签: a number in the line must count it ("3 个标签"), not "每个标签对应一个字典"
 # (a measure word: "多少钱", "多少秒" ask an amount in a unit - "500 美元", "15 秒" - not things counted)
-_COUNTED_ZH = re.compile(r"(?:多少|几)(?:个|条|种|项|次|位|台|份|件|名|张)(?=[\u4e00-\u9fff])")
+_COUNTED_ZH = re.compile(r"(?:多少|几)(?:个|条|种|项|次|位|台|份|件|名|张|行|列|页)(?=[\u4e00-\u9fff])")  # 多少行数据
 _NUMERAL_ZH = r"(?:\d+|[一二两三四五六七八九十百千万]+)"
 
 
@@ -259,8 +273,13 @@ def _counts_in(question: str, text: str) -> bool:
     # then the thing counted
     counted_zh = _counted_zh(question)
     between = r"(?:[A-Za-z][\w-]*\s*|[\u4e00-\u9fff]{1,6}的)?"
-    if counted_zh and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*{between}{re.escape(counted_zh)}", text):
+    # (an English line is read for the number alone: "There are hundreds of other contributors")
+    if counted_zh and has_cjk(text) and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*{between}{re.escape(counted_zh)}", text):
         return False
+    if (per := _PER_THING.search(question)) and not _RATE_EN.search(question):
+        # "How many worker processes per CPU core …?": a count of processes in a server says nothing per core
+        if tokenize(per.group(1))[-1:] and tokenize(per.group(1))[-1] not in tokenize(text):
+            return False
     if unit := _RATE_EN.search(question):
         # "every 15 seconds" counts seconds, not events per second: a number of the unit itself is no rate
         rest = re.sub(rf"\b\d[\d,.]*\s*{unit.group(1)}s?\b", " ", text, flags=re.I)
@@ -284,7 +303,8 @@ def states_each(types: list[int], text: str, question: str) -> bool:
     stated = _REFERENCES.sub("", _foreign_versions(LINK_TARGET.sub("", text), question))
     for i in types:
         shape = ANSWER_TYPES[i][1]
-        said = _VERSION.sub(" ", stated) if shape is _NUMBER else stated
+        # a date is no quantity: asked how many contributors, "As of July 2026, …" counts none
+        said = _DATE_SHAPE.sub(" ", _VERSION.sub(" ", stated)) if shape is _NUMBER else stated
         if i == STATUS:  # "默认返回 200 的时候 … 哪个状态码？": the code the question gives is not the one it asks
             said = _without(shape, _asked_codes(question), said)
         if i == YEAR:  # "… the 1975 documentary …, in which year …?": not 1975
@@ -293,6 +313,8 @@ def states_each(types: list[int], text: str, question: str) -> bool:
             said = _ADDRESS.sub(" ", said)
         if i == VERSION and named_versions(question):  # "… support for Python 3.9 dropped?": not 3.9
             said = shape.sub(lambda m: " " if m.group() in named_versions(question) else m.group(), said)
+        if shape is _NUMBER and ASKS_FREQUENCY.search(question) and _FREQUENCY.search(said):
+            continue  # "多久计算一次？": "… calculated continuously, each month" tells how often, no number
         if not shape.search(said):
             return False
         if shape is _NUMBER and not _counts_in(question, stated):
@@ -302,6 +324,20 @@ def states_each(types: list[int], text: str, question: str) -> bool:
 
 def asks_default(question: str) -> bool:
     return bool(_ASKS_DEFAULT.search(_CONDITION_ZH.sub("，", question)))
+
+
+# "What is the default timeout for …?": the default of what - a line that never names a timeout gives another default
+_DEFAULT_OF = re.compile(
+    r"\b(?:what(?:'s| is| are| was)|which is) the default ([a-z][\w-]*)\s+(?:for|of|in|on|when|that|used)\b", re.I
+)
+_GENERIC_VALUES = frozenset(tokenize("value values setting settings option options behavior behaviour way one"))
+
+
+def default_of(question: str) -> str | None:
+    """The analysed thing whose default the question asks ("timeout"), None for a generic "value"."""
+    match = _DEFAULT_OF.search(question)
+    words = tokenize(match.group(1)) if match else []
+    return words[0] if words and words[0] not in _GENERIC_VALUES else None
 
 
 def says_default(text: str) -> bool:

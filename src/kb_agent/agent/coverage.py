@@ -125,7 +125,11 @@ def _coverage(
         comparable = comparable_terms(asked, zh, e_zh)
         held = terms(e.text) | terms(f"{e.title} {e.path}")
         # an English passage is read for a Chinese question's words its glossary translates
-        read = {w for w, c in translated(asked - comparable, held, e).items() if c == 1.0} if zh and not e_zh else set()
+        read = (
+            {w for w, c in translated(asked - comparable, held, e, e.text).items() if c == 1.0}
+            if zh and not e_zh
+            else set()
+        )
         comparable = comparable | read
         if not comparable:
             continue

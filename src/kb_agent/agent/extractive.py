@@ -81,6 +81,9 @@ POINTED_TO = 1.0  # credit for a key term said by the line a line opening "This 
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
 SHOWN = 0.5  # credit for a key term said by the short example that breaks a sentence in two
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
+_CEASE_STEMS = frozenset({"longer", "anymor"})
+_NO_MORE = re.compile(r"\bno (?:more|longer)\b|\bnot\b[^.]{0,60}\bany ?more\b", re.I)
+_FAMILY_STEM = 6  # a stem this long names one word family: "contribut", not "part" (particular)
 UNTRANSLATED = 0.25  # credit for a Chinese word an English line holds none of the lexicon's translations of
 ECHOED = 0.5  # that credit when a line in the question's language says the names the line shares with it
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
@@ -206,6 +209,7 @@ def rank(
     asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
     # asked what something defaults to, a line that never says "default" tells some other value of it
     default = answer_types.asks_default(question) and not (yes_no or why or means)
+    default_of = answer_types.default_of(question) if default else None
     # the code names the question writes (APIKeyHeader): a line introducing a block that lists them is about them
     code_asked = {t for name in named_in(question, code_only=True) for t in tokenize(name)} & asked
     per_source = [units_of(index, e) for index, e in enumerate(sources)]
@@ -215,6 +219,9 @@ def rank(
     # the names of the kind asked for that each line gives and the question does not, read once
     named_by = [new_names(LINK_TARGET.sub("]", u.text), question, kind) if kind else set() for _, u in all_units]
     everywhere = subject_names(set().union(*named_by), weights)
+    # the knowledge base's subject ("FastAPI") is shared by every line: no name a line in the other language shares
+    # (a word, not an identifier: in a one-page knowledge base `max_age` is written everywhere too)
+    subject = subject_names({t for t in asked if t.isascii() and t.isalpha()}, weights)
     # "the name of the cookie …": where a line names one beside the word, a line naming none names something else
     named_only = free_kind(kind) and any(named_by)
     # "哪种流程最安全？": where a line writes the superlative ("最安全的是代码流"), one that does not picks out nothing
@@ -247,7 +254,11 @@ def rank(
         unit_zh = unit.zh
         comparable = comparable_terms(asked, zh, unit_zh)
         # a Chinese question's words an English line can be read for: those the KB's lexicon translates
-        read = translated(asked - comparable - type_words, unit.terms, sources[index]) if zh and not unit_zh else {}
+        read = (
+            translated(asked - comparable - type_words, unit.terms, sources[index], unit.text)
+            if zh and not unit_zh
+            else {}
+        )
         comparable = comparable | set(read)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
@@ -276,6 +287,8 @@ def rank(
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
         if default and not answer_types.says_default(f"{unit.heading} {unit.text}"):
             continue  # asked GzipRequest's default compression level: "同一个路由类…处理 gzip 压缩…" says none
+        if default_of and default_of not in unit.terms | terms(unit.heading or "") | set(contexts[index]):
+            continue  # asked the default timeout, "(the default), the exit code … is executed after …" names none
         said = {**term_credits(unit.terms, unit.text, asked), **read}
         # `$ docker build …` says "command" without the word; "use Hey API to generate …" names a tool
         if (
@@ -311,7 +324,7 @@ def rank(
             continue
         if qualifier and not any(held.get(t) or contexts[index].get(t) for t in qualifier):
             continue  # asked "Which XML library …?", a passage that never says XML names a library for JSON
-        if unit_zh != zh and not any(held.get(t) for t in comparable):
+        if unit_zh != zh and not any(held.get(t) and read.get(t) != UNTRANSLATED for t in comparable - subject):
             continue  # a line in the other language saying none of the names it could share: a guess
         # a line in the other language cannot be read for the question's words in its script: half credit,
         # not full - "推荐" could not rule out an English line that only says "FastAPI" and "GraphQL"
@@ -430,12 +443,28 @@ def rank(
     return found
 
 
-def translated(words: set[str], said: set[str], source: Evidence) -> dict[str, float]:
+def translated(words: set[str], said: set[str], source: Evidence, text: str = "") -> dict[str, float]:
     """Of a Chinese question's `words`, those the passage's glossary translates: 1.0 where the English text's terms
     (`said`) hold one of the word's translations, UNTRANSLATED where they hold none - less than an unreadable
-    word's credit, not nothing: a learned lexicon misses synonyms ("放弃" is "give up" to it, the note says "Drop")."""
-    glossary = source.glossary
-    return {w: 1.0 if set(glossary[w]) & said else UNTRANSLATED for w in words if w in glossary}
+    word's credit, not nothing: a learned lexicon misses synonyms ("放弃" is "give up" to it, the note says "Drop").
+    A word the lexicon reads as "no longer" (不再) is held by a `text` saying so in other words: "no more versions
+    will be released" (the lexicon leaves out function words such as "more")."""
+    ceased = bool(_NO_MORE.search(text))
+    read = {}
+    for w in words:
+        # a word the lexicon learned only by its stem: 贡献者 (contributor) by 贡献
+        stems = source.glossary.get(w) or [
+            t for part, ts in source.glossary.items() if len(part) > 1 and part in w for t in ts
+        ]
+        if stems:
+            read[w] = 1.0 if _holds_stem(stems, said) or (ceased and _CEASE_STEMS & set(stems)) else UNTRANSLATED
+    return read
+
+
+def _holds_stem(stems: list[str], said: set[str]) -> bool:
+    """A translation's stem, or a longer word of its family: "contribut" (learned from "contribute") in
+    "contributors" (stemmed "contributor")."""
+    return any(t in said or (len(t) >= _FAMILY_STEM and any(s.startswith(t) for s in said)) for t in stems)
 
 
 def _echoed(held: dict[str, float], comparable: set[str], said_in_own: set[str]) -> bool:

@@ -9,6 +9,7 @@ import math
 import re
 from collections.abc import Callable
 
+from kb_agent.agent import answer_types
 from kb_agent.agent.evidence_units import Unit, terms
 from kb_agent.agent.name_kinds import NAME_OF
 from kb_agent.text.tokenize import FUNCTION_WORDS, QUESTION_WORDS, guessed_word, has_cjk, tokenize, zh_tag
@@ -63,6 +64,14 @@ _ASKS_DATE = re.compile(r"\b(?:on|in|by) (?:what|which) (?:date|day|month)\b|\b(
 _DATE_WORDS = frozenset(tokenize("date day month year"))
 _VIEWPOINT = re.compile(r"\bpoints? of view\b|\bstandpoint\b|\bviewpoint\b|角度来看|的角度", re.I)
 _VIEWPOINT_WORDS = frozenset(tokenize("point points view standpoint viewpoint")) | {"角度"}
+# "从哪个版本开始 …" / "starting from which version …": since when, the line need not say "start" ("no more versions
+# will be released" under "## 0.129.2")
+_SINCE = re.compile(
+    r"从[^，。？?]{0,12}?(?:开始|起)|版本(?:开始|起)|\bstarting (?:from|with|in) (?:what|which)\b", re.I
+)
+_SINCE_WORDS = frozenset(tokenize("starting start")) | {"开始"}
+# "除了团队以外 …" (apart from the team): 以外 closes the frame 除了 opens, it names nothing
+_APART = re.compile(r"除了?[^，。？?]{1,12}?(?:以外|之外)")
 # a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"
 _WORDS = [*QUESTION_WORDS, *FUNCTION_WORDS, *_FRAME.split()]
 QUESTION_TERMS = frozenset(terms(" ".join(_WORDS)) | set(tokenize(" ".join(_WORDS)))) | frozenset(
@@ -116,6 +125,12 @@ def key_terms(question: str) -> set[str]:
         asked -= _DATE_WORDS
     if _VIEWPOINT.search(question):  # "from a developer's point of view": the angle, said "perspective" by the page
         asked -= _VIEWPOINT_WORDS
+    if _SINCE.search(question):
+        asked -= _SINCE_WORDS
+    if answer_types.ASKS_FREQUENCY.search(question):  # "多久计算一次": 一次 ("once") frames how often
+        asked -= {"一次"}
+    if _APART.search(question):
+        asked -= {"以外", "之外"}
     parts: set[str] = set()
     for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
         analysed = tokenize(word)

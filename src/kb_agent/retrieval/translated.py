@@ -8,8 +8,11 @@ come next after the fused top k."""
 
 from __future__ import annotations
 
+import re
+
 from kb_agent.governance.access import AccessFilter
 from kb_agent.store.base import KnowledgeBase
+from kb_agent.store.records import Chunk
 from kb_agent.store.bilingual import ZH_SKIP, Lexicon
 from kb_agent.text.tokenize import has_cjk, mostly_chinese, tokenize
 
@@ -59,7 +62,7 @@ class Lexicons:
             names = rare_names(kb, query)
             if not names and (not translated or lexicon.translated_share(query) < TRANSLATED_SHARE):
                 continue  # "内置的限流中间件" read as "middleware" alone searches for something else
-            if names and _written_in_chinese(kb, names, access):
+            if names and not _ASKS_RELEASE.search(query) and _written_in_chinese(kb, names, access):
                 continue  # "Cookie 可以在依赖项中设置吗？": the Chinese pages answer; reference pages only crowd them
             hits = kb.lexical.search(" ".join(terms), pool, access)
             stored = kb.catalog.get_chunks([i for i, _ in hits])
@@ -69,12 +72,22 @@ class Lexicons:
                 for i, s in hits
                 if i in stored
                 and stored[i].chunk.path not in lexicon.paired
-                and (not names or names <= set(tokenize(stored[i].chunk.text)))
+                and (not names or names <= _written(stored[i].chunk))
             ]
             lists.append((RETRIEVER, weight * kb_weight.get(kb.name, 1.0), found))
         return lists
 
 
+def _written(chunk: Chunk) -> set[str]:
+    """The terms a passage writes, its page's title and headings with it: "FastAPI People" is the title of the page
+    whose "About the data" section says how often its data was calculated."""
+    return set(tokenize(" ".join([chunk.title or "", *chunk.heading_path, chunk.text])))
+
+
+# asked which release brought something: a change log answers, and change logs are rarely translated - a Chinese
+# page that writes the name tells how to use it, not since when ("哪个版本开始可以通过 openapi_url=None …")
+_ASKS_RELEASE = re.compile(r"(?:哪个|什么|哪一)版本|哪一版|版本号|(?:什么时候|何时)(?:发布|加入|引入|开始支持|支持)")
+_DATE_PART_ZH = re.compile(r"(?<![\d.])(\d{1,2})\s*(?:月|日|号)")
 NAME_PROBE = 20  # passages a name's own search reads for a Chinese one that writes it
 
 
@@ -88,7 +101,9 @@ def _written_in_chinese(kb: KnowledgeBase, names: set[str], access: AccessFilter
 def rare_names(kb: KnowledgeBase, query: str) -> set[str]:
     """The names (identifiers, products, versions) a Chinese query writes, other than the knowledge base's
     subject, as analysed terms."""
-    names = [t for t in dict.fromkeys(tokenize(query)) if not has_cjk(t)]
+    # a month or a day in a Chinese date ("2026 年 7 月") is written "July 2026" on an English page: no name
+    dated = set(_DATE_PART_ZH.findall(query))
+    names = [t for t in dict.fromkeys(tokenize(query)) if not has_cjk(t) and t not in dated]
     if not names:
         return set()
     counts, chunks = kb.lexical.doc_freqs(names)
