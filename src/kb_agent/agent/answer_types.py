@@ -276,10 +276,11 @@ def _counts_in(question: str, text: str) -> bool:
     # (an English line is read for the number alone: "There are hundreds of other contributors")
     if counted_zh and has_cjk(text) and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*{between}{re.escape(counted_zh)}", text):
         return False
-    if (per := _PER_THING.search(question)) and not _RATE_EN.search(question):
-        # "How many worker processes per CPU core …?": a count of processes in a server says nothing per core
-        if tokenize(per.group(1))[-1:] and tokenize(per.group(1))[-1] not in tokenize(text):
-            return False
+    # "How many worker processes per CPU core …?": a count of processes in a server says nothing per core
+    per = _PER_THING.search(question)
+    head = tokenize(per.group(1))[-1:] if per and not _RATE_EN.search(question) else []
+    if head and head[0] not in tokenize(text):
+        return False
     if unit := _RATE_EN.search(question):
         # "every 15 seconds" counts seconds, not events per second: a number of the unit itself is no rate
         rest = re.sub(rf"\b\d[\d,.]*\s*{unit.group(1)}s?\b", " ", text, flags=re.I)

@@ -12,8 +12,8 @@ import re
 
 from kb_agent.governance.access import AccessFilter
 from kb_agent.store.base import KnowledgeBase
-from kb_agent.store.records import Chunk
 from kb_agent.store.bilingual import ZH_SKIP, Lexicon
+from kb_agent.store.records import Chunk
 from kb_agent.text.tokenize import has_cjk, mostly_chinese, tokenize
 
 RETRIEVER = "bm25_translated"

@@ -30,7 +30,8 @@ QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how does did do can could should would is are was were "
     "tell show explain describe list find please about".split()
 ) | frozenset(
-    "如何 什么 怎么 怎样 哪些 哪个 哪种 哪类 哪一个 哪一种 为什么 是否 可以 请问 告诉 一下 关于 介绍 大概 大约 大致".split()
+    "如何 什么 怎么 怎样 哪些 哪个 哪种 哪类 哪一个 哪一种 为什么 是否 可以 请问 告诉 一下 关于 介绍 "
+    "大概 大约 大致".split()  # "about" in Chinese: a hedge on the number asked
 )
 # pronouns and auxiliaries: they shape a question or an answer and state nothing of its subject
 FUNCTION_WORDS = frozenset(
