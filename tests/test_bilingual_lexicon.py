@@ -3,6 +3,7 @@ Chinese question reaching an English page no one translated."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from conftest import write
@@ -219,3 +220,49 @@ def test_question_words_are_neither_learned_nor_searched(monkeypatch):
     assert lexicon.english_terms("链接在哪里？") == (["link"], 1)
     monkeypatch.setattr(bilingual, "ZH_SKIP", set())  # control: 哪里 read as a word
     assert "哪里" in learn(aligned, generation=1).words and "claud" in lexicon.english_terms("链接在哪里？")[0]
+
+
+def test_a_name_in_the_pages_title_is_a_name_the_passage_writes(engine, tmp_path, monkeypatch):
+    """x5302 "FastAPI People 页面的数据以前多久计算一次？": "People" is the page's title; the section that answers
+    never writes it, and the translated search kept only passages whose text did."""
+    from kb_agent.retrieval import translated
+
+    root = _corpus(tmp_path / "kb")
+    intro = "".join(f"Line {i} of the introduction to keys and how they are kept.\n\n" for i in range(60))
+    write(root / "en" / "docs" / "gpg.md", f"# GPG\n\n{intro}## Details\n\nThe owner signs each release.\n")
+    engine.index([root])
+    question = "所有者用 GPG 发布什么？"
+
+    def owner_line_found() -> bool:
+        kb = engine.kb()
+        lists = translated.Lexicons().lists([kb], question, 20, AccessFilter.unrestricted(), 1.0, {})
+        stored = kb.catalog.get_chunks([key[1] for _, _, found in lists for key, _ in found])
+        return any("The owner signs" in s.chunk.text and "# GPG" not in s.chunk.text for s in stored.values())
+
+    assert owner_line_found()
+    monkeypatch.setattr(translated, "_written", lambda chunk: set(translated.tokenize(chunk.text)))  # control
+    assert not owner_line_found()
+
+
+def test_a_chinese_dates_month_is_no_name_an_english_page_writes(engine, tmp_path):
+    """x5303 "截至 2026 年 7 月，…": the page says "As of July 2026", and 7 was a name it had to write."""
+    from kb_agent.retrieval import translated
+
+    engine.index([_corpus(tmp_path / "kb")])
+    assert translated.rare_names(engine.kb(), "截至 2026 年 7 月，仓库的所有者是谁？") <= {"2026"}
+    assert "7" in translated.rare_names(engine.kb(), "第 7 个仓库的所有者是谁？")
+
+
+def test_asked_which_release_the_untranslated_change_log_is_searched(engine, tmp_path, monkeypatch):
+    """x5304 "哪个版本开始可以通过 openapi_url=None 禁用文档界面？": a Chinese page writes openapi_url and tells how
+    to use it; since when is only in the English release notes, which the gate kept out."""
+    from kb_agent.retrieval import translated
+
+    root = _corpus(tmp_path / "kb")
+    write(root / "en" / "docs" / "signing.md", "# Signing\nSince 1.2.0 the owner signs each release with GPG.\n")
+    write(root / "zh" / "docs" / "keys.md", "# 密钥\n所有者用 GPG 签名每一次发布。\n")
+    engine.index([root])
+    question = "哪个版本开始所有者用 GPG 签名发布？"
+    assert "kb/en/docs/signing.md" in _translated_paths(engine, question)
+    monkeypatch.setattr(translated, "_ASKS_RELEASE", re.compile(r"(?!)"))  # control: the gate holds
+    assert _translated_paths(engine, question) == []
