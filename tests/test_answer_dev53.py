@@ -82,7 +82,8 @@ def test_a_count_in_words_answers_and_a_date_is_no_count(monkeypatch):
 def test_a_learned_stem_is_held_by_a_longer_word_of_its_family():
     source = PEOPLE
     assert extractive.translated({"贡献者"}, {"contributor"}, source) == {"贡献者": 1.0}
-    assert extractive.translated({"贡献者"}, {"contrast"}, source) == {"贡献者": extractive.UNTRANSLATED}
+    # a part can mean something else (所有者 "owner" holds 所有 "all"): not finding it leaves the word unread
+    assert extractive.translated({"贡献者"}, {"contrast"}, source) == {}
 
 
 CALCULATED = evidence_under(
@@ -162,3 +163,14 @@ def test_asked_how_many_rows_a_line_must_count_rows():
         types, "每个 SQLModel 模型同时也是一个 Pydantic 模型，所以你可以使用它。", question
     )
     assert answer_types.states_each(types, "每张表最多可以存 100 万行数据。", question)
+
+
+def test_asked_how_many_things_in_chinese_an_english_line_must_count_things(monkeypatch):
+    """dev52 u5203 "response_model_include 最多可以包含多少个字段？" (no page says) was answered once English lines were
+    read for a count: "if you have only one Pydantic model" counts no fields."""
+    question = "response_model_include 最多可以包含多少个字段？"
+    line = "This can be used as a quick shortcut if you have only one Pydantic model and want to remove some data."
+    assert not answer_types.states_each([1], line, question)
+    assert answer_types.states_each([1], "It can include up to 64 fields.", question)
+    monkeypatch.setattr(answer_types, "_COUNT_OF_THINGS", re.compile(r""))  # control: any number counts
+    assert answer_types.states_each([1], line, question)

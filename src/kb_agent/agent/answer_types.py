@@ -198,6 +198,12 @@ _PER_THING = re.compile(
     r"\bhow many\b[^?]*?\bper ((?:[\w-]+ ){0,2}?[\w-]+)\s+(?:does|do|did|is|are|was|were|can|should|would|will)\b",
     re.I,
 )
+# a number of things in English: the number, at most two words, a plural ("hundreds of other contributors")
+_COUNT_OF_THINGS = re.compile(
+    r"(?:\b\d[\d,]*|\b(?:two|three|four|five|six|seven|eight|nine|ten|dozens|hundreds|thousands|millions))"
+    r"\s+(?:of\s+)?(?:[\w-]+\s+){0,2}?[A-Za-z]{2,}s\b",
+    re.I,
+)
 _RATE_ZH = re.compile(r"每(秒|分钟|小时|天|日|周|星期|月|年)")
 _UNIT_ZH = {"日": "[日天]", "天": "[日天]", "周": "(?:周|星期)", "星期": "(?:周|星期)"}
 
@@ -273,8 +279,11 @@ def _counts_in(question: str, text: str) -> bool:
     # then the thing counted
     counted_zh = _counted_zh(question)
     between = r"(?:[A-Za-z][\w-]*\s*|[\u4e00-\u9fff]{1,6}的)?"
-    # (an English line is read for the number alone: "There are hundreds of other contributors")
+    # (an English line is read for a number of some things: "There are hundreds of other contributors", not "if you
+    # have only one Pydantic model")
     if counted_zh and has_cjk(text) and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*{between}{re.escape(counted_zh)}", text):
+        return False
+    if counted_zh and not has_cjk(text) and not _COUNT_OF_THINGS.search(text):
         return False
     # "How many worker processes per CPU core …?": a count of processes in a server says nothing per core
     per = _PER_THING.search(question)

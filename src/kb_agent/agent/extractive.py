@@ -452,12 +452,13 @@ def translated(words: set[str], said: set[str], source: Evidence, text: str = ""
     ceased = bool(_NO_MORE.search(text))
     read = {}
     for w in words:
-        # a word the lexicon learned only by its stem: 贡献者 (contributor) by 贡献
-        stems = source.glossary.get(w) or [
-            t for part, ts in source.glossary.items() if len(part) > 1 and part in w for t in ts
-        ]
-        if stems:
+        if w in source.glossary:
+            stems = source.glossary[w]
             read[w] = 1.0 if _holds_stem(stems, said) or (ceased and _CEASE_STEMS & set(stems)) else UNTRANSLATED
+        elif _holds_stem([t for part, ts in source.glossary.items() if len(part) > 1 and part in w for t in ts], said):
+            # a word learned only by a part: 贡献者 (contributor) by 贡献 - read when the part's sense is there; a
+            # part can mean something else (所有者 "owner" holds 所有 "all"), so not finding it says nothing
+            read[w] = 1.0
     return read
 
 
