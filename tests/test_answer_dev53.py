@@ -174,3 +174,28 @@ def test_asked_how_many_things_in_chinese_an_english_line_must_count_things(monk
     assert answer_types.states_each([1], "It can include up to 64 fields.", question)
     monkeypatch.setattr(answer_types, "_COUNT_OF_THINGS", re.compile(r""))  # control: any number counts
     assert answer_types.states_each([1], line, question)
+
+
+RERAISE = evidence_under(
+    "If you catch an exception using `except` in a dependency with `yield` and you don't raise it again (or raise a "
+    "new exception), FastAPI won't be able to notice there was an exception, the same way that would happen with "
+    "regular Python.\n\n"
+    "### Always `raise` in Dependencies with `yield` and `except`\n\n"
+    "If you catch an exception in a dependency with `yield`, unless you are raising another `HTTPException` or "
+    "similar, **you should re-raise the original exception**.",
+    "en/docs/tutorial/dependencies/dependencies-with-yield.md",
+    ["Dependencies with yield", "Dependencies with yield and except"],
+    start=118,
+)
+
+
+def test_asked_why_to_follow_advice_what_goes_wrong_without_it_answers(monkeypatch):
+    """c5303 "Why should you re-raise an exception that you catch in a dependency with yield?" quoted the advice
+    itself ("you should re-raise the original exception"), which holds every word of the question."""
+    from kb_agent.agent import reasons
+
+    question = "Why should you re-raise an exception that you catch in a dependency with yield?"
+    assert reasons.advice_asked(question) == "re-raise" and reasons.advice_asked("Why is it slow?") is None
+    assert "won't be able to notice" in _ranked(question, [RERAISE])[0]
+    monkeypatch.setattr(reasons, "advice_asked", lambda question: None)  # control
+    assert "should re-raise" in _ranked(question, [RERAISE])[0]

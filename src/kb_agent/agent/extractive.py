@@ -11,7 +11,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from kb_agent.agent import answer_types, asked_shapes, section_titles
+from kb_agent.agent import answer_types, asked_shapes, reasons, section_titles
 from kb_agent.agent.asked_code import asked_code
 from kb_agent.agent.claim_terms import OWNER_LINES, names_word, version_owner
 from kb_agent.agent.definitions import FOR_THAT, asks_name, defines, gives_name
@@ -192,6 +192,7 @@ def rank(
     means = bool(_ASKS_MEANS.search(question))
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why, risk = bool(_YES_NO.search(question)), asks_why(question), asks_risk(question)
+    advice = reasons.advice_asked(question) if why else None  # "Why should you re-raise …?"
     # "Why should … be validated … instead of being used as a dict?": what could go wrong the other way is the reason
     rather = why and bool(_RATHER.search(question))
     follows = asks_consequence(question) and not yes_no  # "Does adding type hints change what happens …?" is yes/no
@@ -367,6 +368,10 @@ def rank(
             unit.score += REASON_BONUS  # "When should I declare … with plain def?": "If …, then declare … `def`"
         if follows and states_consequence(unit.text):  # "What happens if …?": "If …, they will receive an error"
             unit.score += REASON_BONUS
+        if advice and reasons.repeats_advice(unit.text, advice):
+            unit.score -= RESTATES  # "… **you should re-raise the original exception**": the advice, not its reason
+        elif advice and reasons.tells_what_goes_wrong(unit.text):
+            unit.score += REASON_BONUS  # "If you … don't raise it again …, FastAPI won't be able to notice …"
         if rather and _RATHER.search(unit.text) and states_risk(unit.text):
             # "Why … validated … instead of being used as a dict?": "Instead of … a `dict`, … it could break …"
             unit.score += 2 * REASON_BONUS

@@ -88,6 +88,34 @@ def asks_why(question: str) -> bool:
     return bool(_WHY.search(question))
 
 
+# "Why should you re-raise …?" asks the reason for advice: the line giving the advice again ("you should re-raise the
+# original exception") is the question's claim, and what goes wrong without it ("If you … don't raise it again, FastAPI
+# won't be able to notice …") the reason
+_ADVICE_ASKED = re.compile(r"\bwhy (?:should|must|do|would) (?:i|you|we|one)\s+(?:always\s+)?([a-z][\w-]*)", re.I)
+_WITHOUT_IT = re.compile(
+    r"\bif\b[^.]*?\b(?:don't|do not|doesn't|does not|didn't|not|never|forget)\b[^.]*?"
+    r"\b(?:won't|will not|can't|cannot|wouldn't|would not|will never|no)\b",
+    re.I,
+)
+
+
+def advice_asked(question: str) -> str | None:
+    """The verb of the advice a "Why should you …?" question asks the reason for ("re-raise")."""
+    match = _ADVICE_ASKED.search(question)
+    return match.group(1).lower() if match else None
+
+
+def repeats_advice(text: str, verb: str) -> bool:
+    """The line gives the advice again ("you should re-raise the original exception") and no reason for it."""
+    said = re.search(rf"\b(?:should|must|need to|have to|always)\b(?:\W+\w+){{0,2}}?\W+{re.escape(verb)}", text, re.I)
+    return bool(said) and not gives_cause(text)
+
+
+def tells_what_goes_wrong(text: str) -> bool:
+    """The line says what happens without the advice: "If you … don't raise it again, FastAPI won't …"."""
+    return bool(_WITHOUT_IT.search(text))
+
+
 # "What happens if a client sends extra form fields?" asks what follows: the line saying so under its condition
 # ("如果客户端尝试发送一些额外的数据，他们将收到**错误**响应"), not the ones restating the setup
 _CONSEQUENCE = re.compile(
