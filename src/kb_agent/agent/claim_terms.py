@@ -12,8 +12,8 @@ from kb_agent.text.tokenize import EN_STOPWORDS, FUNCTION_WORDS, QUESTION_WORDS,
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*")
 CODE = re.compile(r"`([^`\n]{1,80})`")
 ENDED = r"(?:remov|drop|deprecat|delet|discontinu)\w*"  # words of a feature's end
-ENDED_ZH = "(?:移除|删除|弃用|废弃|去掉|不再支持)"
-TELLS_AN_END = re.compile(rf"\b{ENDED}|\bno longer\b|移除|删除|弃用|废弃|去掉|不再", re.I)
+ENDED_ZH = "(?:移除|删除|弃用|废弃|去掉|放弃|停止支持|不再支持)"
+TELLS_AN_END = re.compile(rf"\b{ENDED}|\bno longer\b|移除|删除|弃用|废弃|去掉|放弃|停止支持|不再", re.I)
 # a sentence that denies something ("the author never studied the spec", "没有研究过") needs cited lines that
 # deny something too: the words of a line it negates are all there, its polarity is not
 NEGATES = re.compile(

@@ -302,6 +302,8 @@ def rank(
         ):
             said = {**said, **dict.fromkeys(kind_terms, 1.0)}
         held = dict(said)
+        if states:  # "哪个版本": a line stating the version answers without the word ("FastAPI 0.126.0 移除了 …")
+            held.update(dict.fromkeys(type_words & comparable, 1.0))
         for t, c in under.get(unit.heading, {}).items():  # "Add the `pydantic-settings` package" under "Install …"
             held[t] = max(held.get(t, 0.0), HEADING * c)
         credited = bool(maker) and asked_shapes.credits_someone(unit.text)
