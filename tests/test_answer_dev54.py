@@ -30,3 +30,36 @@ def test_now_that_gives_a_cause():
     """x5401: "But now that FastAPI is the backend framework with the most GitHub stars …, it no longer makes sense"."""
     assert reasons.gives_cause("But now that FastAPI is the most starred framework, it no longer makes sense.")
     assert not reasons.gives_cause("Before, this page used to list links to external articles.")
+
+
+SETTINGS = evidence_under(
+    "Here we define the config `env_file` inside of your Pydantic `Settings` class, and set the value to the filename "
+    "with the dotenv file we want to use.",
+    "en/docs/advanced/settings.md",
+    ["Settings and Environment Variables", "Reading a .env file"],
+    start=228,
+    title="Settings and Environment Variables",
+)
+HASHING = evidence_under(
+    "Create a PasswordHash instance with recommended settings - it will be used for hashing and verifying "
+    "passwords.\n\n"
+    "pwdlib also supports the bcrypt hashing algorithm but does not include legacy algorithms - for working with "
+    "outdated hashes, it is recommended to use the passlib library.",
+    "en/docs/tutorial/security/oauth2-jwt.md",
+    ["OAuth2 with Password (and hashing), Bearer with JWT tokens", "Hash and verify the passwords"],
+    start=101,
+    title="OAuth2 with Password (and hashing), Bearer with JWT tokens",
+)
+
+
+def test_asked_what_a_named_page_says_a_line_of_another_page_is_no_answer(monkeypatch):
+    """u5401 "Which algorithm does the settings page recommend for encrypting the .env file?" (it recommends none)
+    was answered with the OAuth2 page's hashing algorithm."""
+    from kb_agent.agent import question_terms
+
+    question = "Which algorithm does the settings page recommend for encrypting the .env file?"
+    assert question_terms.page_named("What does the path parameters tutorial use?") == {"path", "paramet"}
+    weights = rare_weights({"algorithm": 5.7, "recommend": 4.1, "set": 2.5})  # (the rest common: 2.0)
+    assert not any("bcrypt" in u.text for u in extractive.rank(question, [SETTINGS, HASHING], weights=weights))
+    monkeypatch.setattr(extractive, "page_named", lambda question: set())  # control
+    assert any("bcrypt" in u.text for u in extractive.rank(question, [SETTINGS, HASHING], weights=weights))

@@ -238,6 +238,9 @@ def rank(
     # the lines of a section share its headings: each heading path is read once
     under = {h: term_credits(terms(h), h, asked) for h in {u.heading for _, u in all_units if u.heading}}
     on_page = page_named(question) & asked
+    # "Which algorithm does the settings page recommend …?": where the page named is among the passages, a line of
+    # another page answers for some other page
+    named_pages = {i for i, e in enumerate(sources) if on_page and on_page <= terms(f"{e.title} {e.path}")}
     maker = asked_shapes.maker_verb(question) & asked
     # the narrowing name counts when it is the rarest term, rarer than any other: HTTP in "Which HTTP methods …"
     # goes without saying
@@ -284,6 +287,8 @@ def rank(
             continue
         if owner and not _names_near(owner, unit, source_lines[index], sources[index]):
             continue  # FastAPI's `0.112.0` pinned, asked uv's minimum version
+        if named_pages and index not in named_pages:
+            continue
         if not asks_history and _CHANGELOG_ENTRY.search(_line_of(source_lines[index], unit)):
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
         if default and not answer_types.says_default(f"{unit.heading} {unit.text}"):

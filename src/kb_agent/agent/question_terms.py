@@ -48,8 +48,10 @@ _GLUED_MODAL = re.compile(r"^[\u4e00-\u9fff][会能将要]$")
 # "Which two editors …?": how many answers are wanted, not a word the answer writes
 _ANSWER_COUNT = re.compile(r"\b(?:which|what|the)\s+(two|three|four|five|six)\b", re.I)
 # "… on the return-a-response-directly page": which page; its name is the passage's title or path, not a line's
-_PAGE_POINTER = re.compile(r"\b(?:the|this)\s+(?:(?!(?:the|this|on|in|of)\b)[\w./-]+\s+){0,4}page\b", re.I)
-_PAGE_WORDS = frozenset(tokenize("page"))
+_PAGE_POINTER = re.compile(
+    r"\b(?:the|this)\s+(?:(?!(?:the|this|on|in|of)\b)[\w./-]+\s+){0,4}(?:page|tutorial|guide)\b", re.I
+)
+_PAGE_WORDS = frozenset(tokenize("page tutorial guide"))
 
 
 def page_named(question: str) -> set[str]:
