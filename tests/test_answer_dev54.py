@@ -30,6 +30,8 @@ def test_now_that_gives_a_cause():
     """x5401: "But now that FastAPI is the backend framework with the most GitHub stars …, it no longer makes sense"."""
     assert reasons.gives_cause("But now that FastAPI is the most starred framework, it no longer makes sense.")
     assert not reasons.gives_cause("Before, this page used to list links to external articles.")
+    # dev18 c1802: "This way, if any part of Starlette's internal code … raises …, your handler will be able to …"
+    assert reasons.gives_cause("This way, if any part of Starlette's code raises it, your handler will catch it.")
 
 
 SETTINGS = evidence_under(

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # the type only
 _WHY = re.compile(r"^\s*why\b|为什么|为何", re.I)
 # a sentence that gives its reason itself needs none beside it
 _CAUSE = re.compile(
-    r"\b(?:because|since|now that|so that|in order to|to avoid|to prevent|otherwise|due to|that's why|this is why)\b"
+    r"\b(?:because|since|now that|so that|in order to|to avoid|to prevent|otherwise|due to|that's why|this is why|this way)\b"
     # what a way guarantees is why to take it: "… a simpler way to do it that makes sure that the internal
     # middlewares handle server errors …"
     r"|\b(?:that|which) (?:makes? sure|ensures?) that\b"
