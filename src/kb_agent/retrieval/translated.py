@@ -3,8 +3,9 @@ from the knowledge base's translated pages (`store/bilingual.py`).
 
 Without it such a page is out of reach of a Chinese question: no shared terms for BM25, and the small multilingual
 embedder always finds the Chinese pages closer. The search runs only when the lexicon reads most of the question
-and, where the question writes a name no Chinese page writes, only among the pages that write it; its best hits
-come next after the fused top k."""
+and, where the question writes a name, only among the pages that write it (in their text, title or headings) and only
+when no Chinese page writes it too - unless it asks which release brought something, which only the untranslated
+change log says; its best hits come next after the fused top k."""
 
 from __future__ import annotations
 
