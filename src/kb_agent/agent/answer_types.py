@@ -186,13 +186,15 @@ def asked_types(question: str) -> list[int]:
 
 # asked how often ("多久计算一次？", "How often is … renewed?"): a frequency answers, in words or with a number
 ASKS_FREQUENCY = re.compile(r"(?:多久|多长时间)[^，。？?]{0,8}?一次|每隔多久|\bhow often\b", re.I)
+_TIME_UNITS = "second|minute|hour|day|week|month|year"
+_TIME_UNITS_ZH = "秒|分钟|小时|天|日|周|星期|月|年"
 _FREQUENCY = re.compile(
-    r"\b(?:each|every|per|once a|twice a|a) (?:\w+ )?(?:second|minute|hour|day|week|month|year)s?\b"
-    r"|\b(?:hourly|daily|weekly|monthly|yearly|annually)\b|每(?:[一两三四五六七八九十\d]+)?(?:个)?(?:秒|分钟|小时|天|日|周|星期|月|年)",
+    rf"\b(?:each|every|per|once a|twice a|a) (?:\w+ )?(?:{_TIME_UNITS})s?\b"
+    rf"|\b(?:hourly|daily|weekly|monthly|yearly|annually)\b|每(?:[一两三四五六七八九十\d]+)?(?:个)?(?:{_TIME_UNITS_ZH})",
     re.I,
 )
 # a rate asked ("How many … per week?", "每秒多少…"): the line must count in that unit, not just say a number
-_RATE_EN = re.compile(r"\b(?:per|a|each|every) (second|minute|hour|day|week|month|year)\b", re.I)
+_RATE_EN = re.compile(rf"\b(?:per|a|each|every) ({_TIME_UNITS})\b", re.I)
 # asked a count per some thing ("… per CPU core …"): the thing, its last word the head
 _PER_THING = re.compile(
     r"\bhow many\b[^?]*?\bper ((?:[\w-]+ ){0,2}?[\w-]+)\s+(?:does|do|did|is|are|was|were|can|should|would|will)\b",
@@ -204,7 +206,7 @@ _COUNT_OF_THINGS = re.compile(
     r"\s+(?:of\s+)?(?:[\w-]+\s+){0,2}?[A-Za-z]{2,}s\b",
     re.I,
 )
-_RATE_ZH = re.compile(r"每(秒|分钟|小时|天|日|周|星期|月|年)")
+_RATE_ZH = re.compile(rf"每({_TIME_UNITS_ZH})")
 _UNIT_ZH = {"日": "[日天]", "天": "[日天]", "周": "(?:周|星期)", "星期": "(?:周|星期)"}
 
 

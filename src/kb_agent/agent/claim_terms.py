@@ -13,7 +13,7 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*")
 CODE = re.compile(r"`([^`\n]{1,80})`")
 ENDED = r"(?:remov|drop|deprecat|delet|discontinu)\w*"  # words of a feature's end
 ENDED_ZH = "(?:移除|删除|弃用|废弃|去掉|放弃|停止支持|不再支持)"
-TELLS_AN_END = re.compile(rf"\b{ENDED}|\bno longer\b|移除|删除|弃用|废弃|去掉|放弃|停止支持|不再", re.I)
+TELLS_AN_END = re.compile(rf"\b{ENDED}|\bno longer\b|{ENDED_ZH}|不再", re.I)  # (不再 holds 不再支持)
 # a sentence that denies something ("the author never studied the spec", "没有研究过") needs cited lines that
 # deny something too: the words of a line it negates are all there, its polarity is not
 NEGATES = re.compile(
