@@ -177,6 +177,7 @@ def rank(
     asked = key_terms(question)
     if not asked:
         return []
+    weights = _remembered(weights)  # the key terms' weights are read once, for their rarity and for the subject
     # a named ticket or versioned name (HTTP/3: "HTTP" and "3" are written everywhere) must be in what we quote
     anchors = {key.upper() for key in [*TICKET_RE.findall(question), *versioned_names(question)]}
     zh = has_cjk(question)
@@ -453,6 +454,20 @@ def rank(
             unit.score += 0.5 * float(similarity)
         found = sorted(top, key=lambda u: -u.score) + found[12:]
     return found
+
+
+def _remembered(weights: Weights | None) -> Weights | None:
+    """`weights` asking the store only for the terms it has not been asked for yet."""
+    if weights is None:
+        return None
+    seen: dict[str, float] = {}
+
+    def lookup(asked: set[str]) -> dict[str, float]:
+        if missing := set(asked) - seen.keys():
+            seen.update(weights(missing))
+        return {t: seen[t] for t in asked if t in seen}
+
+    return lookup
 
 
 def translated(words: set[str], said: set[str], source: Evidence, text: str = "") -> dict[str, float]:
