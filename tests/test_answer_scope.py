@@ -142,7 +142,7 @@ def test_a_comparative_is_known_when_its_adjective_is(monkeypatch, rule):
     """dev24 c2407 ("Why is it harder to …?") was refused: no page writes "harder", the page says "more
     difficult", and the knowledge base writes "hard"."""
     if not rule:
-        monkeypatch.setattr(vocabulary, "_COMPARATIVE", {})
+        monkeypatch.setattr(vocabulary, "lemma_stems", lambda word: frozenset())  # (the dictionary's lemmas)
     held = lambda terms: {t for t in terms if t in {"hard", "separ", "function"}}  # noqa: E731
     unknown = vocabulary.unknown_terms({"harder", "separ", "function"}, held, "Why is it harder to separate functions?")
     assert (unknown == set()) is rule

@@ -30,7 +30,7 @@ def covers(question: str, sources: list[Evidence], weights: Weights | None = Non
     the question."""
     asked = key_terms(question)
     weight = _rarity(asked, sources, weights)  # read once: the weights are the store's document frequencies
-    together, best = _coverage(question, asked, weight, sources)
+    together, best = _coverage(question, asked, weight, sources, weights=weights)
     return together >= COVERAGE and best >= 1 / 3 and _missing_name(question, asked, weight, sources, held) is None
 
 
@@ -107,11 +107,16 @@ def strong_first_hop(question: str, sources: list[Evidence], weights: Weights | 
     of one lookup mostly 0.85-1.0 (all terms: 1.0 is too strict for a 15-word question); the three multi-hop
     questions of no rule shape 0.46-0.57 (their first hop names one entity of two)."""
     asked = key_terms(question)
-    return _coverage(question, asked, _rarity(asked, sources, weights), sources)[1] >= STRONG_FIRST_HOP
+    return _coverage(question, asked, _rarity(asked, sources, weights), sources, weights=weights)[1] >= STRONG_FIRST_HOP
 
 
 def _coverage(
-    question: str, asked: set[str], weight: dict[str, float], sources: list[Evidence], short_forms: bool = False
+    question: str,
+    asked: set[str],
+    weight: dict[str, float],
+    sources: list[Evidence],
+    short_forms: bool = False,
+    weights: Weights | None = None,
 ) -> tuple[float, float]:
     """(share of the question's key terms the sources hold together, the most one source holds), by rarity."""
     if not asked:
@@ -126,7 +131,7 @@ def _coverage(
         held = terms(e.text) | terms(f"{e.title} {e.path}")
         # an English passage is read for a Chinese question's words its glossary translates
         read = (
-            {w for w, c in translated(asked - comparable, held, e, e.text).items() if c == 1.0}
+            {w for w, c in translated(asked - comparable, held, e, e.text, weights).items() if c == 1.0}
             if zh and not e_zh
             else set()
         )

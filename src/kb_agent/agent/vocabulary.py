@@ -4,7 +4,8 @@ megabytes" is about something the documents do not speak of when no passage the 
 answer a different question. Judged over what the caller may read, so a restricted page changes nothing.
 
 A word the reader misspelt ("sponsered", "paly") or inflected in a way the stemmer does not undo ("spoke")
-is not unknown when a passage found for the question writes it nearly so."""
+is not unknown when a passage found for the question writes it nearly so; nor is one whose dictionary lemma some
+page writes ("caught": catch), nor a Chinese word an English passage found translates (取代: "replaced")."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from collections.abc import Callable, Iterable
 
 from kb_agent.agent.question_terms import symbol_held
 from kb_agent.retrieval.exact import pattern, versioned_names
+from kb_agent.text.lemmas import lemma_stems
 from kb_agent.text.tokenize import has_cjk, mostly_chinese, tokenize
+from kb_agent.text.zh_en import english_stems
 
 Held = Callable[[set[str]], set[str]]  # analysed terms -> those some readable chunk holds
 
@@ -31,18 +34,6 @@ _IRREGULAR = dict(
         "held:hold kept:keep knew:know known:know led:lead left:leav lost:lose made:make meant:mean met:meet "
         "paid:pay ran:run sold:sell sent:send shot:shoot stood:stand taught:teach thought:think told:tell "
         "took:take taken:take went:go gone:go wore:wear worn:wear"
-    ).split()
-)
-
-
-# comparatives the stemmer leaves whole, to their adjective: "Why is it harder to …?" over a page that says
-# "more difficult" is not about a word the documents lack when they write "hard" elsewhere
-_COMPARATIVE = dict(
-    pair.split(":")
-    for pair in (
-        "harder:hard easier:easy faster:fast slower:slow safer:safe simpler:simple bigger:big smaller:small "
-        "cheaper:cheap quicker:quick larger:large longer:long shorter:short newer:new older:old stronger:strong "
-        "weaker:weak better:good worse:bad cleaner:clean clearer:clear lighter:light heavier:heavy"
     ).split()
 )
 
@@ -82,25 +73,31 @@ def unknown_terms(
     not unknown ones (a code name is in no language and always judged). `evidence`: the texts found for the
     question, each with its page's title and path; `read`: the further passages the answer reads, where an
     untranslated English page a name brought in sits."""
-    texts = list(evidence)
-    zh_pages = any(mostly_chinese(text) for text in texts) and not _english_only_name(question, [*texts, *read])
+    texts, further = list(evidence), list(read)
+    zh_pages = any(mostly_chinese(text) for text in texts) and not _english_only_name(question, [*texts, *further])
     names = [t.lower().rstrip(".") for t in re.findall(r"[\w.]+", question) if _CODE_NAME.search(t)]
     asked = {t for t in asked if (zh_pages or not has_cjk(t)) and not _INITIALS.match(t)}
     code_names = {t for t in names if not _INITIALS.match(t + ".")}
     if chunks < RICH_VOCABULARY:
         asked &= code_names
     pieces = {t: [] if t in code_names else [p for p in tokenize(t) if p != t and len(p) > 1] for t in asked}
-    for word in {w.lower() for w in _WORD.findall(question)} & _COMPARATIVE.keys():
-        for t in set(tokenize(word)) & asked:
-            pieces[t] = tokenize(_COMPARATIVE[word])  # known when its adjective is
-    probe = set(asked) | {p for parts in pieces.values() for p in parts}
-    in_evidence = probe & {t for text in texts for t in tokenize(text)}  # a page's path and title count too
+    # another form of the word ("caught": the pages write "catch"; "harder" over a page saying "more difficult",
+    # when the knowledge base writes "hard"), read from a dictionary, not guessed
+    lemmas = {t: set().union(*(lemma_stems(w) for w in _WORD.findall(question) if t in tokenize(w))) for t in asked}
+    probe = set(asked) | {p for parts in pieces.values() for p in parts} | set().union(*lemmas.values())
+    written = {t for text in texts for t in tokenize(text)}  # a page's path and title count too
+    in_evidence = probe & written
+    translatable = {t for text in [*texts, *further] if not mostly_chinese(text) for t in tokenize(text)}
     # a Chinese word is cut by its context: "不传" is a word of "可以不传它吗" but not of "你不能不传这个参数"
     in_evidence |= {t for t in probe - in_evidence if has_cjk(t) and any(t in text for text in texts)}
     seen = in_evidence | held(probe - in_evidence)
 
     def known(term: str) -> bool:
-        return term in seen or (bool(pieces[term]) and all(p in seen for p in pieces[term]))
+        if term in seen or (bool(pieces[term]) and all(p in seen for p in pieces[term])) or lemmas[term] & seen:
+            return True
+        # a Chinese word an English page the answer reads says in its own words: 取代 where a release note says
+        # "replaced"
+        return has_cjk(term) and any(stem in translatable for stem in english_stems(term))
 
     # "caret", asked as "^": a page writing `^` writes it
     unknown = {t for t in asked if not known(t) and not any(symbol_held(t, text) for text in texts)}

@@ -260,9 +260,11 @@ class Searcher:
             chosen = {(h.kb, h.chunk_id) for h in hits}
             hits += [h for h in materialized if (h.kb, h.chunk_id) not in chosen][:beyond]
         hits = [with_release_heading(by_kb[h.kb], h, access) if h.kb in by_kb else h for h in hits]
-        if has_cjk(query) and (glossary := self._lexicons.glossary(self.kbs, query)):
+        if has_cjk(query):
+            glossary = self._lexicons.glossary(self.kbs, query)
             for hit in hits:  # how the answer step reads an English passage for this Chinese question
                 hit.glossary = glossary
+                hit.untranslated = hit.kb in by_kb and self._lexicons.untranslated(by_kb[hit.kb], hit.path, hit.text)
         timings["fuse_ms"] = (time.perf_counter() - t) * 1000
         timings["total_ms"] = (time.perf_counter() - started) * 1000
         return SearchResponse(

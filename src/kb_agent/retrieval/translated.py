@@ -46,6 +46,13 @@ class Lexicons:
                     glossary[word] = list(dict.fromkeys([*glossary.get(word, []), *lexicon.words.get(word, [])]))
         return {w: stems for w, stems in glossary.items() if stems}
 
+    def untranslated(self, kb: KnowledgeBase, path: str, text: str) -> bool:
+        """Is this an English passage of a page no Chinese page of the knowledge base translates?"""
+        if mostly_chinese(text):
+            return False
+        lexicon = self.of(kb)
+        return lexicon is None or path not in lexicon.paired
+
     def lists(
         self, kbs: list[KnowledgeBase], query: str, pool: int, access: AccessFilter, weight: float,
         kb_weight: dict[str, float],

@@ -55,6 +55,9 @@ class Passage(Span):
     # a Chinese query's words -> their English stems (the KB's learned lexicon): how an English passage is read
     # for that question; internal, never in an answer's JSON
     glossary: dict[str, list[str]] = Field(default_factory=dict, exclude=True)
+    # an English page no Chinese page translates: only there is a general dictionary's sense worth reading for a
+    # Chinese question (a translated page has its Chinese version to answer in the question's own words)
+    untranslated: bool = Field(default=False, exclude=True)
 
     @property
     def is_record(self) -> bool:
