@@ -240,6 +240,12 @@ def _counted_zh(question: str) -> str | None:
     return words[0] if words and has_cjk(words[0]) else None
 
 
+# asked a quantity in a unit of size ("多少 GB", "how many MB"): a number in that unit answers, not any number
+_ASKED_MEASURE = re.compile(
+    r"(?:多少|几|\bhow (?:many|much))\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB|bytes|字节)(?![A-Za-z])", re.I
+)
+
+
 # asked how long until something happens ("崩溃后多久会被重启？"): a number of some time unit answers it, not "一个外部组件"
 _ASKS_DURATION = re.compile(
     r"多久|多长时间|\bhow long\b(?=[^?]*\b(?:takes?|took|wait|after|before|until|lasts?)\b)", re.I
@@ -292,6 +298,10 @@ def _counts_in(question: str, text: str) -> bool:
     head = tokenize(per.group(1))[-1:] if per and not _RATE_EN.search(question) else []
     if head and head[0] not in tokenize(text):
         return False
+    if (measure := _ASKED_MEASURE.search(question)) and not re.search(
+        rf"{_NUMERAL_ZH}\s*{re.escape(measure.group(1))}\b", text, re.I
+    ):
+        return False  # "多少 GB 内存？": "…由多个副本容器之一来处理" counts no gigabytes
     if unit := _RATE_EN.search(question):
         # "every 15 seconds" counts seconds, not events per second: a number of the unit itself is no rate
         rest = re.sub(rf"\b\d[\d,.]*\s*{unit.group(1)}s?\b", " ", text, flags=re.I)

@@ -101,9 +101,24 @@ _IRREGULAR = {
 
 
 def terms(text: str) -> set[str]:
-    return {
+    found = {
         _IRREGULAR.get(t, t) for t in tokenize(text) if t not in EN_STOPWORDS and t not in ZH_STOPWORDS and len(t) > 1
     }
+    # an instance named after its class says the class's name: `security_scopes` is a `SecurityScopes`
+    found |= {part.replace("_", "") for t in found if "_" in t for part in t.split(".") if "_" in part}
+    return found | {TYPE_WORDS[t] for t in found & TYPE_WORDS.keys()}  # a `list` of `str`: of strings
+
+
+# Python's built-in types say the word they abbreviate
+TYPE_WORDS = {
+    short: tokenize(word)[0]
+    for short, word in {
+        "str": "string",
+        "int": "integer",
+        "bool": "boolean",
+        "dict": "dictionary",
+    }.items()
+}
 
 
 def units_of(source: int, evidence: Evidence) -> list[Unit]:

@@ -19,6 +19,8 @@ from kb_agent.agent.evidence_following import code_after, commands_after, introd
 from kb_agent.agent.evidence_units import EXAMPLE_GAP, LINK_TARGET, Unit, terms, units_of
 from kb_agent.agent.example_lines import ASKS_OUTPUT, KEY_KINDS, answering_line, output_example
 from kb_agent.agent.name_kinds import (
+    CALL_WORDS,
+    CALLABLE_KINDS,
     COMMAND_KINDS,
     PRODUCT_KINDS,
     asked_kind,
@@ -71,6 +73,7 @@ from kb_agent.text.tokenize import (
     has_cjk,
     tokenize,
 )
+from kb_agent.text.zh_en import english_stems
 from kb_agent.tools.base import Evidence
 
 PLACE_BONUS = 0.1  # asked where a thing goes, a line saying where something goes ranks above one about the thing
@@ -119,7 +122,7 @@ _ASKS_MEANS = re.compile(
 _FOR_THE_GOAL = re.compile(rf"{FOR_THAT.pattern}|^to do (?:that|this|so)\b", re.I)
 _OFFERS_MEANS = re.compile(
     r"\byou (?:can|could|may|need to|have to|should|just)\b(?! not\b| only\b)|^(?:use|to|just|simply)\b|\bby using\b"
-    r"|你?可以|只需|使用|通过",
+    r"|你?可以|只需|使用|通过|^(?:直接|先|再|然后)?[将把]",  # 将/把 opening a line: an instruction ("直接将 … 复制到 …")
     re.I,
 )
 # "How do I declare a request body?": "You can declare path parameters and request body at the same time" says it
@@ -183,6 +186,8 @@ def rank(
     zh = has_cjk(question)
     kind = asked_kind(question)
     kind_terms = asked & set(tokenize(kind)) if kind else set()
+    if kind in CALLABLE_KINDS:  # "Which method do you call …?": a line naming a method says it is called
+        kind_terms |= asked & CALL_WORDS
     plural = kind is not None and bool(re.search(rf"\b(?:{kind}(?:s|es)|{kind[:-1]}ies)\b|哪些", question, re.I))
     types = answer_types.asked_types(question)
     # asked a version or a date, the releases the question names are what it asks of: "… Python 3.5 dropped?" is
@@ -260,7 +265,7 @@ def rank(
         comparable = comparable_terms(asked, zh, unit_zh)
         # a Chinese question's words an English line can be read for: those the KB's lexicon translates
         read = (
-            translated(asked - comparable - type_words, unit.terms, sources[index], unit.text)
+            translated(asked - comparable - type_words, unit.terms, sources[index], unit.text, weights)
             if zh and not unit_zh
             else {}
         )
@@ -303,6 +308,7 @@ def rank(
             and kind_terms
             and (
                 says_kind(unit.text, kind, question)
+                or (kind in CALLABLE_KINDS and says_kind(code_after(unit, sources[index]), kind))
                 or (kind in PRODUCT_KINDS and bool(products(unit.text, question) - everywhere))
             )
         ):
@@ -470,8 +476,10 @@ def _remembered(weights: Weights | None) -> Weights | None:
     return lookup
 
 
-def translated(words: set[str], said: set[str], source: Evidence, text: str = "") -> dict[str, float]:
-    """Of a Chinese question's `words`, those the passage's glossary translates: 1.0 where the English text's terms
+def translated(
+    words: set[str], said: set[str], source: Evidence, text: str = "", weights: Weights | None = None
+) -> dict[str, float]:
+    """Of a Chinese question's `words`, those the passage's glossary (or the dictionary) translates: 1.0 where the English text's terms
     (`said`) hold one of the word's translations, UNTRANSLATED where they hold none - less than an unreadable
     word's credit, not nothing: a learned lexicon misses synonyms ("放弃" is "give up" to it, the note says "Drop").
     A word the lexicon reads as "no longer" (不再) is held by a `text` saying so in other words: "no more versions
@@ -480,13 +488,32 @@ def translated(words: set[str], said: set[str], source: Evidence, text: str = ""
     read = {}
     for w in words:
         if w in source.glossary:
-            stems = source.glossary[w]
+            stems = [*source.glossary[w], *(_specific_senses(w, weights) if source.untranslated else ())]
             read[w] = 1.0 if _holds_stem(stems, said) or (ceased and _CEASE_STEMS & set(stems)) else UNTRANSLATED
         elif _holds_stem([t for part, ts in source.glossary.items() if len(part) > 1 and part in w for t in ts], said):
             # a word learned only by a part: 贡献者 (contributor) by 贡献 - read when the part's sense is there; a
             # part can mean something else (所有者 "owner" holds 所有 "all"), so not finding it says nothing
             read[w] = 1.0
+        elif source.untranslated and _holds_stem(_specific_senses(w, weights), said):
+            # a word the pages never paired, read in a general dictionary's senses (改用: "now uses") on a page no
+            # Chinese page answers for; as with a part, a sense missing says nothing - the page may use another
+            read[w] = 1.0
     return read
+
+
+COMMON_SENSE = (
+    2.0  # a sense written this commonly (ln of chunks per chunk holding it) tells nothing: "use", "operation"
+)
+
+
+def _specific_senses(word: str, weights: Weights | None) -> list[str]:
+    """A general dictionary's English stems for a Chinese word, less those the knowledge base writes on every
+    few pages: 工作 is "work" and "operate", and "operations" is on every page of an API's docs."""
+    senses = list(english_stems(word))
+    if not senses or weights is None:
+        return senses
+    weight = weights(set(senses))
+    return [s for s in senses if weight.get(s, COMMON_SENSE) >= COMMON_SENSE]
 
 
 def _holds_stem(stems: list[str], said: set[str]) -> bool:

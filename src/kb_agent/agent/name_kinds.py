@@ -37,7 +37,7 @@ _ENVIRONMENT = re.compile(r"\b(?:environment|env)\s+var(?:iable)?s?\b|环境变�
 # redoc.standalone.js, app/main.py, .env: a file is named with its extension (or is a dotfile)
 _FILE_NAME = re.compile(r"(?:[\w.-]+/)*(?:[\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,6}|\.[\w-]+)")
 # ./src/client, static/, app/routers: a directory is a path
-_DIRECTORY_NAME = re.compile(r"\.{0,2}/?[\w.-]+(?:/[\w.-]*)+|[\w.-]+/")
+_DIRECTORY_NAME = re.compile(r"\.{0,2}/?[\w.-]+(?:/[\w.-]*)+|[\w.-]+/|/[\w.-]+")  # /code: an absolute one too
 # python-dotenv, email-validator, "fastapi[standard]": what an installer takes, not `BaseSettings` or "dotenv"
 _PACKAGE_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*(?:\[[\w,-]+\])?")
 # the shape a name of some kinds has (a code name, not a quoted string); other kinds take any name
@@ -207,6 +207,11 @@ _SAYS_PACKAGE = re.compile(r"\b(?:install(?:ed|ing)?|add|pip|uv)\b|安装|添加
 
 
 COMMAND_KINDS = frozenset({"command", "命令"})
+# "Which method do you call …?": a call (`router.include_router(other_router)`) names a method, and calling is what
+# one does with one
+CALLABLE_KINDS = frozenset({"method", "function", "方法", "函数"})
+CALL_WORDS = frozenset(tokenize("call called calls calling 调用"))
+_CALL = re.compile(r"\b[A-Za-z_][\w.]*\(")
 
 
 def console_line(text: str) -> bool:
@@ -258,6 +263,8 @@ def says_kind(text: str, kind: str, question: str = "") -> bool:
     if kind in _MODULE_KINDS and _ELSEWHERE.search(question) and _imports(text, question):
         return True
     if kind in COMMAND_KINDS and console_line(text):
+        return True
+    if kind in CALLABLE_KINDS and _CALL.search(text):
         return True
     if kind in _LANGUAGE_KINDS and names_a_language(text, question):
         return True

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from kb_agent.agent import answer_types
-from kb_agent.agent.evidence_units import Unit, terms
+from kb_agent.agent.evidence_units import TYPE_WORDS, Unit, terms
 from kb_agent.agent.name_kinds import NAME_OF
 from kb_agent.text.tokenize import FUNCTION_WORDS, QUESTION_WORDS, guessed_word, has_cjk, tokenize, zh_tag
 
@@ -29,6 +29,7 @@ _FRAME = (
     "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔 "  # 每隔多少秒: "how often"
     "多长 多久 举例 "  # "how long"; "for example" ("文档举例说…")
     "一共 总共 共有 "  # "in all": 一共点了几个 asks a count, no line says "in all"
+    "如果 假如 要是 "  # "if": the condition's glue (English "if" is a stop word)
 )
 # "What is the difference between A and B?", "A 和 B 有什么区别？": the question's shape; a line contrasting the two
 # ("In contrast to a container image …, a container …") answers without the words
@@ -43,6 +44,7 @@ _DOCS_SAY = re.compile(r"(?:文档|文件)(?:里|中|上)?(?:举例)?(?:说|提�
 _DOCS_SUBJECT = re.compile(
     r"\b(?:(?:does|do|did)\s+the|according\s+to\s+the|in\s+this)\s+(guide|docs|documentation|tutorial)\b", re.I
 )
+_ACCORDING = re.compile(r"\baccording to\b", re.I)
 _GLUED_LOCATIVE = re.compile(r"^[中里内][\u4e00-\u9fff]$")
 _GLUED_MODAL = re.compile(r"^[\u4e00-\u9fff][会能将要]$")
 # "Which two editors …?": how many answers are wanted, not a word the answer writes
@@ -101,6 +103,9 @@ def _pointing_or_counting(term: str) -> bool:
     return has_cjk(term) and zh_tag(term) in _FRAMING_TAGS
 
 
+_LIST_NOUN = re.compile(r"\b(?:the|a|an|this|that|which|what)\s+list\b", re.I)
+
+
 def key_terms(question: str) -> set[str]:
     """The question's content words (what it asks about), without the words that only make it a question.
     An identifier counts once: `max_age`, not also `max` and `age`."""
@@ -121,6 +126,8 @@ def key_terms(question: str) -> set[str]:
         asked -= {"文档"}
     for said_by in _DOCS_SUBJECT.finditer(question):
         asked -= set(tokenize(said_by.group(1)))
+    if _ACCORDING.search(question):  # "according to the async page": who says it, no word the answer says
+        asked -= {"accord"}
     # "On what date …", "In what month and year …", "Which year …": a date or year the line must state (answer
     # types), no word of it
     if _ASKS_DATE.search(question):
@@ -137,13 +144,19 @@ def key_terms(question: str) -> set[str]:
     for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
         analysed = tokenize(word)
         parts |= set(analysed[1:]) - {analysed[0]} if analysed else set()
+        # nor as the class name `terms` reads it as (`annotated_doc` as annotateddoc)
+        parts |= {piece.replace("_", "") for piece in word.lower().split(".") if "_" in piece}
     # a part the question also writes as a word of its own stays: "Why stream … with StreamingResponse" asks of streaming
     asked -= parts - terms(_IDENTIFIER_WORD.sub(" ", question))
+    # a type's abbreviation is asked as written: "a dict" does not also ask for "dictionary" (`terms` reads it so)
+    asked -= {TYPE_WORDS[t] for t in asked & TYPE_WORDS.keys()} - set(tokenize(question))
     # "JSON Schema 中新的 …": the locative 中 after a name, glued by jieba to the next character (中新, a place)
     asked -= {t for t in asked if _GLUED_LOCATIVE.search(t) and zh_tag(t) in (None, "ns") and f" {t}" in question}
     # "请求头会以什么 …": a noun's last character glued to the modal after it (头会), a word no dictionary tags
     asked -= {t for t in asked if _GLUED_MODAL.search(t) and zh_tag(t) is None}
     asked |= {_SYMBOL_NAME[s] for s in _LONE_SYMBOL.findall(question)}  # "^" is no token: asked as "caret"
+    if _LIST_NOUN.search(question):  # "the list of all required scopes": a thing, not "List the …"
+        asked |= {"list"}
     # jieba's search mode also yields the pieces of a word (分布式 -> 分布, 布式): one word counts once
     cjk = [t for t in asked if has_cjk(t)]
     kept = {t for t in asked if not any(t != longer and t in longer for longer in cjk) and not guessed_word(t)}
