@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from conftest import evidence_under, rare_weights
-from kb_agent.agent import answer_types, extractive, question_terms
+from kb_agent.agent import answer_types, extractive, other_language, question_terms
 
 _NEVER = re.compile(r"(?!)")
 
@@ -39,7 +39,7 @@ def test_since_which_version_is_a_frame(monkeypatch):
     assert any("Drop support" in t for t in _ranked(question, [SLIM], SLIM_WEIGHTS))
     monkeypatch.setattr(question_terms, "_SINCE", _NEVER)  # control: 开始 to find, and 不再 read as "longer" alone
     assert any("Drop support" in t for t in _ranked(question, [SLIM], SLIM_WEIGHTS))  # (either fix alone answers)
-    monkeypatch.setattr(extractive, "_NO_MORE", _NEVER)
+    monkeypatch.setattr(other_language, "_NO_MORE", _NEVER)
     assert not any("Drop support" in t for t in _ranked(question, [SLIM], SLIM_WEIGHTS))
 
 
@@ -50,7 +50,7 @@ def test_no_longer_is_held_by_no_more(monkeypatch):
     assert extractive.translated({"不再"}, {"drop", "support"}, SLIM, "Drop support for it") == {
         "不再": extractive.UNTRANSLATED
     }
-    monkeypatch.setattr(extractive, "_NO_MORE", _NEVER)  # control
+    monkeypatch.setattr(other_language, "_NO_MORE", _NEVER)  # control
     assert extractive.translated({"不再"}, {"drop", "support"}, SLIM, line) == {"不再": extractive.UNTRANSLATED}
 
 

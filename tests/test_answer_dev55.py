@@ -4,10 +4,12 @@ answer without the question's framing words."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conftest import evidence_under, rare_weights
-from kb_agent.agent import answer_types, extractive, name_kinds, question_terms, vocabulary
+from kb_agent.agent import answer_types, asked_means, extractive, name_kinds, other_language, question_terms, vocabulary
 from kb_agent.agent.evidence_units import terms
 from kb_agent.agent.vocabulary import unknown_terms
 from kb_agent.text import zh_en
@@ -81,7 +83,7 @@ def test_an_english_line_holding_a_dictionary_sense_of_a_chinese_word_answers(mo
     # nor in a sense the knowledge base writes everywhere (工作 "operate": the "path operations" of every page)
     assert extractive.translated({"工作"}, {"oper"}, DOC_NOTE, weights=rare_weights({"oper": 1.94})) == {}
     assert extractive.translated({"工作"}, {"oper"}, DOC_NOTE, weights=rare_weights({"oper": 3.0})) == {"工作": 1.0}
-    monkeypatch.setattr(extractive, "english_stems", lambda word: ())  # control: the learned lexicon alone
+    monkeypatch.setattr(other_language, "english_stems", lambda word: ())  # control: the learned lexicon alone
     assert extractive.translated({"改用", "代替"}, terms(DOC_NOTE.text), DOC_NOTE) == {"代替": 0.25}
     assert not extractive.rank(question, [DOC_NOTE], weights=weights)
 
@@ -151,7 +153,7 @@ def test_asked_how_to_do_something_an_instruction_doing_it_offers_the_way(monkey
     question = "在 Docker 镜像中，如果 FastAPI 应用只有一个 main.py 文件，需要如何复制文件？"
     weights = rare_weights({"main.py": 5.0, "复制": 3.5, "镜像": 3.0, "docker": 3.0, "只有": 2.5, "fastapi": 1.0})
     assert "复制到" in extractive.rank(question, [DOCKER_ZH], weights=weights)[0].text
-    monkeypatch.setattr(extractive, "_OFFERS_MEANS", extractive.re.compile(r"你?可以|只需|使用|通过"))  # control
+    monkeypatch.setattr(asked_means, "OFFERS_MEANS", re.compile(r"你?可以|只需|使用|通过"))  # control
     assert "复制到" not in extractive.rank(question, [DOCKER_ZH], weights=weights)[0].text
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from conftest import evidence_under
-from kb_agent.agent import extractive, reasons
+from kb_agent.agent import asked_means, extractive, reasons
 from kb_agent.agent.evidence_units import units_of
 from kb_agent.agent.extractive import extractive_sentences
 
@@ -223,7 +223,7 @@ def test_a_line_saying_how_to_do_what_the_line_before_states_offers_the_way(monk
     默认值：" ends with a colon before its example, so it was read as introducing code without saying the way, and
     the next section's "你还可以声明它接收一个值列表" was quoted instead."""
     if not rule:
-        monkeypatch.setattr(extractive, "_FOR_THE_GOAL", re.compile(r"(?!)"))
+        monkeypatch.setattr(asked_means, "FOR_THE_GOAL", re.compile(r"(?!)"))
     sources = [_evidence(REQUIRED_NONE_ZH, "zh/query-params-str-validations.md", ["查询参数和字符串校验"], 223)]
     found = extractive_sentences("怎样让一个查询参数可以接收 None，但仍然是必填的？", sources, weights=_weights)
     assert any("不声明默认值" in s.text for s in found) is rule

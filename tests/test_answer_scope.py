@@ -7,7 +7,16 @@ from __future__ import annotations
 import pytest
 
 from conftest import evidence_under
-from kb_agent.agent import answer_types, asked_code, extractive, name_kinds, quote_selection, shape, vocabulary
+from kb_agent.agent import (
+    answer_types,
+    asked_code,
+    asked_means,
+    extractive,
+    name_kinds,
+    quote_selection,
+    shape,
+    vocabulary,
+)
 from kb_agent.agent.evidence_units import units_of
 from kb_agent.agent.extractive import extractive_sentences, rank
 from kb_agent.agent.step_rules import decompose
@@ -335,7 +344,7 @@ def test_asked_how_a_line_saying_how_opens_the_answer(monkeypatch, rule):
     and **query** parameters …" first: a line saying one can do what is asked is no way to do it, and the
     answer read in the order the passages were found. The line naming the means now opens it."""
     if not rule:
-        monkeypatch.setattr(extractive, "_only_able", lambda text, question: False)
+        monkeypatch.setattr(asked_means, "_only_able", lambda text, question: False)
     sources = [
         _evidence(BODY_TUTORIAL, "tutorial/body.md", ["Request Body", "Request body + path parameters"], 133),
         _evidence(BODY_INTRO, "tutorial/body.md", ["Request Body"], 9),

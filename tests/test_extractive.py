@@ -10,6 +10,7 @@ import pytest
 from conftest import evidence_under
 from kb_agent.agent import (
     answer_types,
+    asked_means,
     evidence_following,
     evidence_sections,
     evidence_units,
@@ -115,7 +116,7 @@ def test_asked_how_a_line_that_offers_a_way_beats_a_history_of_it(monkeypatch):
     ]
     assert _answer(question, sources).startswith("You can define background tasks")
     # an introduction ("If you use PyCharm, you can:") and a restriction ("you can only") offer no way
-    assert extractive._ASKS_MEANS.search("如何禁用自动转换？") and not extractive._ASKS_MEANS.search("How many?")
+    assert asked_means.ASKS_MEANS.search("如何禁用自动转换？") and not asked_means.ASKS_MEANS.search("How many?")
     monkeypatch.setattr(extractive, "MEANS_BONUS", 0.0)  # control: the words alone pick the release note
     assert "background tasks" not in _answer(question, sources)
 
@@ -215,7 +216,8 @@ def test_asked_how_the_line_naming_the_means_beats_the_one_restating_the_questio
     # asked yes or no, the restatement is the answer
     assert "比如" in _answer("可以禁用 Swagger UI 的语法高亮吗？", sources)
     monkeypatch.setattr(extractive, "_restates", lambda *args: False)  # control: neither rule
-    monkeypatch.setattr(extractive, "_new_code", lambda *args: False)
+    monkeypatch.setattr(extractive, "new_code", lambda *args: False)
+    monkeypatch.setattr(asked_means, "new_code", lambda *args: False)
     assert "syntaxHighlight" not in _answer(question, sources)
 
 
@@ -379,7 +381,6 @@ EMBED = "And you can instruct **FastAPI** to embed the body in a key even when t
 def test_asked_how_the_framework_behaves_a_line_offering_the_user_a_way_gets_no_bonus(monkeypatch):
     """ "How does FastAPI name the keys …?" asks what it does; "you can instruct FastAPI to …" offers a way and
     had won on the how-question's bonus for ways."""
-    import kb_agent.agent.extractive as extractive
 
     question = "How does FastAPI name the keys of the body when a path operation has two body parameters?"
     sources = [
@@ -388,7 +389,7 @@ def test_asked_how_the_framework_behaves_a_line_offering_the_user_a_way_gets_no_
     ]
     assert "parameter names as keys" in _answer(question, sources)
     old = re.compile(r"^\s*how (?:can|could|do|does|should|would|to)\b", re.I)
-    monkeypatch.setattr(extractive, "_ASKS_MEANS", old)
+    monkeypatch.setattr(asked_means, "ASKS_MEANS", old)
     assert "embed the body" in _answer(question, sources)  # control: the old reading of "how does"
 
 

@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from kb_agent.agent.answer_types import asked_types
 from kb_agent.agent.evidence_units import Unit, terms
-from kb_agent.agent.extractive import COVERAGE, rank, translated, without_changelog
+from kb_agent.agent.extractive import COVERAGE, rank, without_changelog
+from kb_agent.agent.other_language import translated
 from kb_agent.agent.question_terms import Weights, comparable_terms, key_terms, rarity, term_credits
 from kb_agent.text.tokenize import cut_chinese, has_cjk, tokenize, zh_tag
 from kb_agent.tools.base import Evidence

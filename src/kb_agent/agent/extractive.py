@@ -7,14 +7,14 @@ and by what the question's shape asks for (a way, a definition, a name, a versio
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 
 from kb_agent.agent import answer_types, asked_shapes, reasons, section_titles
 from kb_agent.agent.asked_code import asked_code
+from kb_agent.agent.asked_means import asks_means, new_code, offers_means
 from kb_agent.agent.claim_terms import OWNER_LINES, names_word, version_owner
-from kb_agent.agent.definitions import FOR_THAT, asks_name, defines, gives_name
+from kb_agent.agent.definitions import asks_name, defines, gives_name
 from kb_agent.agent.evidence_following import code_after, commands_after, introduces_example, list_after
 from kb_agent.agent.evidence_units import EXAMPLE_GAP, LINK_TARGET, Unit, terms, units_of
 from kb_agent.agent.example_lines import ASKS_OUTPUT, KEY_KINDS, answering_line, output_example
@@ -38,6 +38,7 @@ from kb_agent.agent.name_kinds import (
 from kb_agent.agent.name_kinds import (
     names as named_in,
 )
+from kb_agent.agent.other_language import ECHOED, UNTRANSLATED, echoed, translated
 from kb_agent.agent.question_terms import (
     ASKS_DIFFERENCE,
     KIND_OF,
@@ -73,7 +74,6 @@ from kb_agent.text.tokenize import (
     has_cjk,
     tokenize,
 )
-from kb_agent.text.zh_en import english_stems
 from kb_agent.tools.base import Evidence
 
 PLACE_BONUS = 0.1  # asked where a thing goes, a line saying where something goes ranks above one about the thing
@@ -84,11 +84,6 @@ POINTED_TO = 1.0  # credit for a key term said by the line a line opening "This 
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
 SHOWN = 0.5  # credit for a key term said by the short example that breaks a sentence in two
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
-_CEASE_STEMS = frozenset({"longer", "anymor"})
-_NO_MORE = re.compile(r"\bno (?:more|longer)\b|\bnot\b[^.]{0,60}\bany ?more\b", re.I)
-_FAMILY_STEM = 6  # a stem this long names one word family: "contribut", not "part" (particular)
-UNTRANSLATED = 0.25  # credit for a Chinese word an English line holds none of the lexicon's translations of
-ECHOED = 0.5  # that credit when a line in the question's language says the names the line shares with it
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
 REASON_BONUS = 0.3  # asked "why …", a line in a section titled "Why …" outranks one that only restates it
 MEANS_BONUS = 0.3  # asked "how can I …", a line that offers a way ("you can …", "use …") outranks a history of it
@@ -109,39 +104,6 @@ _ASKS_HISTORY = re.compile(
     r"|版本|发布|何时|什么时候|新增|添加|移除|弃用|更新日志",
     re.I,
 )
-
-# "How can I run code after the response has been sent?" asks for a way; "You can define background tasks to be
-# run after returning a response" offers one, "Before 0.118.0 … it would run the exit code after …" recounts one
-# "How does FastAPI name the keys …?" asks how the thing behaves, not for a way to do something
-_ASKS_MEANS = re.compile(
-    r"^\s*how (?:can|could|should|would|to)\b|^\s*how (?:do|does) (?:i|we|you|one|someone|users?)\b|如何|怎么|怎样",
-    re.I,
-)
-# "为此，你可以声明 `None` 是有效类型，但不声明默认值：" (to do that, …:) says the way itself before its example: the
-# line before it states the goal, the example only shows it
-_FOR_THE_GOAL = re.compile(rf"{FOR_THAT.pattern}|^to do (?:that|this|so)\b", re.I)
-_OFFERS_MEANS = re.compile(
-    r"\byou (?:can|could|may|need to|have to|should|just)\b(?! not\b| only\b)|^(?:use|to|just|simply)\b|\bby using\b"
-    r"|你?可以|只需|使用|通过|^(?:直接|先|再|然后)?[将把]",  # 将/把 opening a line: an instruction ("直接将 … 复制到 …")
-    re.I,
-)
-# "How do I declare a request body?": "You can declare path parameters and request body at the same time" says it
-# can be done, "To declare a request body, you use Pydantic models" says how
-_ASKED_VERB = re.compile(r"^\s*how (?:do|can|could|should|would) (?:i|we|you|one) (\w+)", re.I)
-
-
-def _only_able(text: str, question: str) -> bool:
-    """The line says one can do what the question asks ("You can also declare …") and names nothing to do it with."""
-    able = _ability(question)
-    return able is not None and bool(able.search(text)) and not new_names(text, question)
-
-
-@functools.lru_cache(maxsize=256)
-def _ability(question: str) -> re.Pattern | None:
-    """ "you can <the question's verb>", built once per question (rank asks it of every line)."""
-    verb = _ASKED_VERB.match(question)
-    return re.compile(rf"\byou (?:can|could|may) (?:also |just )?{verb.group(1)}\b", re.I) if verb else None
-
 
 # "How do I disable syntax highlighting?" is not answered by "You can disable syntax highlighting" (it restates
 # the question) but by the line that names the means: "by setting `syntaxHighlight` to `False`:"
@@ -195,7 +157,7 @@ def rank(
     versions = answer_types.named_versions(question) if set(types) & answer_types.TITLED else frozenset()
     # asked the version of a name ("Which minimum version of uv …?"): a version of something else is no answer
     owner = version_owner(question) if 0 in types else None
-    means = bool(_ASKS_MEANS.search(question))
+    means = asks_means(question)
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why, risk = bool(_YES_NO.search(question)), asks_why(question), asks_risk(question)
     advice = reasons.advice_asked(question) if why else None  # "Why should you re-raise …?"
@@ -345,7 +307,7 @@ def rank(
         # not full - "推荐" could not rule out an English line that only says "FastAPI" and "GraphQL"
         # and less when a line in the question's language says the names this one shares: the page's translation
         # is there to be read (每个操作的 `operation_id` … over "You can set the OpenAPI `operationId` …")
-        unreadable = ECHOED if unit_zh != zh and _echoed(held, comparable, said_in_own) else UNREADABLE
+        unreadable = ECHOED if unit_zh != zh and echoed(held, comparable, said_in_own) else UNREADABLE
         unknown = sum(weight[t] for t in asked - comparable)
         total = sum(weight[t] for t in comparable) + unknown or 1.0
         own = (sum(weight[t] * held.get(t, 0.0) for t in comparable) + unreadable * unknown) / total
@@ -365,16 +327,7 @@ def rank(
         )
         if restates or (not where and _points_elsewhere(unit.text)):
             unit.score -= RESTATES
-        elif (
-            means
-            and _OFFERS_MEANS.search(unit.text)
-            and (
-                not unit.text.rstrip().endswith((":", "："))
-                or _new_code(unit.text, question)
-                or _FOR_THE_GOAL.match(unit.text)
-            )
-            and not _only_able(unit.text, question)
-        ):  # a line introducing an example offers a way when it names the code to use
+        elif means and offers_means(unit.text, question):
             unit.score += MEANS_BONUS
         if differs and asked_shapes.contrasts(unit.text):
             unit.score += REASON_BONUS  # "… difference between a container image and a container?": "In contrast …"
@@ -476,58 +429,6 @@ def _remembered(weights: Weights | None) -> Weights | None:
     return lookup
 
 
-def translated(
-    words: set[str], said: set[str], source: Evidence, text: str = "", weights: Weights | None = None
-) -> dict[str, float]:
-    """Of a Chinese question's `words`, those the passage's glossary (or the dictionary) translates: 1.0 where the English text's terms
-    (`said`) hold one of the word's translations, UNTRANSLATED where they hold none - less than an unreadable
-    word's credit, not nothing: a learned lexicon misses synonyms ("放弃" is "give up" to it, the note says "Drop").
-    A word the lexicon reads as "no longer" (不再) is held by a `text` saying so in other words: "no more versions
-    will be released" (the lexicon leaves out function words such as "more")."""
-    ceased = bool(_NO_MORE.search(text))
-    read = {}
-    for w in words:
-        if w in source.glossary:
-            stems = [*source.glossary[w], *(_specific_senses(w, weights) if source.untranslated else ())]
-            read[w] = 1.0 if _holds_stem(stems, said) or (ceased and _CEASE_STEMS & set(stems)) else UNTRANSLATED
-        elif _holds_stem([t for part, ts in source.glossary.items() if len(part) > 1 and part in w for t in ts], said):
-            # a word learned only by a part: 贡献者 (contributor) by 贡献 - read when the part's sense is there; a
-            # part can mean something else (所有者 "owner" holds 所有 "all"), so not finding it says nothing
-            read[w] = 1.0
-        elif source.untranslated and _holds_stem(_specific_senses(w, weights), said):
-            # a word the pages never paired, read in a general dictionary's senses (改用: "now uses") on a page no
-            # Chinese page answers for; as with a part, a sense missing says nothing - the page may use another
-            read[w] = 1.0
-    return read
-
-
-COMMON_SENSE = (
-    2.0  # a sense written this commonly (ln of chunks per chunk holding it) tells nothing: "use", "operation"
-)
-
-
-def _specific_senses(word: str, weights: Weights | None) -> list[str]:
-    """A general dictionary's English stems for a Chinese word, less those the knowledge base writes on every
-    few pages: 工作 is "work" and "operate", and "operations" is on every page of an API's docs."""
-    senses = list(english_stems(word))
-    if not senses or weights is None:
-        return senses
-    weight = weights(set(senses))
-    return [s for s in senses if weight.get(s, COMMON_SENSE) >= COMMON_SENSE]
-
-
-def _holds_stem(stems: list[str], said: set[str]) -> bool:
-    """A translation's stem, or a longer word of its family: "contribut" (learned from "contribute") in
-    "contributors" (stemmed "contributor")."""
-    return any(t in said or (len(t) >= _FAMILY_STEM and any(s.startswith(t) for s in said)) for t in stems)
-
-
-def _echoed(held: dict[str, float], comparable: set[str], said_in_own: set[str]) -> bool:
-    """Does a line of the question's language say every name this other-language line shares with the question?"""
-    shared = {t for t in comparable if held.get(t)}
-    return bool(shared) and shared <= said_in_own
-
-
 def _pointed_to(unit: Unit, units: list[Unit]) -> list[Unit]:
     """The lines a line opening "This …" points back to: its antecedent, and that one's when it points back
     too ("… pass in the `tokenUrl` parameter. This parameter contains the URL …" / a tip / "This parameter
@@ -594,12 +495,6 @@ def _names_an_instance(text: str, code: list[str], question: str, kind: str) -> 
     return False
 
 
-def _new_code(text: str, question: str) -> bool:
-    """The line names code (backticked) the question does not."""
-    asked = question.lower()
-    return any(code.lower().strip("()") not in asked for code in _CODE_SPAN.findall(text))
-
-
 def extractive_sentences(
     question: str,
     sources: list[Evidence],
@@ -627,7 +522,7 @@ def confident_quotes(
         _ASKS_THING.search(question)
         and not asks_why(question)
         and introduces_example(top, sources[top.source])
-        and not _new_code(top.text, question)
+        and not new_code(top.text, question)
     ):
         # asked what a thing is, "… you will see an error like:" names no code the question does not: the answer
         # is the example below it, which a quote leaves out ("add a custom header `X-Process-Time` …:" names
