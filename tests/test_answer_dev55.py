@@ -185,3 +185,23 @@ def test_an_absolute_path_names_a_directory():
     """t5502 "Which directory does the Dockerfile set as the current working directory?": `/code`."""
     question = "Which directory does the Dockerfile set as the current working directory?"
     assert name_kinds.new_names("Set the current working directory to `/code`.", question, "directory") == {"/code"}
+
+
+SCOPE_STRINGS = evidence_under(
+    'The OAuth2 specification defines "scopes" as a list of strings separated by spaces.\n\n'
+    "The content of each of these strings can have any format, but should not contain spaces.",
+    "en/docs/advanced/security/oauth2-scopes.md",
+    ["OAuth2 scopes", "OAuth2 scopes and OpenAPI"],
+    start=31,
+)
+
+
+def test_asked_what_must_not_be_the_line_that_negates_comes_first(monkeypatch):
+    """t5512 "What must an OAuth2 scope string not contain?": `scope_str`'s line ("a single string, containing
+    those scopes separated by spaces") tied with the one saying "should not contain spaces" and came first."""
+    question = "What must an OAuth2 scope string not contain?"
+    weights = rare_weights({"scope": 3.5, "string": 2.8, "contain": 2.2, "oauth2": 3.0})
+    sources = [SCOPES, SCOPE_STRINGS]
+    assert "should not contain" in extractive.rank(question, sources, weights=weights)[0].text
+    monkeypatch.setattr(extractive, "NEGATION_BONUS", 0.0)  # control
+    assert "should not contain" not in extractive.rank(question, sources, weights=weights)[0].text

@@ -106,10 +106,12 @@ def terms(text: str) -> set[str]:
     }
     # an instance named after its class says the class's name: `security_scopes` is a `SecurityScopes`
     found |= {part.replace("_", "") for t in found if "_" in t for part in t.split(".") if "_" in part}
-    return found | {TYPE_WORDS[t] for t in found & TYPE_WORDS.keys()}  # a `list` of `str`: of strings
+    # a `list` of `str`: of strings (the type on its own, not a part of `scope_str`)
+    return found | {TYPE_WORDS[m.group(1).lower()] for m in _TYPE_WORD.finditer(text)}
 
 
 # Python's built-in types say the word they abbreviate
+_TYPE_WORD = re.compile(r"(?<![\w.])(str|int|bool|dict)(?!\w|\.\w)", re.I)
 TYPE_WORDS = {
     short: tokenize(word)[0]
     for short, word in {

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from kb_agent.agent import answer_types, asked_shapes, reasons, section_titles
 from kb_agent.agent.asked_code import asked_code
 from kb_agent.agent.asked_means import asks_means, new_code, offers_means
-from kb_agent.agent.claim_terms import OWNER_LINES, names_word, version_owner
+from kb_agent.agent.claim_terms import NEGATES, OWNER_LINES, names_word, version_owner
 from kb_agent.agent.definitions import asks_name, defines, gives_name
 from kb_agent.agent.evidence_following import code_after, commands_after, introduces_example, list_after
 from kb_agent.agent.evidence_units import EXAMPLE_GAP, LINK_TARGET, Unit, terms, units_of
@@ -86,6 +86,7 @@ SHOWN = 0.5  # credit for a key term said by the short example that breaks a sen
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
 SAID = 0.2  # among lines a heading covers alike, the one that says the terms itself comes first
 REASON_BONUS = 0.3  # asked "why …", a line in a section titled "Why …" outranks one that only restates it
+NEGATION_BONUS = 0.1  # asked what must not be, of lines covering the question alike the one that negates comes first
 MEANS_BONUS = 0.3  # asked "how can I …", a line that offers a way ("you can …", "use …") outranks a history of it
 COVERAGE = 0.5  # share of the question's key terms a unit must hold to be an answer
 # share of them the best line must say itself for a quote to be the answer before the local model is asked: half.
@@ -160,6 +161,7 @@ def rank(
     means = asks_means(question)
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why, risk = bool(_YES_NO.search(question)), asks_why(question), asks_risk(question)
+    negated = bool(NEGATES.search(question)) and not yes_no  # asked what must not be: a line saying so answers
     advice = reasons.advice_asked(question) if why else None  # "Why should you re-raise …?"
     # "Why should … be validated … instead of being used as a dict?": what could go wrong the other way is the reason
     rather = why and bool(_RATHER.search(question))
@@ -342,6 +344,8 @@ def rank(
         if rather and _RATHER.search(unit.text) and states_risk(unit.text):
             # "Why … validated … instead of being used as a dict?": "Instead of … a `dict`, … it could break …"
             unit.score += 2 * REASON_BONUS
+        if negated and NEGATES.search(unit.text):  # "What must a scope string not contain?": "… should not contain …"
+            unit.score += NEGATION_BONUS
         if risk and states_risk(unit.text):  # "What is the risk of …?": "we could be sending … to every client"
             unit.score += REASON_BONUS
         # (the line after a cause names the code asked: "For that, you use `app.add_middleware()`")
