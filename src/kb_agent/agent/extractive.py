@@ -98,6 +98,13 @@ QUOTE_OWN = 0.5
 Embed = Callable[[str, list[str]], list[float]]  # (question, texts) -> cosine similarities
 
 # a change-log entry: a line that ends by naming its pull request ("… PR [#9647](…) by [@tiangolo](…).")
+# asked what must not be ("What must a scope string not contain?", "…不能包含什么？"), not why something is not
+# ("为什么不能…？") nor what to do where something does not happen ("X does not trigger …: what should I use?")
+_ASKS_FORBIDDEN = re.compile(
+    r"^\s*(?:what|which)\b[^?]*\b(?:must|should|may|can)\b[^?]*\bnot\b|^\s*(?:what|which)\b[^?]*\b(?:mustn't|"
+    r"shouldn't|cannot|can't)\b|(?:不能|不应该?|不可以?|不得|禁止)[^，。？?]*(?:什么|哪些|哪个)",
+    re.I,
+)
 _CHANGELOG_ENTRY = re.compile(r"\bPR \[#\d+\]\([^)]*\)(?: by \[@[\w-]+\]\([^)]*\))?\.?\s*$")
 # what a change-log entry can answer: when, in which version or release, something was added, changed or ended
 _ASKS_HISTORY = re.compile(
@@ -161,7 +168,7 @@ def rank(
     means = asks_means(question)
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why, risk = bool(_YES_NO.search(question)), asks_why(question), asks_risk(question)
-    negated = bool(NEGATES.search(question)) and not yes_no  # asked what must not be: a line saying so answers
+    negated = bool(_ASKS_FORBIDDEN.search(question))  # asked what must not be: a line saying so answers
     advice = reasons.advice_asked(question) if why else None  # "Why should you re-raise …?"
     # "Why should … be validated … instead of being used as a dict?": what could go wrong the other way is the reason
     rather = why and bool(_RATHER.search(question))
