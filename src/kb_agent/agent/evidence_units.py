@@ -112,15 +112,8 @@ def terms(text: str) -> set[str]:
 
 # Python's built-in types say the word they abbreviate
 _TYPE_WORD = re.compile(r"(?<![\w.])(str|int|bool|dict)(?!\w|\.\w)", re.I)
-TYPE_WORDS = {
-    short: tokenize(word)[0]
-    for short, word in {
-        "str": "string",
-        "int": "integer",
-        "bool": "boolean",
-        "dict": "dictionary",
-    }.items()
-}
+_TYPES = "str:string int:integer bool:boolean dict:dictionary"
+TYPE_WORDS = {short: tokenize(word)[0] for short, word in (pair.split(":") for pair in _TYPES.split())}
 
 
 def units_of(source: int, evidence: Evidence) -> list[Unit]:
