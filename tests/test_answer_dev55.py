@@ -209,33 +209,3 @@ def test_asked_what_must_not_be_the_line_that_negates_comes_first(monkeypatch):
     assert extractive._ASKS_FORBIDDEN.search("作用域字符串不能包含什么？")
     monkeypatch.setattr(extractive, "NEGATION_BONUS", 0.0)  # control
     assert "should not contain" not in extractive.rank(question, sources, weights=weights)[0].text
-
-
-RESPONSE_MODEL = evidence_under(
-    "In this case, because the two models are different, if we annotated the function return type as `UserOut`, "
-    "the editor and tools would complain that we are returning an invalid type, as those are different classes.\n\n"
-    "That's why in this example we have to declare it in the `response_model` parameter.",
-    "en/docs/tutorial/response-model.md",
-    ["Response Model - Return Type", "`response_model` or Return Type"],
-    start=127,
-)
-TYPE_ANNOTATIONS = evidence_under(
-    "This way you can add correct type annotations to your functions even when you are returning a type different "
-    "than the response model, to be used by the editor and tools like mypy.",
-    "en/docs/tutorial/response-model.md",
-    ["Response Model - Return Type", "`response_model` Priority"],
-    start=65,
-)
-
-
-def test_asked_why_the_line_a_conclusion_is_drawn_from_is_the_reason(monkeypatch):
-    """dev52 c5201 "Why would I use the response_model parameter instead of annotating the return type?" (lost by
-    stop 60's "This way, …" rule): "That's why … we have to declare it in the `response_model` parameter" concludes
-    from the line before it, which says why."""
-    question = "Why would I use the response_model parameter instead of annotating the return type?"
-    weights = rare_weights({"response_model": 5.0, "paramet": 1.8, "annot": 3.0, "return": 1.5, "type": 1.6})
-    sources = [TYPE_ANNOTATIONS, RESPONSE_MODEL]
-    assert "complain" in extractive.rank(question, sources, weights=weights)[0].text
-    monkeypatch.setattr(extractive, "_concluded", lambda unit, units: False)  # control
-    monkeypatch.setattr(extractive, "_CONCLUDES", re.compile(r"(?!)"))
-    assert "complain" not in extractive.rank(question, sources, weights=weights)[0].text

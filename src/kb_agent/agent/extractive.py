@@ -357,14 +357,10 @@ def rank(
             unit.score += REASON_BONUS
         # (the line after a cause names the code asked: "For that, you use `app.add_middleware()`")
         led = bool(pointed) and bool(code.names & unit.terms) and gives_cause(pointed[0].text)
-        concluded = why and _concluded(unit, per_source[index])
-        if concluded:  # "… because the two models are different, …" / "That's why …": the reason, said twice
-            unit.score += REASON_BONUS
-        if why and not _CONCLUDES.match(unit.text) and (under_why_heading(unit) or gives_cause(unit.text) or led):
+        if why and (under_why_heading(unit) or gives_cause(unit.text) or led):
             # "Why should I hash passwords?": the "Why use password hashing" section; "Why are `Query`, `Path` …
             # functions?": "These functions are there … so that your editor doesn't mark errors …"; "For that, you
-            # use `app.add_middleware()`" after the line saying what it makes sure of ("That's why …" is no
-            # reason: it concludes from the line before)
+            # use `app.add_middleware()`" after the line saying what it makes sure of
             unit.score += REASON_BONUS
         if named_for:  # "What are types that take type parameters called?": "… are called **Generic types**";
             # a line that calls nothing by a name the question does not say cannot answer it
@@ -428,16 +424,6 @@ def rank(
             unit.score += 0.5 * float(similarity)
         found = sorted(top, key=lambda u: -u.score) + found[12:]
     return found
-
-
-_CONCLUDES = re.compile(r"^(?:that|this)(?:'s| is) why\b|^这就是为什么|^这也是为什么|^所以", re.I)
-
-
-def _concluded(unit: Unit, units: list[Unit]) -> bool:
-    """Is the line right after this one a conclusion drawn from it ("That's why in this example we have to declare
-    it in the `response_model` parameter")? Then this line is the reason."""
-    after = units[unit.position + 1] if unit.position + 1 < len(units) else None
-    return after is not None and after.line <= unit.line + 2 and bool(_CONCLUDES.match(after.text))
 
 
 def _remembered(weights: Weights | None) -> Weights | None:
