@@ -41,7 +41,7 @@ def _ability(question: str) -> re.Pattern | None:
     return re.compile(rf"\byou (?:can|could|may) (?:also |just )?{verb.group(1)}\b", re.I) if verb else None
 
 
-_CODE_SPAN = re.compile(r"`([^`]+)`")
+QUOTED_CODE = re.compile(r"`([^`]+)`")  # code quoted in a line
 
 
 def asks_means(question: str) -> bool:
@@ -61,4 +61,4 @@ def offers_means(text: str, question: str) -> bool:
 def new_code(text: str, question: str) -> bool:
     """The line names code (backticked) the question does not."""
     asked = question.lower()
-    return any(code.lower().strip("()") not in asked for code in _CODE_SPAN.findall(text))
+    return any(code.lower().strip("()") not in asked for code in QUOTED_CODE.findall(text))

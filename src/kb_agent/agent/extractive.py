@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from kb_agent.agent import answer_types, asked_shapes, reasons, section_titles
 from kb_agent.agent.asked_code import asked_code
-from kb_agent.agent.asked_means import asks_means, new_code, offers_means
+from kb_agent.agent.asked_means import QUOTED_CODE, asks_means, new_code, offers_means
 from kb_agent.agent.claim_terms import NEGATES, OWNER_LINES, names_word, version_owner
 from kb_agent.agent.definitions import asks_name, defines, gives_name
 from kb_agent.agent.evidence_following import code_after, commands_after, introduces_example, list_after
@@ -128,7 +128,6 @@ _ASKS_WHICH = re.compile(
 # "What is a callback?": the line that defines the word ("… is named a "callback"", "A callback is a …")
 DEFINES_BONUS = 0.3
 _ASKS_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|什么是", re.I)
-_CODE_SPAN = re.compile(r"`([^`]+)`")
 _RATHER = re.compile(r"\binstead of\b|\brather than\b|而不是|而非", re.I)
 _ASKS_THING = re.compile(r"^\s*(?:what|which)\b|什么|哪个|哪些", re.I)  # not why, how or whether
 
@@ -462,7 +461,7 @@ def _names_kind_in_question_words(text: str, question: str, kind: str) -> bool:
     `responses`": the line gives as code, of the kind asked for, a word the question only writes as prose."""
     if not says_kind(text, kind):
         return False
-    code = {c for c in _CODE_SPAN.findall(text) if re.fullmatch(r"[a-z]+", c)}
+    code = {c for c in QUOTED_CODE.findall(text) if re.fullmatch(r"[a-z]+", c)}
     return any(re.search(rf"(?<![`\w]){c}(?![`\w])", question) for c in code)
 
 
@@ -470,7 +469,7 @@ def _restates(unit: Unit, asked_words: set[str], question: str, kind: str | None
     """The line says nothing the question does not: no word of its own, no name, no code (`Form` answers "what
     do I use to receive form fields"); asked for an address, no address the question does not write whole (the
     callback URL put together from the two parts the question gives)."""
-    code = _CODE_SPAN.findall(unit.text)
+    code = QUOTED_CODE.findall(unit.text)
     return (
         not (unit.terms - asked_words)
         and not new_names(unit.text, question)

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kb_agent.text.tokenize import FUNCTION_WORDS, QUESTION_WORDS, cut_chinese, has_cjk, tokenize
+from kb_agent.text.tokenize import FRAME_STEMS, QUESTION_WORDS, cut_chinese, has_cjk, tokenize
 
 LEXICON_META = "bilingual_lexicon"
 # a language segment of a path: what differs between a page and its translation
@@ -24,7 +24,6 @@ _LANG = re.compile(r"(?<![^/])(zh|zh-cn|zh-hans|zh_cn|cn|en)(?=/)", re.IGNORECAS
 _ZH_LANGS = {"zh", "zh-cn", "zh-hans", "zh_cn", "cn"}
 MIN_DICE = 0.3  # below this a pair is chance co-occurrence on long lines
 TRANSLATIONS_PER_WORD = 3
-_EN_SKIP = {t for w in QUESTION_WORDS | FUNCTION_WORDS if w.isascii() for t in tokenize(w)}
 # question words ask, they name nothing a page pairs: 哪里 had learned "claude codex copilot" from one aligned line
 ZH_SKIP = {w for w in QUESTION_WORDS if not w.isascii()} | set("哪里 哪儿 多少 几个 多久 何时 什么时候 谁".split())
 
@@ -100,7 +99,7 @@ def learn(aligned: Iterable[tuple[str, str]], generation: int, paired: set[str] 
         if not has_cjk(zh_line) or has_cjk(en_line):
             continue  # an untranslated line (code, a table of names) teaches nothing
         zh = {w for w in tokenize(zh_line) if has_cjk(w) and w not in ZH_SKIP}
-        en = {w for w in tokenize(en_line) if w.isalpha() and len(w) > 2 and w not in _EN_SKIP}
+        en = {w for w in tokenize(en_line) if w.isalpha() and len(w) > 2 and w not in FRAME_STEMS}
         if not zh or not en:
             continue
         n += 1

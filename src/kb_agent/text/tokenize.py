@@ -135,3 +135,8 @@ def guessed_word(word: str) -> bool:
     """A two-character Chinese "word" jieba's dictionary lacks: its HMM glued two characters that only met in
     this sentence ("测试时用" -> 测试 / 时用). Not a word a passage will repeat."""
     return len(word) == 2 and has_cjk(word) and word not in _get_jieba().dt.FREQ
+
+
+# the stems of the English question and function words: an English translation of a Chinese word says nothing by
+# one of these (the learned lexicon's pairs, the dictionary's senses)
+FRAME_STEMS = frozenset(t for w in QUESTION_WORDS | FUNCTION_WORDS if w.isascii() for t in tokenize(w))

@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-from kb_agent.text.tokenize import FUNCTION_WORDS, QUESTION_WORDS, tokenize
+from kb_agent.text.tokenize import FRAME_STEMS, tokenize
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ SENSE_WORDS = 4  # a longer sense is a definition ("to take …, especially …"
 STEMS = 4  # per word: a learned sense stays first, these only add
 # a phrasal verb's particle says nothing by itself ("to change over to")
 _PARTICLES = {"over", "out", "off", "down", "away", "back", "onto", "upon"}
-_SKIP = {t for w in QUESTION_WORDS | FUNCTION_WORDS | _PARTICLES if w.isascii() for t in tokenize(w)}
+_SKIP = FRAME_STEMS | {t for w in _PARTICLES for t in tokenize(w)}
 
 
 @lru_cache(maxsize=1)
