@@ -9,6 +9,7 @@ page writes ("caught": catch), nor a Chinese word an English passage found trans
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 
@@ -81,23 +82,30 @@ def unknown_terms(
     if chunks < RICH_VOCABULARY:
         asked &= code_names
     pieces = {t: [] if t in code_names else [p for p in tokenize(t) if p != t and len(p) > 1] for t in asked}
-    # another form of the word ("caught": the pages write "catch"; "harder" over a page saying "more difficult",
-    # when the knowledge base writes "hard"), read from a dictionary, not guessed
-    lemmas = {t: set().union(*(lemma_stems(w) for w in _WORD.findall(question) if t in tokenize(w))) for t in asked}
-    probe = set(asked) | {p for parts in pieces.values() for p in parts} | set().union(*lemmas.values())
+    probe = set(asked) | {p for parts in pieces.values() for p in parts}
     written = {t for text in texts for t in tokenize(text)}  # a page's path and title count too
     in_evidence = probe & written
-    translatable = {t for text in [*texts, *further] if not mostly_chinese(text) for t in tokenize(text)}
     # a Chinese word is cut by its context: "不传" is a word of "可以不传它吗" but not of "你不能不传这个参数"
     in_evidence |= {t for t in probe - in_evidence if has_cjk(t) and any(t in text for text in texts)}
     seen = in_evidence | held(probe - in_evidence)
+    unsure = {t for t in asked if t not in seen and not (pieces[t] and all(p in seen for p in pieces[t]))}
+    # another form of a word not written as asked ("caught": the pages write "catch"; "harder" over a page saying
+    # "more difficult", when the knowledge base writes "hard"), read from a dictionary, not guessed
+    words = [(w, set(tokenize(w))) for w in _WORD.findall(question)]
+    lemmas = {t: set().union(*(lemma_stems(w) for w, analysed in words if t in analysed)) for t in unsure}
+    if other_forms := set().union(*lemmas.values()) - seen:
+        seen |= (other_forms & written) | held(other_forms - written)
+
+    @functools.cache
+    def english_words() -> set[str]:  # read only for a Chinese word still unknown
+        return {t for text in [*texts, *further] if not mostly_chinese(text) for t in tokenize(text)}
 
     def known(term: str) -> bool:
-        if term in seen or (bool(pieces[term]) and all(p in seen for p in pieces[term])) or lemmas[term] & seen:
+        if term not in unsure or lemmas[term] & seen:
             return True
         # a Chinese word an English page the answer reads says in its own words: 取代 where a release note says
         # "replaced"
-        return has_cjk(term) and any(stem in translatable for stem in english_stems(term))
+        return has_cjk(term) and any(stem in english_words() for stem in english_stems(term))
 
     # "caret", asked as "^": a page writing `^` writes it
     unknown = {t for t in asked if not known(t) and not any(symbol_held(t, text) for text in texts)}
