@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from kb_agent.agent.answer_types import asked_types
 from kb_agent.agent.evidence_units import Unit, terms
-from kb_agent.agent.extractive import COVERAGE, rank, without_changelog
+from kb_agent.agent.extractive import COVERAGE, rank, remembered, without_changelog
 from kb_agent.agent.other_language import translated
 from kb_agent.agent.question_terms import Weights, comparable_terms, key_terms, rarity, term_credits
 from kb_agent.text.tokenize import cut_chinese, has_cjk, tokenize, zh_tag
@@ -30,7 +30,8 @@ def covers(question: str, sources: list[Evidence], weights: Weights | None = Non
     refused without a model call. Evidence in the other language is judged on the terms it could share with
     the question."""
     asked = key_terms(question)
-    weight = _rarity(asked, sources, weights)  # read once: the weights are the store's document frequencies
+    weights = remembered(weights)  # read once: the rarity, and each source's English senses of a Chinese word
+    weight = _rarity(asked, sources, weights)
     together, best = _coverage(question, asked, weight, sources, weights=weights)
     return together >= COVERAGE and best >= 1 / 3 and _missing_name(question, asked, weight, sources, held) is None
 
@@ -108,6 +109,7 @@ def strong_first_hop(question: str, sources: list[Evidence], weights: Weights | 
     of one lookup mostly 0.85-1.0 (all terms: 1.0 is too strict for a 15-word question); the three multi-hop
     questions of no rule shape 0.46-0.57 (their first hop names one entity of two)."""
     asked = key_terms(question)
+    weights = remembered(weights)
     return _coverage(question, asked, _rarity(asked, sources, weights), sources, weights=weights)[1] >= STRONG_FIRST_HOP
 
 

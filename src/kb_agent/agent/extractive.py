@@ -149,7 +149,7 @@ def rank(
     asked = key_terms(question)
     if not asked:
         return []
-    weights = _remembered(weights)  # the key terms' weights are read once, for their rarity and for the subject
+    weights = remembered(weights)  # the key terms' weights are read once, for their rarity and for the subject
     # a named ticket or versioned name (HTTP/3: "HTTP" and "3" are written everywhere) must be in what we quote
     anchors = {key.upper() for key in [*TICKET_RE.findall(question), *versioned_names(question)]}
     zh = has_cjk(question)
@@ -425,7 +425,7 @@ def rank(
     return found
 
 
-def _remembered(weights: Weights | None) -> Weights | None:
+def remembered(weights: Weights | None) -> Weights | None:
     """`weights` asking the store only for the terms it has not been asked for yet."""
     if weights is None:
         return None
