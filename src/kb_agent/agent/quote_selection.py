@@ -17,11 +17,11 @@ from kb_agent.agent.reasons import (
     asks_consequence,
     asks_why,
     contrast_after,
-    gives_cause,
     passage_subject,
     reason_beside,
     result_after,
     states_consequence,
+    states_own_cause,
 )
 from kb_agent.agent.sentences import Sentence
 from kb_agent.text.tokenize import has_cjk
@@ -144,7 +144,7 @@ def _reasoned(question: str, chosen: list[Unit], sources: list[Evidence]) -> tup
     passages: dict[int, list[Unit]] = {}
     if asks_why(question) or asks_benefit(question):
         for unit in chosen:
-            if gives_cause(unit.text):
+            if states_own_cause(unit.text):
                 return unit, None  # it says its reason itself ("… so that your editor doesn't mark errors")
             units = passages.setdefault(unit.source, units_of(unit.source, sources[unit.source]))
             if (reason := reason_beside(unit, units)) is not None:

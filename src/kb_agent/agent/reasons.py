@@ -84,6 +84,17 @@ def gives_cause(text: str) -> bool:
     return bool(_CAUSE.search(text) or _MADE_IT.search(text))
 
 
+# "This way the application would be able to know … its own public URL" gives the way before it as its cause: what
+# it states is what that way gains, and the reason that is useful may be the line after ("This would be useful …
+# to properly handle redirects")
+_OPENS_THIS_WAY = re.compile(r"^\s*(?:in )?(?:this|that) way\b,?\s*", re.I)
+
+
+def states_own_cause(text: str) -> bool:
+    """The line gives a reason for what it says itself; an opening "This way, …" gives one for the line before."""
+    return gives_cause(_OPENS_THIS_WAY.sub("", text, count=1))
+
+
 def asks_why(question: str) -> bool:
     return bool(_WHY.search(question))
 
@@ -162,7 +173,7 @@ def under_why_heading(unit: Unit) -> bool:
 def reason_beside(unit: Unit, units: list[Unit]) -> Unit | None:
     """The unit beside `unit` (its passage's units, in order) that gives its reason, if a pointing word ties
     them; None when `unit` states its reason itself or nothing ties a neighbour to it."""
-    if gives_cause(unit.text):
+    if states_own_cause(unit.text):
         return None
     at = unit.position
     after = units[at + 1] if at + 1 < len(units) else None
