@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from conftest import evidence_under, quoted_text
-from kb_agent.agent import quote_selection, reasons
+import re
+
+from conftest import evidence_under, quoted_text, rare_weights
+from kb_agent.agent import answer_types, asked_shapes, example_lines, question_terms, quote_selection, reasons
 from kb_agent.agent.evidence_units import units_of
+from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.reasons import reason_beside
 
 PUBLIC_URL = evidence_under(
@@ -32,3 +35,59 @@ def test_a_line_opening_this_way_states_what_the_way_gains_and_its_reason_may_fo
     monkeypatch.setattr(quote_selection, "states_own_cause", reasons.gives_cause)
     assert reason_beside(units[1], units) is None
     assert "redirects" not in quoted_text(question, [PUBLIC_URL])
+
+
+TRIO = evidence_under(
+    "## 0.69.0 (2021-10-07)\n\n### Features\n\n"
+    "* ✨ Add support for Trio via AnyIO, upgrading Starlette to `0.15.0`. PR [#3372](https://x) by [@g](x).",
+    "en/docs/release-notes.md",
+    ["Release Notes"],
+    start=5745,
+    title="Release Notes",
+).model_copy(update={"untranslated": True})  # no Chinese page translates the release notes
+
+
+def test_a_version_of_another_product_after_to_is_not_the_release_asked_of_a_chinese_question(monkeypatch):
+    """dev57 x5701 "FastAPI 从哪个版本开始支持 Trio？" was answered with the note alone: its `0.15.0` (Starlette's,
+    "upgrading Starlette to `0.15.0`") passed for FastAPI's release, so its heading was not read with it."""
+    question = "FastAPI 从哪个版本开始支持 Trio？"
+    assert not answer_types.states_each(answer_types.asked_types(question), TRIO.text.splitlines()[-1], question)
+    weights = rare_weights({"trio": 5.0, "fastapi": 0.8, "支持": 3.0})
+    assert "0.69.0" in " ".join(s.text for s in extractive_sentences(question, [TRIO], weights=weights))
+    monkeypatch.setattr(answer_types, "_ASKED_OWNER", re.compile(r"\b(?i:which|what)\s+([A-Z][\w.-]*)\s+version\b"))
+    assert answer_types.states_each(answer_types.asked_types(question), TRIO.text.splitlines()[-1], question)  # control
+
+
+def test_asked_which_release_added_something_the_chinese_verb_of_adding_is_no_key_term(monkeypatch):
+    """dev57 x5705 "FastAPI 在哪个版本加入了对 mypy --strict 的支持？" was refused over the note that answers: no
+    English line says 加入 (the dictionary's "add" is too common to count)."""
+    question = "FastAPI 在哪个版本加入了对 mypy --strict 的支持？"
+    assert "加入" not in question_terms.key_terms(question)
+    assert "加入" in question_terms.key_terms("加入依赖项以后会发生什么？")  # no release asked: a content word
+    monkeypatch.setattr(question_terms, "_RELEASE_ADDED", re.compile(r"(?!x)x"))  # control
+    assert "加入" in question_terms.key_terms(question)
+
+
+def test_a_line_labelled_with_the_thing_asked_gives_its_value():
+    """ "Which username …?": "Username: `johndoe`" gives it (dev57 t5706 asked a password, which masking hides)."""
+    question = "Which username does the example log in with?"
+    assert asked_shapes.labelled_value("Username: `johndoe`", question) == "johndoe"
+    assert asked_shapes.labelled_value("Password: `secret`", question) is None  # labelled with another thing
+    assert asked_shapes.labelled_value("Username: `johndoe`", "Which username is johndoe?") is None  # given
+
+
+def test_asked_what_a_template_renders_under_a_condition_the_output_shown_answers():
+    """dev57 t5709 "… what does Item ID: {{ id }} render when the ID is 42?": the line announcing what it renders
+    is quoted with the output; an mkdocs include line ("{!…!}") is the page's build, not an answer."""
+    assert example_lines.ASKS_OUTPUT.search(
+        "In the templates guide, what does Item ID: {{ id }} render when the ID is 42?"
+    )
+    page = evidence_under(
+        "{!../../docs_src/templates/templates/item.html!}\n\n"
+        "For example, with an ID of `42`, this would render:\n\n```html\nItem ID: 42\n```",
+        "en/docs/advanced/templates.md",
+        ["Templates", "Template Context Values"],
+        start=78,
+    )
+    assert next(u.text for u in units_of(0, page)).startswith("For example")
+    assert "Item ID: 42" in quoted_text("What does Item ID: {{ id }} render when the ID is 42?", [page])

@@ -273,7 +273,7 @@ def test_asked_why_a_line_giving_a_cause_is_quoted(monkeypatch, rule):
     are functions; the reason was the line saying "so that your editor doesn't mark errors"."""
     if not rule:
         monkeypatch.setattr(extractive, "gives_cause", lambda text: False)
-        monkeypatch.setattr(quote_selection, "gives_cause", lambda text: False)
+        monkeypatch.setattr(quote_selection, "states_own_cause", lambda text: False)
     sources = [_evidence(NOTE, "tutorial/path-params-numeric-validations.md", ["Recap"], 144)]
     found = extractive_sentences("Why are Query, Path and the others functions instead of classes?", sources,
                                  weights=_weights)  # fmt: skip

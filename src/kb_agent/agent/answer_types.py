@@ -33,10 +33,17 @@ _CONDITION_ZH = re.compile(r"[^，,。？?]*(?:的时候|时候|时)\s*[，,]")
 _REFERENCES = re.compile(r"\[?#\d+\]?|\[?@[\w-]+\]?")
 # asked for one product's version ("Which FastAPI version …"), a line's version of another product ("Add support
 # for Pydantic's 2.7 …", "Python 3.8") is not the one asked for
-_OWNED_VERSION = re.compile(r"\b([A-Z][\w.-]*)(?:'s)?\s+(?:v(?:ersion)?\s*)?\d+\.\d+(?:\.\d+)*\b")
+# ("upgrading Starlette to `0.15.0`": Starlette's too)
+_OWNED_VERSION = re.compile(
+    r"\b([A-Z][\w.-]*)(?:'s)?\s+(?:(?:v(?:ersion)?|to|from)\s*)?`?(?:[<>=~^]=?\s*)?\d+\.\d+(?:\.\d+)*\b`?"
+)
 _ADDRESS = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b")  # an IP address, not a release
 _NOT_PRODUCTS = frozenset({"version", "versions", "release", "since", "upgrade", "added", "removed", "require"})
-_ASKED_OWNER = re.compile(r"\b(?i:which|what)\s+([A-Z][\w.-]*)\s+version\b|\bversion of\s+([A-Z][\w.-]*)")
+_ASKED_OWNER = re.compile(
+    r"\b(?i:which|what)\s+([A-Z][\w.-]*)\s+version\b|\bversion of\s+([A-Z][\w.-]*)"
+    # "FastAPI 从哪个版本开始支持 Trio？", "哪个 FastAPI 版本 …"
+    r"|(?:^|[\s，,])([A-Z][\w.-]*)\s*(?:的|从|在|于|是在|是从)?\s*(?:哪个|哪一个|什么)\s*版本|(?:哪个|哪一个|什么)\s*([A-Z][\w.-]*)\s*版本"
+)
 
 
 def _foreign_versions(text: str, question: str) -> str:
@@ -44,7 +51,7 @@ def _foreign_versions(text: str, question: str) -> str:
     if owner is None:
         return text
     # asked "In which FastAPI version was support for Python 3.7 dropped?", "require Python 3.8" is Python's
-    asked = (owner.group(1) or owner.group(2)).lower()
+    asked = next(g for g in owner.groups() if g).lower()
     return _OWNED_VERSION.sub(lambda m: m.group() if _owned_by(m.group(1), asked) else " ", text)
 
 

@@ -109,3 +109,22 @@ def maker_verb(question: str) -> set[str]:
 def credits_someone(text: str) -> bool:
     """The line credits a person by name: "… by Ketrina Thompson", "… by [Ketrina Thompson](…)"."""
     return bool(_CREDITS.search(text))
+
+
+# "Which password does the inactive user log in with?": "Password: `secret2`" - a line labelled with the thing
+# asked for gives its value after the colon
+_LABELLED = re.compile(r"^\s*\**([A-Za-z][\w -]{0,24}?)\**\s*[:：]\s*\**(\S.{0,80})$")
+
+
+def labelled_value(text: str, question: str) -> str | None:
+    """The value a line labelled with the noun a "Which/What <noun> …" question asks for gives ("secret2"), when
+    the question does not write it; None otherwise."""
+    asked = ASKS_WHICH_ONE.search(question)
+    line = _LABELLED.match(text)
+    if asked is None or line is None:
+        return None
+    noun = terms(asked.group().split()[-1])
+    if not noun or terms(line.group(1)) != noun:
+        return None
+    value = line.group(2).strip("`*\"' .")
+    return value if value and value.lower() not in question.lower() else None

@@ -15,8 +15,8 @@ from kb_agent.agent.sentences import split_sentences
 from kb_agent.text.tokenize import EN_STOPWORDS, ZH_STOPWORDS, has_cjk, mostly_chinese, tokenize
 from kb_agent.tools.base import Evidence
 
-# "{* file *}" includes and "{% for … %}" template tags are the page's build, not its text
-_NOISE = re.compile(r"^\{\*.*\*\}$|^\{%.*%\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
+# "{* file *}" and "{!file!}" includes and "{% for … %}" template tags are the page's build, not its text
+_NOISE = re.compile(r"^\{\*.*\*\}$|^\{!.*!\}$|^\{%.*%\}$|^/{3}|^:::|^</?\w+[^>]*>$|^\|?[\s:|-]+\|?$|^[-=*_]{3,}$")
 # a terminal transcript's frame and log lines ("│  API docs: http://…", "INFO:     Started server process [22]")
 # state nothing; a command line ("$ pip install …") may be the answer and stays
 _CONSOLE = re.compile(r"^[│┃║╭╮╰╯─━═┌┐└┘├┤╞╡]|^(?:INFO|DEBUG|WARNING|ERROR|CRITICAL):\s")

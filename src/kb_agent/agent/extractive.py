@@ -381,6 +381,8 @@ def rank(
             unit.titled = unit.titled or title
         elif kind is None and instances is not None and lists_instances(instances, unit.text):
             unit.score += NAME_BONUS + 0.1  # "In which editors …?": "… editors: PyCharm, VS Code, Jedi …"
+        elif kind is None and asks_one and asked_shapes.labelled_value(unit.text, question):
+            unit.score += NAME_BONUS  # "Which password …?": "Password: `secret2`"
         if kind is not None:  # "which parameter / class / header ...": the answer names one the question does not
             # a subject name in code is code: `fastapi` is the module to import from, **FastAPI** the product
             given = {n for n in names if n not in everywhere or f"`{n}" in unit.text}

@@ -74,6 +74,10 @@ _SINCE = re.compile(
     r"从[^，。？?]{0,12}?(?:开始|起)|版本(?:开始|起)|\bstarting (?:from|with|in) (?:what|which)\b", re.I
 )
 _SINCE_WORDS = frozenset(tokenize("starting start")) | {"开始"}
+# asked which release added something, the verb of adding frames it: a change log writes "Add support …", "✨ …",
+# "New …" or nothing at all, and an English line says no Chinese verb
+_RELEASE_ADDED = re.compile(r"(?:哪个|哪一个|什么)版本[^，。？?]{0,30}?(?:加入|添加|引入|新增|增加)")
+_ADDED_WORDS = frozenset({"加入", "添加", "引入", "新增", "增加"})
 # "除了团队以外 …" (apart from the team): 以外 closes the frame 除了 opens, it names nothing
 _APART = re.compile(r"除了?[^，。？?]{1,12}?(?:以外|之外)")
 # a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"
@@ -140,6 +144,8 @@ def key_terms(question: str) -> set[str]:
         asked -= {"一次"}
     if _APART.search(question):
         asked -= {"以外", "之外"}
+    if _RELEASE_ADDED.search(question):  # "在哪个版本加入了对 mypy --strict 的支持": the notes write "Add …", "✨ …"
+        asked -= _ADDED_WORDS
     parts: set[str] = set()
     for word in _IDENTIFIER_WORD.findall(question):  # max_age, CORSMiddleware, python-multipart
         analysed = tokenize(word)

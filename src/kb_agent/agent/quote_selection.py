@@ -128,7 +128,8 @@ def _with_titles(chosen: list[Unit]) -> list[Unit]:
     kept: list[Unit] = []
     for unit in chosen:
         title = unit.titled
-        if title is not None and not any(_same(title, other) for other in kept):
+        # (two passages of one page give the same heading twice: "0.69.0 (2021-10-07)" quoted once)
+        if title is not None and not any(_same(title, other) or title.text == other.text for other in kept):
             title.pointed_to = True
             kept.append(title)
         kept.append(unit)
