@@ -91,3 +91,27 @@ def test_asked_what_a_template_renders_under_a_condition_the_output_shown_answer
     )
     assert next(u.text for u in units_of(0, page)).startswith("For example")
     assert "Item ID: 42" in quoted_text("What does Item ID: {{ id }} render when the ID is 42?", [page])
+
+
+MANAGEMENT = evidence_under(
+    "I, [@tiangolo](https://github.com/tiangolo), am the creator and owner of the FastAPI repository. 🤓\n\n"
+    "I normally give the final review to each PR before merging them. I make the final decisions on the project, "
+    "I'm the BDFL. 😅",
+    "en/docs/management.md",
+    ["Repository Management", "Owner"],
+    start=7,
+)
+
+
+def test_asked_who_a_line_an_author_writes_as_i_comes_with_the_line_saying_who_i_is(monkeypatch):
+    """dev57 x5706 "FastAPI 仓库的最终决定由谁做出？" was answered "I make the final decisions …" - by whom it does
+    not say; the line before it in its section does ("I, @tiangolo, … am the creator and owner")."""
+    units = units_of(0, MANAGEMENT)
+    assert reasons.speaker(units[-1], units) is units[0]
+    question = "Who makes the final decisions on the FastAPI project?"
+    weights = rare_weights({"final": 4.0, "decis": 4.0, "project": 1.5, "fastapi": 0.8, "make": 1.5})
+    said = " ".join(s.text for s in extractive_sentences(question, [MANAGEMENT], weights=weights))
+    assert "tiangolo" in said and "final decisions" in said
+    monkeypatch.setattr(quote_selection, "speaker", lambda unit, units: None)  # control
+    said = " ".join(s.text for s in extractive_sentences(question, [MANAGEMENT], weights=weights))
+    assert "tiangolo" not in said

@@ -20,6 +20,7 @@ from kb_agent.agent.reasons import (
     passage_subject,
     reason_beside,
     result_after,
+    speaker,
     states_consequence,
     states_own_cause,
 )
@@ -91,7 +92,8 @@ def choose(
 # worth a line whoever is asked)
 ASKS_PERSON = re.compile(
     r"\b(?:who|whom|whose)\b|\bwhich\s+(?:[\w-]+\s+){0,2}?(?:actress|actor|man|woman|person|player|singer|author|writer|"
-    r"director|coach|executive|politician|lawmaker|musician|composer|producer|drummer|guitarist|songwriter)\b",
+    r"director|coach|executive|politician|lawmaker|musician|composer|producer|drummer|guitarist|songwriter)\b"
+    r"|谁",
     re.I,
 )
 
@@ -108,13 +110,15 @@ def _restated(unit: Unit, chosen: list[Unit]) -> bool:
 def _with_whose(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
     """Asked about a person, a line of an encyclopedia's record that opens "He …" / "She …" comes with the record's
     opening line, which names the person ("Bob Nielson (born …) is an American football coach." / "He is the current head
-    coach at …"), beside the lines chosen: it takes no chosen line's place."""
+    coach at …"), and a line an author writes as "I …" with the one saying who "I" is; beside the lines chosen: it
+    takes no chosen line's place."""
     kept: list[Unit] = []
     passages: dict[int, list[Unit]] = {}  # a passage's units, read once
     for unit in chosen:
         if unit.source not in passages:
             passages[unit.source] = units_of(unit.source, sources[unit.source])
-        subject = passage_subject(unit, passages[unit.source]) if unit.position > 0 else None
+        units = passages[unit.source]
+        subject = (passage_subject(unit, units) or speaker(unit, units)) if unit.position > 0 else None
         if subject is not None and not any(_same(subject, other) for other in [*kept, *chosen]):
             subject.pointed_to = True
             kept.append(subject)

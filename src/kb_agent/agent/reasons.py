@@ -290,6 +290,23 @@ def passage_subject(unit: Unit, units: list[Unit]) -> Unit | None:
     return first
 
 
+# "I make the final decisions on the project" says who only beside "I, [@tiangolo](…), am the creator and owner …"
+_FIRST_PERSON = re.compile(r"^I\b(?!\.)")
+_NAMES_SPEAKER = re.compile(r"^I,\s+[^,]{1,80},\s+am\b|^(?:I am|I'm|My name is)\s+(?:\[?@|[A-Z])")
+
+
+def speaker(unit: Unit, units: list[Unit]) -> Unit | None:
+    """The line before `unit` in its section that says who its "I" is, when `unit` speaks as "I"."""
+    if not _FIRST_PERSON.match(unit.text):
+        return None
+    for before in reversed(units[: unit.position]):
+        if before.heading != unit.heading:
+            return None
+        if _NAMES_SPEAKER.match(before.text):
+            return before
+    return None
+
+
 def _line_before(unit: Unit, units: list[Unit]) -> Unit | None:
     """The text line before `unit` in its section; a line of the text reads past an admonition between them
     ("… we pass in the `tokenUrl` parameter." / a tip / "This parameter doesn't create that endpoint")."""
