@@ -5,7 +5,16 @@ from __future__ import annotations
 import re
 
 from conftest import evidence_under, quoted_text, rare_weights
-from kb_agent.agent import answer_types, asked_shapes, example_lines, question_terms, quote_selection, reasons
+from kb_agent.agent import (
+    answer_types,
+    asked_shapes,
+    definitions,
+    example_lines,
+    extractive,
+    question_terms,
+    quote_selection,
+    reasons,
+)
 from kb_agent.agent.evidence_units import units_of
 from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.agent.reasons import reason_beside
@@ -115,3 +124,29 @@ def test_asked_who_a_line_an_author_writes_as_i_comes_with_the_line_saying_who_i
     monkeypatch.setattr(quote_selection, "speaker", lambda unit, units: None)  # control
     said = " ".join(s.text for s in extractive_sentences(question, [MANAGEMENT], weights=weights))
     assert "tiangolo" not in said
+
+
+STREAM_DATA = evidence_under(
+    "You don't really need to declare the return type annotation for streaming binary data.",
+    "en/docs/advanced/stream-data.md",
+    ["Stream Data", "Type annotations"],
+    start=37,
+)
+STREAM = evidence_under(
+    '"**Streaming**" data means that your app will start sending data items to the client without waiting for the '
+    "entire sequence of items to be ready.",
+    "en/docs/tutorial/stream-json-lines.md",
+    ["Stream JSON Lines", "What is a Stream?"],
+    start=13,
+)
+
+
+def test_asked_what_something_means_the_line_saying_what_it_means_defines_it(monkeypatch):
+    """dev57 c5702 "What does streaming data mean?" was answered with lines about streaming binary data; the line
+    '"**Streaming**" data means that your app will start sending …' defines it."""
+    assert definitions.defines(STREAM.text, {"stream"})
+    question = "What does streaming data mean?"
+    weights = rare_weights({"stream": 3.0, "data": 1.5, "mean": 2.0})
+    assert "without waiting" in extractive_sentences(question, [STREAM_DATA, STREAM], weights=weights)[0].text
+    monkeypatch.setattr(extractive, "_ASKS_WHAT_IS", re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s"))  # control
+    assert "without waiting" not in extractive_sentences(question, [STREAM_DATA, STREAM], weights=weights)[0].text

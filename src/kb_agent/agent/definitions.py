@@ -15,7 +15,8 @@ ASKS_NAME = re.compile(
 )
 _DEFINES = re.compile(
     r"\b(?:is|are)\s+(?:named|called|known as|referred to as)\s+(?:an?\s+|the\s+)?[\"“*_`']*([\w-]+)"
-    r"|^(?:an?\s+|the\s+)?[\"“*_`']*([\w-]+)[\"”*_`']*\s+(?:is|are|means|refers to)\s+(?:an?|the|when|what)\b"
+    # ('"**Streaming**" data means that your app will start sending …': the word and the noun it qualifies)
+    r"|^(?:an?\s+|the\s+)?[\"“*_`']*([\w-]+)[\"”*_`']*(?:\s+[a-z]+)?\s+(?:is|are|means|refers to)\s+(?:an?|the|when|what|that)\b"
     r"|(?:称为|叫做|被称作|称作)\s*[“\"*`]*([\w-]+)"
     r"|^[\"“*_`']*([A-Za-z][\w-]*)[\"”*_`']*\s*是(?:一个|一种|一款|一套)",
     re.I,

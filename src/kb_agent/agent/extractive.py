@@ -127,7 +127,10 @@ _ASKS_WHICH = re.compile(
 )  # asks for instances of a kind
 # "What is a callback?": the line that defines the word ("… is named a "callback"", "A callback is a …")
 DEFINES_BONUS = 0.3
-_ASKS_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|什么是", re.I)
+_ASKS_WHAT_IS = re.compile(
+    r"^\s*what(?:'s|\s+is|\s+are)\s|是什么[？?]?\s*$|什么是|^\s*what (?:does|do) [^?]{1,60}? mean\s*\??\s*$|是什么意思",
+    re.I,
+)
 _RATHER = re.compile(r"\binstead of\b|\brather than\b|而不是|而非", re.I)
 _ASKS_THING = re.compile(r"^\s*(?:what|which)\b|什么|哪个|哪些", re.I)  # not why, how or whether
 
