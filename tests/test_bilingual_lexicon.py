@@ -266,3 +266,27 @@ def test_asked_which_release_the_untranslated_change_log_is_searched(engine, tmp
     assert "kb/en/docs/signing.md" in _translated_paths(engine, question)
     monkeypatch.setattr(translated, "_ASKS_RELEASE", re.compile(r"(?!)"))  # control: the gate holds
     assert _translated_paths(engine, question) == []
+
+
+def test_the_dictionary_reads_the_words_the_lexicon_never_paired_in_the_untranslated_search(
+    engine, tmp_path, monkeypatch
+):
+    """x5703 "从哪个版本开始，自定义中间件可以抛出 HTTPException 并让它传播？": 传播 (propagate) is on no translated
+    page; the release note that answers says "propagate", a longer one says HTTPException more often."""
+    from kb_agent.retrieval import translated
+
+    root = _corpus(tmp_path / "kb")
+    write(
+        root / "en" / "docs" / "changes.md",
+        "# Changes\n## 1.2.0\nAllow owners to raise `HTTPException`s and propagate them.\n",
+    )
+    write(
+        root / "en" / "docs" / "errors.md",
+        "# Errors\n" + "An `HTTPException` is raised; the `HTTPException` stops it.\n" * 3,
+    )
+    engine.index([root])
+    question = "从哪个版本开始，所有者可以抛出 HTTPException 并让它传播？"
+    assert "propag" in translated._dictionary_terms(translated.Lexicons().of(engine.kb()), question)
+    assert _translated_paths(engine, question)[0] == "kb/en/docs/changes.md"
+    monkeypatch.setattr(translated, "_dictionary_terms", lambda lexicon, query: [])  # control: the learned words alone
+    assert _translated_paths(engine, question)[0] != "kb/en/docs/changes.md"

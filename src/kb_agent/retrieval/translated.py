@@ -16,6 +16,7 @@ from kb_agent.store.base import KnowledgeBase
 from kb_agent.store.bilingual import ZH_SKIP, Lexicon
 from kb_agent.store.records import Chunk
 from kb_agent.text.tokenize import has_cjk, mostly_chinese, tokenize
+from kb_agent.text.zh_en import english_stems
 
 RETRIEVER = "bm25_translated"
 TRANSLATED_SHARE = 0.6  # of a Chinese query's words the lexicon must translate for its English search to run
@@ -63,7 +64,9 @@ class Lexicons:
             lexicon = self.of(kb)
             if lexicon is None:
                 continue
-            terms, translated = lexicon.english_terms(query)
+            # asked which release: "version", "start" and "from" match every release note, the change asked about
+            # tells them apart
+            terms, translated = lexicon.english_terms(_RELEASE_FRAME.sub(" ", query))
             # "在 WebSocket 中抛出哪个异常…": where the question writes a name, only the pages that write it (the
             # translated words alone reach release notes sharing common words), and then however little of the
             # rest the lexicon reads ("BDFL 这个缩写的全称是什么？")
@@ -72,7 +75,9 @@ class Lexicons:
                 continue  # "内置的限流中间件" read as "middleware" alone searches for something else
             if names and not _ASKS_RELEASE.search(query) and _written_in_chinese(kb, names, access):
                 continue  # "Cookie 可以在依赖项中设置吗？": the Chinese pages answer; reference pages only crowd them
-            hits = kb.lexical.search(" ".join(terms), pool, access)
+            hits = kb.lexical.search(
+                " ".join([*terms, *_dictionary_terms(lexicon, _RELEASE_FRAME.sub(" ", query))]), pool, access
+            )
             stored = kb.catalog.get_chunks([i for i, _ in hits])
             # a page with its translation is reached by the plain search already; this list is for the rest
             found = [
@@ -86,6 +91,14 @@ class Lexicons:
         return lists
 
 
+def _dictionary_terms(lexicon: Lexicon, query: str) -> list[str]:
+    """The dictionary's senses of the query's Chinese words the learned lexicon never paired: "传播" (propagate)
+    is on no translated page, and "Allow custom middlewares to raise `HTTPException`s and propagate them" is the
+    release note asked for. Read only here, on the pages no one translated, and only beside the learned words."""
+    words = [w for w in dict.fromkeys(tokenize(query)) if has_cjk(w) and w not in ZH_SKIP]
+    return list(dict.fromkeys(t for w in words for t in english_stems(w)))
+
+
 def _written(chunk: Chunk) -> set[str]:
     """The terms a passage writes, its page's title and headings with it: "FastAPI People" is the title of the page
     whose "About the data" section says how often its data was calculated."""
@@ -95,6 +108,7 @@ def _written(chunk: Chunk) -> set[str]:
 # asked which release brought something: a change log answers, and change logs are rarely translated - a Chinese
 # page that writes the name tells how to use it, not since when ("哪个版本开始可以通过 openapi_url=None …")
 _ASKS_RELEASE = re.compile(r"(?:哪个|什么|哪一)版本|哪一版|版本号|(?:什么时候|何时)(?:发布|加入|引入|开始支持|支持)")
+_RELEASE_FRAME = re.compile(r"(?:从\s*)?(?:哪个|哪一个|哪一|什么)\s*版本号?\s*(?:开始|起)?|版本号")
 _DATE_PART_ZH = re.compile(r"(?<![\d.])(\d{1,2})\s*(?:月|日|号)")
 NAME_PROBE = 20  # passages a name's own search reads for a Chinese one that writes it
 
