@@ -150,3 +150,21 @@ def test_asked_what_something_means_the_line_saying_what_it_means_defines_it(mon
     assert "without waiting" in extractive_sentences(question, [STREAM_DATA, STREAM], weights=weights)[0].text
     monkeypatch.setattr(extractive, "_ASKS_WHAT_IS", re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s"))  # control
     assert "without waiting" not in extractive_sentences(question, [STREAM_DATA, STREAM], weights=weights)[0].text
+
+
+def test_a_cause_given_with_as_and_a_subject_of_a_few_words_is_a_reason_the_line_gives_itself():
+    """dev52 c5204 "Why doesn't the application server trust the proxy's forwarded headers by default?": "as the
+    **application server** doesn't know it is behind a trusted **proxy**" says why itself (once "This way, …" no longer
+    did, a later line and its reason were quoted in its place)."""
+    line = (
+        "Nevertheless, as the **application server** doesn't know it is behind a trusted **proxy**, by default, it "
+        "wouldn't trust those headers."
+    )
+    assert reasons.gives_cause(line)
+    assert not reasons.gives_cause("The data is sent as the client reads it.")  # "as" of time: no verb it lists
+    sources = [
+        evidence_under(line, "en/docs/deployment/https.md", ["About HTTPS", "Proxy Forwarded Headers"], 209),
+        PUBLIC_URL,
+    ]
+    said = quoted_text("Why doesn't the application server trust the proxy's forwarded headers by default?", sources)
+    assert said.startswith("Nevertheless")

@@ -23,8 +23,11 @@ _CAUSE = re.compile(
     r"|,\s*without (?:having|needing) to\b"
     # "It was no longer an API web framework, as the creator needed to focus on Starlette": "as" giving a cause,
     # not a time ("as you read it")
-    r"|(?:,\s*|^|\band\s+)as (?:the|it|they|its|their|this|that)\b(?:\s+\w+)?\s+"
-    r"(?:needed|needs|had|has|have|was|is|were|are|requires?|required|did|does|could|can)\b"
+    # ("as the **application server** doesn't know it is behind a trusted **proxy**": a subject of a few words, a verb
+    # negated)
+    r"|(?:,\s*|^|\band\s+)as (?:the|it|they|its|their|this|that)\b(?:\s+[\w*]+){0,3}?\s+"
+    r"(?:needed|needs|had|has|have|was|is|were|are|requires?|required|did|does|could|can"
+    r"|doesn't|does not|don't|didn't|isn't|wasn't|can't|cannot|won't)(?!\w)"
     r"|因为|由于|为了|以免|否则|以防|[，,]\s*(?:无需|不必)",
     re.I,
 )
