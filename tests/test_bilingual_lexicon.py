@@ -286,7 +286,11 @@ def test_the_dictionary_reads_the_words_the_lexicon_never_paired_in_the_untransl
     )
     engine.index([root])
     question = "从哪个版本开始，所有者可以抛出 HTTPException 并让它传播？"
-    assert "propag" in translated._dictionary_terms(translated.Lexicons().of(engine.kb()), question)
+    assert "propag" in translated._dictionary_terms(question)
     assert _translated_paths(engine, question)[0] == "kb/en/docs/changes.md"
-    monkeypatch.setattr(translated, "_dictionary_terms", lambda lexicon, query: [])  # control: the learned words alone
+    monkeypatch.setattr(translated, "_dictionary_terms", lambda query: [])  # control: the learned words alone
     assert _translated_paths(engine, question)[0] != "kb/en/docs/changes.md"
+    read: list[str] = []
+    monkeypatch.setattr(translated, "_dictionary_terms", lambda query: read.append(query) or [])
+    _translated_paths(engine, "所有者可以抛出 HTTPException 并让它传播吗？")
+    assert read == []  # no release asked: the learned words alone (the dictionary's reached unrelated lines)
