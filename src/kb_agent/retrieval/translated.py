@@ -75,8 +75,9 @@ class Lexicons:
                 continue  # "内置的限流中间件" read as "middleware" alone searches for something else
             if names and not _ASKS_RELEASE.search(query) and _written_in_chinese(kb, names, access):
                 continue  # "Cookie 可以在依赖项中设置吗？": the Chinese pages answer; reference pages only crowd them
-            if _ASKS_RELEASE.search(query):  # a change log's words are the dictionary's more than the pages'
-                terms = list(dict.fromkeys([*terms, *_dictionary_terms(_RELEASE_FRAME.sub(" ", query))]))
+            # a change log's words are the dictionary's more than the pages': asked which release, every word's senses
+            unpaired = None if _ASKS_RELEASE.search(query) else lexicon.words
+            terms = list(dict.fromkeys([*terms, *_dictionary_terms(_RELEASE_FRAME.sub(" ", query), unpaired)]))
             hits = kb.lexical.search(" ".join(terms), pool, access)
             stored = kb.catalog.get_chunks([i for i, _ in hits])
             # a page with its translation is reached by the plain search already; this list is for the rest
@@ -91,12 +92,18 @@ class Lexicons:
         return lists
 
 
-def _dictionary_terms(query: str) -> list[str]:
-    """The dictionary's senses of the query's Chinese words, beside what the learned lexicon reads them as: it
-    read 传播 (propagate) as "spike", "viral", and "Allow custom middlewares to raise `HTTPException`s and propagate
-    them" is the release note asked for. Only for a which-release question: elsewhere the extra senses reached
-    English lines about something else ("… still supports Pydantic v1" beside an answer about HTTPS)."""
-    words = [w for w in dict.fromkeys(tokenize(query)) if has_cjk(w) and w not in ZH_SKIP]
+def _dictionary_terms(query: str, learned: dict[str, list[str]] | None = None) -> list[str]:
+    """The dictionary's senses of the query's Chinese words the `learned` lexicon does not read (渠道 "channel":
+    "Sponsors support FastAPI … mainly through GitHub Sponsors"); of every word without it. Asked which release,
+    every word: the lexicon read 传播 (propagate) as "spike", "viral", and "Allow custom middlewares to raise
+    `HTTPException`s and propagate them" is the note asked for. Elsewhere a learned word's senses only widen the
+    search: they reached English lines about something else ("… still supports Pydantic v1" beside an answer about
+    HTTPS)."""
+    words = [
+        w
+        for w in dict.fromkeys(tokenize(query))
+        if has_cjk(w) and w not in ZH_SKIP and (learned is None or w not in learned)
+    ]
     return list(dict.fromkeys(t for w in words for t in english_stems(w)))
 
 
