@@ -1,5 +1,6 @@
 """A Chinese query's search of the English pages no one translated, through the lexicon each index run learns
-from the knowledge base's translated pages (`store/bilingual.py`).
+from the knowledge base's translated pages (`store/bilingual.py`) and, for the words it does not read, a bundled
+dictionary's senses (`text/zh_en.py`).
 
 Without it such a page is out of reach of a Chinese question: no shared terms for BM25, and the small multilingual
 embedder always finds the Chinese pages closer. The search runs only when the lexicon reads most of the question
@@ -76,8 +77,8 @@ class Lexicons:
             if names and not _ASKS_RELEASE.search(query) and _written_in_chinese(kb, names, access):
                 continue  # "Cookie 可以在依赖项中设置吗？": the Chinese pages answer; reference pages only crowd them
             # a change log's words are the dictionary's more than the pages': asked which release, every word's senses
-            unpaired = None if _ASKS_RELEASE.search(query) else lexicon.words
-            terms = list(dict.fromkeys([*terms, *_dictionary_terms(_RELEASE_FRAME.sub(" ", query), unpaired)]))
+            learned = None if _ASKS_RELEASE.search(query) else lexicon.words
+            terms = list(dict.fromkeys([*terms, *_dictionary_terms(_RELEASE_FRAME.sub(" ", query), learned)]))
             hits = kb.lexical.search(" ".join(terms), pool, access)
             stored = kb.catalog.get_chunks([i for i, _ in hits])
             # a page with its translation is reached by the plain search already; this list is for the rest
