@@ -76,8 +76,8 @@ _SINCE = re.compile(
 _SINCE_WORDS = frozenset(tokenize("starting start")) | {"开始"}
 # asked which release added something, the verb of adding frames it: a change log writes "Add support …", "✨ …",
 # "New …" or nothing at all, and an English line says no Chinese verb
-_RELEASE_ADDED = re.compile(r"(?:哪个|哪一个|什么)版本[^，。？?]{0,30}?(?:加入|添加|引入|新增|增加)")
 _ADDED_WORDS = frozenset({"加入", "添加", "引入", "新增", "增加"})
+_RELEASE_ADDED = re.compile(rf"(?:哪个|哪一个|什么)版本[^，。？?]{{0,30}}?(?:{'|'.join(sorted(_ADDED_WORDS))})")
 # "除了团队以外 …" (apart from the team): 以外 closes the frame 除了 opens, it names nothing
 _APART = re.compile(r"除了?[^，。？?]{1,12}?(?:以外|之外)")
 # a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"

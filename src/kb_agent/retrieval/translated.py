@@ -61,24 +61,26 @@ class Lexicons:
     ) -> list:  # fmt: skip
         """(retriever, weight, [((kb, chunk id), score) …]) per knowledge base whose lexicon reads the query."""
         lists = []
+        asks_release = bool(_ASKS_RELEASE.search(query))
+        # asked which release: "version", "start" and "from" match every release note, the change asked about tells
+        # them apart
+        unframed = _RELEASE_FRAME.sub(" ", query)
         for kb in kbs:
             lexicon = self.of(kb)
             if lexicon is None:
                 continue
-            # asked which release: "version", "start" and "from" match every release note, the change asked about
-            # tells them apart
-            terms, translated = lexicon.english_terms(_RELEASE_FRAME.sub(" ", query))
+            terms, translated = lexicon.english_terms(unframed)
             # "在 WebSocket 中抛出哪个异常…": where the question writes a name, only the pages that write it (the
             # translated words alone reach release notes sharing common words), and then however little of the
             # rest the lexicon reads ("BDFL 这个缩写的全称是什么？")
             names = rare_names(kb, query)
             if not names and (not translated or lexicon.translated_share(query) < TRANSLATED_SHARE):
                 continue  # "内置的限流中间件" read as "middleware" alone searches for something else
-            if names and not _ASKS_RELEASE.search(query) and _written_in_chinese(kb, names, access):
+            if names and not asks_release and _written_in_chinese(kb, names, access):
                 continue  # "Cookie 可以在依赖项中设置吗？": the Chinese pages answer; reference pages only crowd them
             # a change log's words are the dictionary's more than the pages': asked which release, every word's senses
-            learned = None if _ASKS_RELEASE.search(query) else lexicon.words
-            terms = list(dict.fromkeys([*terms, *_dictionary_terms(_RELEASE_FRAME.sub(" ", query), learned)]))
+            learned = None if asks_release else lexicon.words
+            terms = list(dict.fromkeys([*terms, *_dictionary_terms(unframed, learned)]))
             hits = kb.lexical.search(" ".join(terms), pool, access)
             stored = kb.catalog.get_chunks([i for i, _ in hits])
             # a page with its translation is reached by the plain search already; this list is for the rest
