@@ -139,7 +139,9 @@ def test_asked_the_default_of_a_thing_a_line_naming_none_gives_another_default(m
     assert answer_types.default_of(question) == "timeout"
     assert answer_types.default_of("What is the default value of max_age?") is None
     assert _ranked(question, [SCOPE], {"timeout": 6.0}) == []
-    monkeypatch.setattr(answer_types, "default_of", lambda question: None)  # control
+    assert answer_types.asked_types(question) == [1]  # a default timeout is a number too (dev59 u5903)
+    monkeypatch.setattr(answer_types, "default_of", lambda question: None)  # control: both guards off
+    monkeypatch.setattr(answer_types, "asked_types", lambda question: [])
     assert _ranked(question, [SCOPE], {"timeout": 6.0})
 
 

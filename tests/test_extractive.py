@@ -14,6 +14,7 @@ from kb_agent.agent import (
     evidence_following,
     evidence_sections,
     evidence_units,
+    extractive,
     question_terms,
     quote_selection,
 )
@@ -982,6 +983,7 @@ def test_asked_which_files_a_list_naming_files_is_quoted_with_the_line_introduci
     assert "**Swagger UI** uses the files:\n- [`swagger-ui-bundle.js`]" in answer and "swagger-ui.css" in answer
     # control: an item alone is quoted, without what it is one of
     monkeypatch.setattr(quote_selection, "_as_lists", lambda chosen, sources: chosen)
+    monkeypatch.setattr(extractive, "list_after", lambda unit, evidence: [])  # nor the line credited with its items
     assert "uses the files:" not in _answer(question, [source])
     # control: "file" no kind asked for - the line saying "files" without naming one comes first
     monkeypatch.setattr(name_kinds, "_ASKS_FOR_A_NAME", re.compile(r"(?!)"))

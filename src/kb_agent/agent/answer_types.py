@@ -67,7 +67,7 @@ _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 ANSWER_TYPES = [
     (
         re.compile(
-            r"\b(?:which|what) (?:\w+ )?version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本|版本号(?:是)?多少",
+            r"\b(?:which|what) (?:[\w-]+ ){0,2}version\b|\bsince (?:which|what|when)\b|哪个版本|什么版本|版本号(?:是)?多少",
             re.I,
         ),
         re.compile(r"\b\d+\.\d+(?:\.\d+)?\b"),
@@ -75,7 +75,7 @@ ANSWER_TYPES = [
     (
         re.compile(
             r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ ){0,2}(?:number|size|length|value|limit)\b"
-            r"|\bdefault (?:\w+ )?(?:number|size|length|limit)\b"  # a default value may be False or None
+            r"|\bdefault (?:\w+ )?(?:number|size|length|limit|timeout)\b"  # a default value may be False or None
             r"|\bwhich port\b|多少|几个|几秒|多久|多长时间|(?:哪个|什么)端口",
             re.I,
         ),

@@ -10,6 +10,7 @@ from kb_agent.agent.evidence_units import BULLET, RUN_ON_LINES, Unit
 from kb_agent.tools.base import Evidence
 
 LIST_ITEMS, LIST_ITEM_CHARS = 6, 160  # a list an answer line introduces, quoted with it: short items only
+NAME_ITEMS, NAME_ITEM_CHARS = 9, 40  # a longer list is quoted when its items are names ("* NoSQL 数据库")
 LIST_SPAN = 10  # lines from the line introducing a list to its last item: a quote of both is cited to all
 
 
@@ -51,9 +52,11 @@ def list_after(unit: Unit, evidence: Evidence) -> list[str]:
         text = BULLET.sub("", HEADING_ANCHOR.sub("", raw))
         if len(text) > LIST_ITEM_CHARS and (label := _BOLD_LABEL.match(text)):
             text = label.group(1)  # "**Computer vision**: an image is composed of …": the item's name
-        if indent > level or len(text) > LIST_ITEM_CHARS or len(items) == LIST_ITEMS or at - unit.line >= LIST_SPAN:
+        if indent > level or len(text) > LIST_ITEM_CHARS or len(items) == NAME_ITEMS or at - unit.line >= LIST_SPAN:
             return []
         items.append(text)
+    if len(items) > LIST_ITEMS and any(len(item) > NAME_ITEM_CHARS for item in items):
+        return []
     return items
 
 

@@ -185,6 +185,8 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
         pieces = [cleaned] if fenced or len(cleaned) <= 200 else [s.text for s in split_sentences(cleaned)]
         # "* API keys in:" over "    * Headers." / "    * Query parameters.": short, but it says what its items are
         opens_items = item and cleaned.endswith((":", "：")) and _items_below(lines, at)
+        # "在页面中，您可以设置：" over "* "Item ID"…" / "* "Token"…": short, but it introduces what its list names
+        opens_list = not item and not fenced and cleaned.endswith((":", "：")) and _list_below(lines, at)
         merged: list[str] = []
         for piece in pieces:  # "…responses. Defaults to `600`." stays one answer
             if merged and len(piece) < _SHORT_TAIL:
@@ -192,7 +194,12 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
             else:
                 merged.append(piece)
         for piece in merged:
-            if len(piece) >= _MIN_CHARS or (not fenced and _ANNOUNCES_RESULT_ZH.match(piece)) or opens_items:
+            if (
+                len(piece) >= _MIN_CHARS
+                or (not fenced and _ANNOUNCES_RESULT_ZH.match(piece))
+                or opens_items
+                or opens_list
+            ):
                 zh = _in_chinese(piece, fenced, page_zh)
                 # `FROM python:3.14`: "the base image"; a list item is read under a short line introducing its
                 # list as under a heading ("**Swagger UI** uses the files:"); a long one is prose, not a title
@@ -227,6 +234,15 @@ def _items_below(lines: list[str], at: int) -> bool:
     for line in lines[at + 1 :]:
         if line.strip():
             return bool(BULLET.match(line.strip())) and len(line) - len(line.lstrip()) > indent
+    return False
+
+
+def _list_below(lines: list[str], at: int) -> bool:
+    """Whether the next line that says something is a list item, not indented less than line `at`."""
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    for line in lines[at + 1 :]:
+        if line.strip():
+            return bool(BULLET.match(line.strip())) and len(line) - len(line.lstrip()) >= indent
     return False
 
 

@@ -245,6 +245,9 @@ def rank(
         comparable = comparable | set(read)
         if not comparable or (anchors and not any(a in unit.text.upper() for a in anchors)):
             continue
+        listed = list_after(unit, sources[index])
+        if listed and kind:  # "In this case, you have:" names what its items name
+            names = names | new_names(LINK_TARGET.sub("]", " ".join(listed)), question, kind)
         # "… For example:" / `"servers": [`: the example's line gives what its introduction announces
         # (only when the line gives nothing of what is asked itself: "You can import them from `fastapi.security`:")
         # (a key is set in the example, whatever names the line gives: "… this API `server` … UI …")
@@ -298,6 +301,8 @@ def rank(
             held[t] = max(held.get(t, 0.0), contexts[index].get(t, 0.0))
         for t in unit.shown_terms & asked:  # "If you run it with:" `$ python myapp.py` "then …": of myapp.py
             held[t] = max(held.get(t, 0.0), SHOWN)
+        for t in terms(" ".join(listed)) & asked:  # "In this case, you have:" / `ItemsService` / `UsersService`
+            held[t] = max(held.get(t, 0.0), SHOWN)
         if output:  # the response shown holds the names the question sends
             for t in terms(output) & asked:
                 held[t] = max(held.get(t, 0.0), SHOWN)
@@ -334,7 +339,7 @@ def rank(
         restates = (
             not (yes_no or why or follows or leads_to_command)
             and _restates(unit, asked_words, question, kind)
-            and not list_after(unit, sources[index])  # "API keys in:" / "Headers." / "Cookies": the list answers
+            and not listed  # "API keys in:" / "Headers." / "Cookies": the list answers
         )
         if restates or (not where and _points_elsewhere(unit.text)):
             unit.score -= RESTATES

@@ -48,6 +48,8 @@ def choose(
             continue
         if chosen and chosen[0].zh == own_language and unit.zh != own_language and _restated(unit, chosen):
             continue  # answered in the question's language: an English reference page's copy adds nothing
+        if any(_quoted_within(unit, other) for other in chosen):
+            continue  # `ItemsService.createItemItemsPost(…)`, already quoted as the example a chosen line shows
         if any(_twins(unit, other) for other in replaced):
             continue  # a third copy, of the one a better twin replaced
         twin = next((at for at, other in enumerate(chosen) if _twins(unit, other)), None)
@@ -242,6 +244,12 @@ def _once(chosen: list[Unit]) -> list[Unit]:
         elif unit.pointed_to and not kept[twin].pointed_to:
             kept[twin] = unit
     return kept
+
+
+def _quoted_within(unit: Unit, other: Unit) -> bool:
+    """Does a chosen line of the same passage already quote this one whole (the example it shows after "…")?"""
+    text = unit.text.strip(" `")
+    return unit.source == other.source and len(text) >= 15 and text in other.text
 
 
 def _same(a: Unit, b: Unit) -> bool:

@@ -147,12 +147,18 @@ def asks_consequence(question: str) -> bool:
 # "Keep in mind that this means that the whole contents will be stored in memory": what follows from the line
 # before, said as its consequence
 _MEANS_THAT = re.compile(r"\b(?:this|that) (?:also )?means (?:that )?\w+.*\b(?:will|would)\b|这意味着|这表示", re.I)
+# "… how to reuse the same object, so that all the background tasks are merged together": what comes of it
+_SO_THAT = re.compile(r"\bso that\b[^.]*\b(?:are|is|will|would|get|gets)\b|因此[^。]*(?:被|会|将)", re.I)
 
 
 def states_consequence(text: str) -> bool:
     """The line says what follows under a condition ("If …, they will receive an error") or from what the line
-    before says ("this means that … will be stored in memory")."""
-    return bool(_CONDITION.search(text) and _RESULT.search(text)) or bool(_MEANS_THAT.search(text))
+    before says ("this means that … will be stored in memory"), or what comes of it ("so that … are merged")."""
+    return (
+        bool(_CONDITION.search(text) and _RESULT.search(text))
+        or bool(_MEANS_THAT.search(text))
+        or bool(_SO_THAT.search(text))
+    )
 
 
 def asks_benefit(question: str) -> bool:

@@ -167,6 +167,8 @@ _FILE_DISCOVERY_RE = re.compile(
     r"(?:files?|pages?|documents?|docs?|guides?)(?![\w-])(?! ?names?\b)"
     # … as does "In which file and under which name does the command look for the app?"
     rf"(?! (?:and (?:\w+ )?which [\w-]+ )?(?:{_AUXILIARY})\b(?![^?]*\b(?:{_DOCUMENTING})))"
+    # "Which file are the messages written to?" asks for the file the example writes (log.txt)
+    rf"(?!(?:(?<=file)|(?<=files)) (?:is|are|was|were)\b(?![^?]*\b(?:{_DOCUMENTING}|about)))"
     # "Which file makes the app directory a Python package?" asks what the file does (`__init__.py`); a file
     # that explains, covers, contains or has something is a search, and a page doing anything is ("compares")
     rf"(?!(?:(?<=file)|(?<=files)) (?!(?:{_AUXILIARY}|is|was|has)\b|{_DOCUMENTING}|contain|hold|give|provid|defin)"

@@ -134,7 +134,7 @@ def zh_tag(word: str) -> str | None:
 def guessed_word(word: str) -> bool:
     """A two-character Chinese "word" jieba's dictionary lacks: its HMM glued two characters that only met in
     this sentence ("测试时用" -> 测试 / 时用). Not a word a passage will repeat."""
-    return len(word) == 2 and has_cjk(word) and word not in _get_jieba().dt.FREQ
+    return len(word) == 2 and has_cjk(word) and not _get_jieba().dt.FREQ.get(word)  # 0: a prefix of words, none itself
 
 
 # the stems of the English question and function words: an English translation of a Chinese word says nothing by
