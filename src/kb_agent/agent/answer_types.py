@@ -369,5 +369,23 @@ def default_of(question: str) -> str | None:
     return words[0] if words and words[0] not in _GENERIC_VALUES else None
 
 
+# "What is the maximum size of the content …?": a limit of what - a line giving a maximum time is no maximum size
+_LIMIT_OF = re.compile(r"\b(?:maximum|minimum|max|min) (?:\w+ )?(size|length)\b", re.I)
+_MEASURES = {
+    "size": re.compile(r"\bsizes?\b|\b(?:bytes?|[KMG]i?B|kilobytes?|megabytes?|gigabytes?)\b|大小", re.I),
+    "length": re.compile(r"\blength\b|\bcharacters?\b|\bchars?\b|长度", re.I),
+}
+
+
+def limit_of(question: str) -> str | None:
+    """The measure whose limit the question asks ("size", "length"), None when it asks none of these."""
+    match = _LIMIT_OF.search(question)
+    return match.group(1).lower() if match else None
+
+
+def says_measure(text: str, measure: str) -> bool:
+    return bool(_MEASURES[measure].search(text))
+
+
 def says_default(text: str) -> bool:
     return bool(_DEFAULT.search(text))

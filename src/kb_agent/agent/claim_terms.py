@@ -212,6 +212,18 @@ def version_owner(text: str) -> str | None:
     return None if name is None or name in _NOT_OWNERS else name
 
 
+# "Which port does the Traefik container listen on?", "Traefik 监听哪个端口？": the port of a named thing
+_PORT_OF = re.compile(r"\b(?i:which port) (?:does|do|is|will|should|would) (?:the )?(?P<name>`?[A-Z][\w.+-]*`?)")
+_PORT_OF_ZH = re.compile(r"(?P<name>`?[A-Za-z][\w.+-]*`?)\s*(?:容器|服务)?\s*(?:监听|使用|运行在)(?:哪个|什么)端口")
+
+
+def port_owner(text: str) -> str | None:
+    """The name a port is asked of ("Traefik"), lower-cased; None when the question names none."""
+    owner = _PORT_OF.search(text) or _PORT_OF_ZH.search(text)
+    name = owner.group("name").strip("`").lower() if owner else None
+    return None if name is None or name in _NOT_OWNERS else name
+
+
 def names_word(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I) is not None
 

@@ -67,6 +67,8 @@ class Unit:
     # the words of the short example a sentence broken by it leaves out ("If you run it with:" `$ python
     # myapp.py` "then … `__name__` … will have as value …"): what the sentence speaks of, said by the example
     shown_terms: frozenset[str] = frozenset()
+    # the rest of a sentence its list breaks ("When using any of:" / `Path()` … / "you can also declare …")
+    tail: str = ""
 
 
 # irregular verb forms read as their verb: "Who builds FastAPI Cloud?" / "… is built by the same author …" (the
@@ -130,6 +132,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
     between: list[str] = []  # the lines of that example
     items: list[tuple[int, str]] = []  # the list items above this line: (indent, text)
     lead: Unit | None = None  # the line ending in ":" that the list being read follows
+    listed = False  # whether a list item has followed it
     aside = False
     diagram = False  # a ```mermaid block draws a diagram: its lines ("Proxy->>Server: …<br/>…") state nothing
     sections: list[tuple[int, Unit]] = []  # the passage's heading lines above this line: (level, heading)
@@ -163,11 +166,17 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
         cleaned = BULLET.sub("", HEADING_ANCHOR.sub("", raw).strip(" >"))
         label = ""
         item = not fenced and bool(BULLET.match(raw))
+        continues = None
         if item:
+            listed = lead is not None
             label, items = _nested(line, cleaned, items)
             cleaned = f"{label}: {cleaned}" if label else cleaned
         elif not fenced:
+            continues = _continued(lead if listed else None, cleaned)
             lead = None
+        if continues is not None and introduced is continues:
+            introduced = None  # its items made no lines of their own: this line is the tail of its sentence only
+            continue
         if introduced is not None and not fenced and _CONTINUES.match(cleaned):
             # "You can set the parameter `x=True`:" {example} "and those default values won't be included":
             # one sentence, broken by its example
@@ -216,7 +225,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
                         note=notes.get(at, ""),
                         line=at,
                         label=label,
-                        intro=lead if item else None,
+                        intro=lead if item else continues,
                         aside=aside,
                         sections=tuple(heading for _, heading in sections),
                     )
@@ -224,7 +233,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
         if units and not fenced and units[-1].text.endswith(":"):
             introduced, between = units[-1], []
         if units and not fenced and not item and units[-1].line == at and units[-1].text.endswith((":", "：")):
-            lead = units[-1]
+            lead, listed = units[-1], False
     return units
 
 
@@ -235,6 +244,16 @@ def _items_below(lines: list[str], at: int) -> bool:
         if line.strip():
             return bool(BULLET.match(line.strip())) and len(line) - len(line.lstrip()) > indent
     return False
+
+
+def _continued(lead: Unit | None, cleaned: str) -> Unit | None:
+    """The line introducing the list just read, when this line goes on with its sentence ("When using any of:" /
+    `Path()` / … / "you can also declare a group of `examples` …"): it takes the line as its tail."""
+    if lead is None or not (cleaned[:1].islower() or _CONTINUES.match(cleaned)):
+        return None
+    lead.tail = cleaned[:_MAX_UNIT_CHARS]
+    lead.terms = lead.terms | terms(cleaned)
+    return lead
 
 
 def _list_below(lines: list[str], at: int) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from kb_agent.agent import answer_types, asked_shapes, reasons, section_titles
 from kb_agent.agent.asked_code import asked_code
 from kb_agent.agent.asked_means import QUOTED_CODE, asks_means, new_code, offers_means
-from kb_agent.agent.claim_terms import NEGATES, OWNER_LINES, names_word, version_owner
+from kb_agent.agent.claim_terms import NEGATES, OWNER_LINES, names_word, port_owner, version_owner
 from kb_agent.agent.definitions import asks_name, defines, gives_name
 from kb_agent.agent.evidence_following import code_after, commands_after, introduces_example, list_after
 from kb_agent.agent.evidence_units import EXAMPLE_GAP, LINK_TARGET, Unit, terms, units_of
@@ -167,6 +167,11 @@ def rank(
     versions = answer_types.named_versions(question) if set(types) & answer_types.TITLED else frozenset()
     # asked the version of a name ("Which minimum version of uv …?"): a version of something else is no answer
     owner = version_owner(question) if 0 in types else None
+    # asked the port of a name ("Which port does the Traefik container listen on?"): the app's `--port 80` is not it
+    # (said by the line or its headings: a comment below `--port 80` naming Traefik as a proxy is not enough)
+    port_of = port_owner(question) if 1 in types else None
+    # asked a maximum size, a line giving a maximum time tells the limit of something else (`max_age`)
+    limit = answer_types.limit_of(question)
     means = asks_means(question)
     asks_history = bool(_ASKS_HISTORY.search(question))
     yes_no, why, risk = bool(_YES_NO.search(question)), asks_why(question), asks_risk(question)
@@ -275,6 +280,10 @@ def rank(
             continue  # "👷 Add custom tokens … to avoid rate limits. PR [#9647]" answers no how-to question
         if default and not answer_types.says_default(f"{unit.heading} {unit.text}"):
             continue  # asked GzipRequest's default compression level: "同一个路由类…处理 gzip 压缩…" says none
+        if port_of and not names_word(f"{unit.heading} {unit.text}", port_of):
+            continue
+        if limit and not answer_types.says_measure(f"{unit.heading} {unit.text}", limit):
+            continue  # asked the maximum size of the content, "Sets a maximum time in seconds …" names none
         if default_of and default_of not in unit.terms | terms(unit.heading or "") | set(contexts[index]):
             continue  # asked the default timeout, "(the default), the exit code … is executed after …" names none
         said = {**term_credits(unit.terms, unit.text, asked), **read}

@@ -49,14 +49,12 @@ _SHAPES = {
     **dict.fromkeys(
         (
             "module",
-            "function",
             "parameter",
             "argument",
             "attribute",
             "field",
             "member",
             "模块",
-            "函数",
             "方法",
             "参数",
             "属性",
@@ -65,6 +63,9 @@ _SHAPES = {
         ),
         _LOWER_NAME,
     ),
+    # FastAPI's parameter functions are capitalised and named as empty calls: `Query()`, `Body()` (not a model
+    # built with its fields, `UserIn(username="john")`)
+    **dict.fromkeys(("function", "函数"), re.compile(rf"{_LOWER_NAME.pattern}|(?:\w+\.)*[A-Z]\w*\(\)")),
     **dict.fromkeys(("constant", "常量"), _CONSTANT_NAME),
     ENVIRONMENT_VARIABLE: _ENVIRONMENT_NAME,
     **dict.fromkeys(("package", "包"), _PACKAGE_NAME),

@@ -188,7 +188,8 @@ def _with_list(unit: Unit, evidence: Evidence) -> str:
     items = list_after(unit, evidence) or commands_after(unit, evidence)
     if not items and (ending := block_ending(unit, evidence)):  # "… to the local API at" + the URL block
         return " ".join([unit.text, *(f"`{line}`" for line in ending)])
-    return "\n".join([unit.text, *(f"- {item}" for item in items)])
+    tail = [unit.tail] if items and unit.tail else []  # "When using any of:" / the list / "you can also …"
+    return "\n".join([unit.text, *(f"- {item}" for item in items), *tail])
 
 
 def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit]) -> list[Unit]:

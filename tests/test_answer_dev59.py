@@ -1,0 +1,250 @@
+"""The misses of the held-out sets dev58 and dev59 (`fastapi_docs_dev59.jsonl`) that the answer step owns: lists
+under a line introducing them, a value of something else given for an unanswerable question, routing."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import evidence_under, quoted_text, rare_weights
+from kb_agent.agent import (
+    answer_types,
+    evidence_following,
+    evidence_units,
+    extractive,
+    question_terms,
+    quote_selection,
+    reasons,
+)
+from kb_agent.agent.evidence_units import units_of
+from kb_agent.agent.rules import route_by_rules
+from kb_agent.text import tokenize
+
+WEBSOCKET_PAGE = evidence_under(
+    "### 尝试带有依赖项的 WebSockets { #try-the-websockets-with-dependencies }\n\n"
+    "在浏览器中打开 [http://127.0.0.1:8000](http://127.0.0.1:8000)。\n\n"
+    "在页面中，您可以设置：\n\n"
+    '* "Item ID"，用于路径。\n'
+    '* "Token"，作为查询参数。\n\n'
+    "/// tip | 提示\n\n注意，查询参数 `token` 将由依赖项处理。\n\n///",
+    "zh/docs/advanced/websockets.md",
+    ["使用 WebSockets"],
+    start=122,
+)
+
+
+def test_a_short_line_introducing_a_list_is_an_answer_line(monkeypatch):
+    """dev59 z5905 "带依赖项的 WebSockets 示例页面中可以设置哪些内容？": "在页面中，您可以设置：" (10 characters)
+    made no line of its own, so its list ("Item ID", "Token") was never quoted."""
+    question = "带依赖项的 WebSockets 示例页面中可以设置哪些内容？"
+    assert any(u.text == "在页面中，您可以设置：" for u in units_of(0, WEBSOCKET_PAGE))
+    answer = quoted_text(question, [WEBSOCKET_PAGE])
+    assert answer.startswith("在页面中，您可以设置：") and "Item ID" in answer and "Token" in answer
+    monkeypatch.setattr(evidence_units, "_list_below", lambda lines, at: False)  # control: too short to count
+    assert not any(u.text == "在页面中，您可以设置：" for u in units_of(0, WEBSOCKET_PAGE))
+    assert not quoted_text(question, [WEBSOCKET_PAGE]).startswith("在页面中")
+
+
+CLIENT_TAGS = evidence_under(
+    "### Generate a TypeScript Client with Tags { #generate-a-typescript-client-with-tags }\n\n"
+    "If you generate a client for a FastAPI app using tags, it will normally also separate the client code based "
+    "on the tags.\n\n"
+    "This way, you will be able to have things ordered and grouped correctly for the client code:\n\n"
+    "In this case, you have:\n\n"
+    "* `ItemsService`\n"
+    "* `UsersService`",
+    "en/docs/advanced/generate-clients.md",
+    ["Generating SDKs"],
+    start=87,
+)
+
+
+def test_a_line_introducing_a_list_is_read_with_the_words_and_names_of_its_items(monkeypatch):
+    """dev59 t5904 "Which client services do you get …?": "In this case, you have:" names the services only by
+    its items; it was outranked by the example line `ItemsService.createItemItemsPost(…)`."""
+    question = (
+        "Which client services do you get when you generate a TypeScript client for a FastAPI app with items and "
+        "users tags?"
+    )
+    weights = rare_weights({"servic": 5.0, "typescript": 4.0, "user": 3.5, "item": 3.0, "fastapi": 0.8})
+    assert extractive.rank(question, [CLIENT_TAGS], weights=weights)[0].text == "In this case, you have:"
+    monkeypatch.setattr(extractive, "list_after", lambda unit, evidence: [])  # control: the line alone
+    assert extractive.rank(question, [CLIENT_TAGS], weights=weights)[0].text != "In this case, you have:"
+
+
+COMPATIBLE = evidence_under(
+    "## **FastAPI** 兼容性 { #fastapi-compatibility }\n\n"
+    "依赖注入系统的简洁让 **FastAPI** 能与以下内容兼容：\n\n"
+    "* 各类关系型数据库\n* NoSQL 数据库\n* 外部包\n* 外部 API\n* 认证与授权系统\n* API 使用监控系统\n"
+    "* 响应数据注入系统\n* 等等...",
+    "zh/docs/tutorial/dependencies/index.md",
+    ["依赖项"],
+    start=193,
+)
+
+
+def test_a_list_of_up_to_nine_short_names_is_quoted_with_its_line(monkeypatch):
+    """dev59 z5902 "依赖注入系统让 FastAPI 能与哪些内容兼容？": the line was quoted without its eight items."""
+    question = "依赖注入系统让 FastAPI 能与哪些内容兼容？"
+    assert "NoSQL 数据库" in quoted_text(question, [COMPATIBLE])
+    monkeypatch.setattr(evidence_following, "NAME_ITEMS", evidence_following.LIST_ITEMS)  # control: six at most
+    assert "NoSQL" not in quoted_text(question, [COMPATIBLE])
+
+
+def test_a_long_list_of_long_items_is_still_not_quoted():
+    unit = units_of(0, COMPATIBLE)[0]
+    long_items = COMPATIBLE.model_copy(
+        update={"text": COMPATIBLE.text.replace("* 外部包", "* 外部包，" + "以及许多其他可以通过依赖项注入的组件" * 3)}
+    )
+    assert evidence_following.list_after(unit, COMPATIBLE)
+    assert evidence_following.list_after(units_of(0, long_items)[0], long_items) == []
+
+
+EXAMPLES = evidence_under(
+    "## `examples` in JSON Schema - OpenAPI { #examples-in-json-schema-openapi }\n\n"
+    "When using any of:\n\n"
+    "* `Path()`\n* `Query()`\n* `Header()`\n* `Cookie()`\n* `Body()`\n* `Form()`\n* `File()`\n\n"
+    "you can also declare a group of `examples` with additional information that will be added to their "
+    "**JSON Schemas** inside of **OpenAPI**.\n\n"
+    "### `Body` with `examples` { #body-with-examples }\n\n"
+    "Here we pass `examples` containing one example of the data expected in `Body()`:",
+    "en/docs/tutorial/schema-extra-example.md",
+    ["Declare Request Example Data"],
+    start=43,
+)
+
+
+def test_a_sentence_its_list_breaks_is_quoted_whole(monkeypatch):
+    """dev58 t5808 "Which functions let you declare a group of examples …?": "When using any of:" / the list /
+    "you can also declare …" is one sentence; its end was read as the example's, the list never quoted."""
+    question = (
+        "Which functions let you declare a group of examples that are added to their JSON Schemas inside OpenAPI?"
+    )
+    lead = units_of(0, EXAMPLES)[0]
+    assert lead.text == "When using any of:" and lead.tail.startswith("you can also declare")
+    answer = quoted_text(question, [EXAMPLES])
+    assert "When using any of:\n- `Path()`" in answer and "- `File()`\nyou can also declare" in answer
+    monkeypatch.setattr(evidence_units, "_continued", lambda lead, cleaned: None)  # control: no tail
+    assert "- `Query()`" not in quoted_text(question, [EXAMPLES])
+
+
+def test_a_function_asked_for_may_be_a_capitalised_call():
+    """FastAPI's parameter functions are written `Query()`: a name of the kind "function" asked for."""
+    question = "Which functions let you declare a group of examples?"
+    assert extractive.new_names("`Query()` and `Body()`", question, "function") == {"Query()", "Body()"}
+    assert extractive.new_names("`BaseModel`", question, "function") == set()
+
+
+TWICE = evidence_under(
+    "Right now, the generated method names like `createItemItemsPost` don't look very clean:\n\n"
+    "```TypeScript\n"
+    'ItemsService.createItemItemsPost({name: "Plumbus", price: 5})\n'
+    "```",
+    "en/docs/advanced/generate-clients.md",
+    ["Generating SDKs", "Client Method Names"],
+    start=102,
+)
+
+
+def test_a_line_already_quoted_within_a_chosen_one_is_not_quoted_again(monkeypatch):
+    """dev59 t5904's first answer quoted `ItemsService.createItemItemsPost(…)` twice: as the example the line
+    before shows, then alone."""
+    units = units_of(0, TWICE)
+    shown = units[0]
+    shown.text = f"{units[0].text} … `{units[1].text}`"
+    assert quote_selection._quoted_within(units[1], shown)
+    assert not quote_selection._quoted_within(shown, units[1])
+
+
+BACKGROUND = evidence_under(
+    "## Dependency Injection { #dependency-injection }\n\n"
+    "Using `BackgroundTasks` also works with the dependency injection system, you can declare a parameter of type "
+    "`BackgroundTasks` at multiple levels: in a *path operation function*, in a dependency (dependable), in a "
+    "sub-dependency, etc.\n\n"
+    "**FastAPI** knows what to do in each case and how to reuse the same object, so that all the background tasks "
+    "are merged together and are run in the background afterwards:\n\n"
+    "In this example, the messages will be written to the `log.txt` file *after* the response is sent.",
+    "en/docs/tutorial/background-tasks.md",
+    ["Background Tasks"],
+    start=48,
+)
+
+
+def test_so_that_tells_what_happens(monkeypatch):
+    """dev59 c5906 "What happens to background tasks declared at several levels …?": the line saying they "are
+    merged together" was left out for two that restate the question."""
+    question = (
+        "What happens to background tasks declared at several levels, such as in dependencies and in the path "
+        "operation function?"
+    )
+    weights = rare_weights({"background": 3.0, "task": 3.0, "declar": 3.0})
+
+    def quoted() -> str:
+        return " ".join(s.text for s in extractive.extractive_sentences(question, [BACKGROUND], weights=weights))
+
+    assert "merged together" in quoted()
+    monkeypatch.setattr(reasons, "_SO_THAT", re.compile(r"(?!)"))  # control
+    assert "merged together" not in quoted()
+
+
+def test_which_file_something_is_written_to_asks_the_content():
+    """dev59 t5902 "… which file are the messages written to?" was answered with a list of pages."""
+    assert route_by_rules("In the background tasks example, which file are the messages written to?") is None
+    assert route_by_rules("Which file is the lifespan explained in?")[1] == "file_discovery"
+    assert route_by_rules("Which page is about CORS?")[1] == "file_discovery"
+
+
+def test_a_version_or_a_default_timeout_asked_by_a_longer_name():
+    """dev59 u5902 "Which Hey API version …?" (two words before "version") and u5903 "… the default timeout …"
+    were answered with lines stating no version and no number."""
+    assert answer_types.asked_types("Which Hey API version does FastAPI require for generating clients?") == [0]
+    assert answer_types.asked_types("What is the default timeout after which FastAPI cancels a task?") == [1]
+
+
+DOCKERFILE = evidence_under(
+    "COPY ./app /code/app\n\n"
+    'CMD ["fastapi", "run", "app/main.py", "--port", "80"]\n\n'
+    "# If running behind a proxy like Nginx or Traefik add --proxy-headers\n"
+    '# CMD ["fastapi", "run", "app/main.py", "--port", "80", "--proxy-headers"]',
+    "en/docs/deployment/docker.md",
+    ["FastAPI in Containers - Docker", "What is a Container"],
+    start=25,
+)
+
+
+def test_asked_the_port_of_a_named_thing_the_line_must_name_it(monkeypatch):
+    """dev58 u5802 "Which port does the Traefik container listen on in the Docker guide?" (the guide names
+    none) was answered with the app's `--port 80`, a comment below it naming Traefik as a proxy."""
+    question = "Which port does the Traefik container listen on in the Docker guide?"
+    assert extractive.port_owner(question) == "traefik"
+    assert extractive.rank(question, [DOCKERFILE]) == []
+    monkeypatch.setattr(extractive, "port_owner", lambda question: None)  # control
+    assert extractive.rank(question, [DOCKERFILE])
+
+
+CORS = evidence_under(
+    "* `max_age` - Sets a maximum time in seconds for browsers to cache CORS responses. Defaults to `600`.",
+    "en/docs/tutorial/cors.md",
+    ["CORS (Cross-Origin Resource Sharing)", "Use `CORSMiddleware`"],
+    start=65,
+)
+
+
+def test_asked_a_maximum_size_a_maximum_time_is_no_answer(monkeypatch):
+    """dev58 u5801 "What is the maximum size of the content the Response class accepts?" (the docs give none)
+    was answered with CORS's `max_age`."""
+    question = "What is the maximum size of the content the CORS responses accept?"
+    weights = rare_weights({"cor": 5.0, "maximum": 4.0, "respons": 1.0, "size": 3.0, "content": 3.0})
+    assert answer_types.limit_of(question) == "size"
+    assert extractive.rank(question, [CORS], weights=weights) == []
+    monkeypatch.setattr(answer_types, "limit_of", lambda question: None)  # control
+    assert extractive.rank(question, [CORS], weights=weights)
+
+
+def test_a_prefix_in_the_dictionary_is_no_word(monkeypatch):
+    """dev58 z5804 "Docker 指南在介绍容器镜像时举了哪些…" was refused: jieba glued 时举, which its dictionary holds
+    only as the start of longer words (frequency 0), and no page writes."""
+    question = "Docker 指南在介绍容器镜像时举了哪些官方数据库镜像作为例子？"
+    assert tokenize.guessed_word("时举") and not tokenize.guessed_word("镜像")
+    assert "时举" not in question_terms.key_terms(question)
+    monkeypatch.setattr(question_terms, "guessed_word", lambda word: False)  # control
+    assert "时举" in question_terms.key_terms(question + " ")  # (another string: key terms are cached per question)
