@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
-from conftest import evidence_under, quoted_text, rare_weights
+import pytest
+
+from conftest import HashEmbedder, evidence_under, quoted_text, rare_weights, write
 from kb_agent.agent import (
     answer_types,
     evidence_following,
@@ -14,10 +16,14 @@ from kb_agent.agent import (
     question_terms,
     quote_selection,
     reasons,
+    synthesize,
 )
 from kb_agent.agent.evidence_units import units_of
 from kb_agent.agent.rules import route_by_rules
+from kb_agent.engine import Engine
+from kb_agent.llm.scripted import ScriptedLLM
 from kb_agent.text import tokenize
+from test_agent_graph import ByRole, route
 
 WEBSOCKET_PAGE = evidence_under(
     "### 尝试带有依赖项的 WebSockets { #try-the-websockets-with-dependencies }\n\n"
@@ -248,3 +254,45 @@ def test_a_prefix_in_the_dictionary_is_no_word(monkeypatch):
     assert "时举" not in question_terms.key_terms(question)
     monkeypatch.setattr(question_terms, "guessed_word", lambda word: False)  # control
     assert "时举" in question_terms.key_terms(question + " ")  # (another string: key terms are cached per question)
+
+
+RELEASES = """# Release Notes
+
+## 0.74.1 (2022-02-21)
+
+### Features
+
+* ✨ Include route in scope to allow middleware and other tools to extract its information. PR #4603.
+"""
+MIDDLEWARE = """# Middleware
+
+## Integrated middlewares
+
+FastAPI provides several middlewares in `fastapi.middleware` just as a convenience for you, the developer.
+"""
+
+
+@pytest.mark.parametrize("guard", [True, False], ids=["typed_answer_checked", "control_any_stated_sentence"])
+def test_a_model_answer_stating_no_value_of_the_kind_asked_gives_way_to_the_evidence(
+    settings, tmp_path, monkeypatch, guard
+):
+    """dev57 x5704 "哪个版本把 route 放进 scope …?" was answered by the model "FastAPI 在 `fastapi.middleware` 中为
+    开发者提供了几个中间件": a sentence the sources state, about the middleware the question names, giving no
+    version. Asked for a version (a number, an address …), an answer stating none is no answer: the evidence
+    sentences are quoted instead, and the model's sentence is kept in `claims` as off the question."""
+    write(tmp_path / "docs" / "release-notes.md", RELEASES)
+    write(tmp_path / "docs" / "middleware.md", MIDDLEWARE)
+    if not guard:
+        monkeypatch.setattr(synthesize, "asked_types", lambda question: [])
+    script = ByRole(route=route(), synth="FastAPI provides several middlewares in `fastapi.middleware` [2].")
+    question = "Which version included the route in the scope so that middleware can extract its information?"
+    engine = Engine(settings, embedder=HashEmbedder(), llm=ScriptedLLM(script))
+    try:
+        engine.index([tmp_path / "docs"])
+        answer = engine.answer_query(question)
+    finally:
+        engine.close()
+    assert ("0.74.1" in answer.answer) is guard
+    assert any("states no value of the kind" in n for n in answer.notices) is guard
+    if guard:
+        assert any(c.off_question and "several middlewares" in c.sentence for c in answer.claims)

@@ -252,7 +252,7 @@ def rank(
             continue
         listed = list_after(unit, sources[index])
         if listed and kind:  # "In this case, you have:" names what its items name
-            names = names | new_names(LINK_TARGET.sub("]", " ".join(listed)), question, kind)
+            names = names | new_names(LINK_TARGET.sub("]", ", ".join(listed)), question, kind)
         # "… For example:" / `"servers": [`: the example's line gives what its introduction announces
         # (only when the line gives nothing of what is asked itself: "You can import them from `fastapi.security`:")
         # (a key is set in the example, whatever names the line gives: "… this API `server` … UI …")

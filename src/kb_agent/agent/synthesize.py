@@ -11,8 +11,10 @@ from __future__ import annotations
 import logging
 import re
 import time
+from dataclasses import replace
 
 from kb_agent.agent.anchors import question_anchors, question_names
+from kb_agent.agent.answer_types import asked_types, states_each
 from kb_agent.agent.citations import REFUSAL_RE, CheckedAnswer, refusal, with_references
 from kb_agent.agent.context import AgentContext, timed
 from kb_agent.agent.coverage import (
@@ -191,14 +193,29 @@ def synthesize(state: AgentState, config) -> AgentState:
                 f"Question: {query}" + ("\n请用中文回答。" if zh else ""),
             },
         ]
-        said = _generate(ctx, ctx.main, messages, checked, notices)
+        # asked for a version, a number, an address …: the model's sentences are held until the whole answer is
+        # seen to state one ("FastAPI 在 `fastapi.middleware` 中提供了几个中间件" answers no "哪个版本")
+        types = asked_types(query)
+        held: list[str] | None = [] if types else None
+        said = _generate(ctx, ctx.main, messages, checked, notices, held)
         if not checked.kept and ctx.strong is not None and not _refused_by_model(said):
             notices.append(
                 f"escalated the answer to {ctx.strong.model}: no sentence of the first answer was stated by the sources"
             )
             ctx.emit({"type": "escalate", "model": ctx.strong.model})
             checked = CheckedAnswer(read, query, anchors, subjects, names, bridge)
-            said = _generate(ctx, ctx.strong, messages, checked, notices)
+            held = [] if types else None
+            said = _generate(ctx, ctx.strong, messages, checked, notices, held)
+        if checked.kept and types and not states_each(types, without_markers(checked.body), query):
+            notices.append("the model's answer states no value of the kind the question asks for; showing the evidence")
+            model_claims = [
+                replace(c, supported=False, off_question=c.supported or c.off_question) for c in checked.claims
+            ]
+            checked = CheckedAnswer(read, query, anchors, subjects, names, bridge)
+            checked.claims = model_claims
+            said, held = None, None
+        for text in held or []:  # the answer states what was asked: shown now
+            ctx.emit({"type": "token", "text": text, "boundary": True})
         removed = len(checked.claims) - checked.kept
         if checked.kept and removed:
             notices.append(f"{removed} sentence(s) of the model's answer were removed: the sources do not state them")
@@ -250,9 +267,16 @@ def _quote_first(ctx: AgentContext, state: AgentState, final: FinalStep | None) 
     return mode == "always" or ctx.settings.generation_backend == "local"
 
 
-def _generate(ctx: AgentContext, llm, messages: list[dict], checked: CheckedAnswer, notices: list[str]) -> str | None:
-    """Stream the model's answer; each complete sentence is checked and, if kept, shown at once. Returns what
-    the model said (None when it failed)."""
+def _generate(
+    ctx: AgentContext,
+    llm,
+    messages: list[dict],
+    checked: CheckedAnswer,
+    notices: list[str],
+    held: list[str] | None = None,
+) -> str | None:
+    """Stream the model's answer; each complete sentence is checked and, if kept, shown at once (or put in `held`
+    to be shown once the whole answer is judged). Returns what the model said (None when it failed)."""
     stream = SentenceStream()
     said = ""
     footer = False
@@ -262,7 +286,10 @@ def _generate(ctx: AgentContext, llm, messages: list[dict], checked: CheckedAnsw
         for sentence in sentences:
             footer = footer or bool(_FOOTER_LINE.match(sentence.text))  # the model's own references: ours replace them
             if not footer and (text := checked.add(sentence, written=True)):
-                ctx.emit({"type": "token", "text": text, "boundary": True})  # a whole checked sentence
+                if held is not None:
+                    held.append(text)
+                else:
+                    ctx.emit({"type": "token", "text": text, "boundary": True})  # a whole checked sentence
 
     try:
         for piece in llm.stream(messages, purpose="synthesize"):
