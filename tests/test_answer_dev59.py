@@ -296,3 +296,34 @@ def test_a_model_answer_stating_no_value_of_the_kind_asked_gives_way_to_the_evid
     assert any("states no value of the kind" in n for n in answer.notices) is guard
     if guard:
         assert any(c.off_question and "several middlewares" in c.sentence for c in answer.claims)
+
+
+TWO_RELEASES = evidence_under(
+    "## 0.70.0 (2021-10-07)\n\n"
+    "This release just upgrades Starlette to the latest version, `0.16.0`.\n\n"
+    "* Next to FastAPI `0.69.0`, which upgrades Starlette to `0.15.0`, with AnyIO support.\n"
+    "* Finally to FastAPI `0.70.0`, just upgrading Starlette to the latest version `0.16.0` with bug fixes.\n\n"
+    "## 0.69.0 (2021-10-07)\n\n"
+    "This release adds support for [Trio](https://trio.readthedocs.io/en/stable/). ✨",
+    "en/docs/release-notes.md",
+    ["Release Notes"],
+    start=5726,
+    title="Release Notes",
+)
+
+
+def test_a_release_given_a_name_from_the_question_must_say_it_in_its_own_section(monkeypatch):
+    """dev57 x5701 "FastAPI 从哪个版本开始支持 Trio？": the model wrote "FastAPI 从 0.70.0 版本开始支持 Trio", cited to
+    "Finally to FastAPI `0.70.0` …" - Trio is named a few lines below, in the 0.69.0 section."""
+    from kb_agent.agent import claim_guards
+    from kb_agent.agent.claims import ClaimChecker
+    from kb_agent.agent.sentences import Sentence
+
+    question = "FastAPI 从哪个版本开始支持 Trio？"
+    checker = ClaimChecker([TWO_RELEASES], question)
+    assert not checker.check(Sentence("FastAPI 从 0.70.0 版本开始支持 Trio。", [1])).supported
+    assert checker.check(Sentence("This release adds support for Trio: 0.69.0.", [1])).supported
+    monkeypatch.setattr(claim_guards.ClaimGuards, "_release_names", lambda self, sentence, restated, spans: True)
+    assert (
+        ClaimChecker([TWO_RELEASES], question).check(Sentence("FastAPI 从 0.70.0 版本开始支持 Trio。", [1])).supported
+    )

@@ -23,6 +23,7 @@ from kb_agent.tools.base import Evidence
 PREMISE_LINES = 5  # the question's words a sentence repeats must be this close to its cited lines
 SECTION_LINES = 30  # a name the question gave may be introduced this far above or below, on the same page
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # an identifier written as code: `Body`, `fastapi.FastAPI`
+_RELEASE_HEADING = re.compile(r"^#{1,3}\s+v?(\d+\.\d+(?:\.\d+)*)\b")  # "## 0.70.0 (2021-10-07)"
 
 
 # an English list of three or more: "the function name, the path, and the HTTP method"
@@ -46,6 +47,8 @@ class ClaimGuards:
         not stated by the item that sets it "to prevent caching" when the next item says "to prevent buffering"."""
         acronyms = {a.lower() for a in re.findall(r"\b[A-Z]{2,5}\b", sentence)}  # HTML, JSON: common nouns here
         if not all(self._named_near(item, spans) for item in restated - acronyms):
+            return False
+        if not self._release_names(sentence, restated - acronyms, spans):
             return False
         words = content_terms(sentence) & self.question_terms
         zh = has_cjk(sentence)
@@ -89,6 +92,36 @@ class ClaimGuards:
                 ):
                     return True
         return False
+
+    def _release_names(self, sentence: str, restated: set[str], spans: list[tuple[int, int, int]]) -> bool:
+        """A release the sentence gives a name it repeats from the question ("FastAPI 从 0.70.0 版本开始支持 Trio")
+        is that name's release only when the release's own section says the name: "Finally to FastAPI `0.70.0`"
+        sits 17 lines above the 0.69.0 section adding Trio, near enough for `_named_near`. Judged where the cited
+        lines sit under a release heading ("## 0.70.0 (2021-10-07)") the sentence gives."""
+        versions = set(VERSION_NUMBER.findall(sentence))
+        if not versions or not restated:
+            return True
+        judged = False
+        for index, start, _ in spans:
+            page = self._page_lines(self.sources[index].path)
+            above = [n for n in page if n <= start and _RELEASE_HEADING.match(page[n])]
+            if not above or _RELEASE_HEADING.match(page[above[-1]]).group(1) not in versions:
+                continue
+            judged = True
+            opened = above[-1]
+            after = [n for n in page if n > opened and _RELEASE_HEADING.match(page[n])]
+            section = " ".join(text for n, text in page.items() if opened <= n < (after[0] if after else n + 1))
+            if all(names_word(section, item) or item.lower() in section.lower() for item in restated):
+                return True
+        return not judged
+
+    def _page_lines(self, path: str) -> dict[int, str]:
+        """The lines of a page the evidence holds, from all its passages, by line number."""
+        page: dict[int, str] = {}
+        for source, lines, raw in zip(self.sources, self._lines, self._raw, strict=True):
+            if source.path == path and not source.is_record:
+                page.update(zip(lines.numbers, raw, strict=False))
+        return dict(sorted(page.items()))
 
     def _code_case_held(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
         """A name the sentence writes as code with capitals (`Body`, `CORSMiddleware`) is a name in code: the
