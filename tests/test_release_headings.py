@@ -57,3 +57,45 @@ def test_the_lines_above_are_read_only_from_chunks_the_caller_may_read(engine, t
     assert release_headings.with_release_heading(kb, plain, outsider) is plain  # never widened from unreadable lines
     widened = release_headings.with_release_heading(kb, plain, hr)  # control: the same call as a reader widens
     assert widened.text.startswith("## 0.82.0") and widened.start_line < plain.start_line
+
+
+LONG_RELEASE = (
+    "# Release Notes\n\n## 0.62.0 (2020-11-29)\n\n### Features\n\n"
+    + "\n".join(f"* ✨ Feature {i}: a helper for sessions and tokens number {i}. PR #{2200 + i}." for i in range(70))
+    + "\n\n### Docs\n\n"
+    + "\n".join(f"* 📝 Fix a typo in the tutorial page number {i}. PR #{2300 + i}." for i in range(20))
+    + "\n* ✨ Add Discord chat. PR #2322.\n"
+)
+
+
+def test_a_long_release_is_read_from_its_heading_far_above(engine, tmp_path, monkeypatch):
+    """dev58 x5801 "FastAPI 在哪个版本加入了 Discord 聊天？": "Add Discord chat" sits 93 lines below "## 0.62.0"; the
+    passage under "### Docs" held no version the answer could quote."""
+    write(tmp_path / "kb" / "release-notes.md", LONG_RELEASE)
+    engine.index([tmp_path / "kb"])
+    hits = engine.searcher().search("Add Discord chat", access=AccessFilter.unrestricted(), k=3, mode="bm25").hits
+    hit = next(h for h in hits if "Discord" in h.text)
+    assert (
+        hit.text.startswith("## 0.62.0")
+        and hit.text.split("\n") == LONG_RELEASE.split("\n")[hit.start_line - 1 : hit.end_line]
+    )
+    monkeypatch.setattr(release_headings, "MAX_ABOVE", 12)  # control: the bound before
+    hits = engine.searcher().search("Add Discord chat", access=AccessFilter.unrestricted(), k=3, mode="bm25").hits
+    assert "0.62.0" not in next(h for h in hits if "Discord" in h.text).text
+
+
+def test_another_release_heading_between_stops_the_widening(engine, tmp_path):
+    """A heading path that names a release the lines above do not open (another release's heading comes first)
+    leaves the passage as it is: widening up to "## 0.83.0" would quote the wrong release."""
+    write(tmp_path / "kb" / "release-notes.md", CHANGELOG)
+    engine.index([tmp_path / "kb"])
+    kb = engine.kb()
+    hit = _hit(engine, "Export WebSocketState")
+    wrong = hit.model_copy(
+        update={
+            "heading_path": ["Release Notes", "0.83.0 (2022-09-11)", "Features"],
+            "text": "\n".join(hit.text.split("\n")[6:]),
+            "start_line": hit.start_line + 6,
+        }
+    )
+    assert release_headings.with_release_heading(kb, wrong, AccessFilter.unrestricted()) is wrong
