@@ -327,3 +327,12 @@ def test_a_release_given_a_name_from_the_question_must_say_it_in_its_own_section
     assert (
         ClaimChecker([TWO_RELEASES], question).check(Sentence("FastAPI 从 0.70.0 版本开始支持 Trio。", [1])).supported
     )
+
+
+def test_a_time_word_glued_to_a_modal_is_no_key_term(monkeypatch):
+    """dev58 z5801 "用 with 语句读取文件时，with 代码块结束后会对文件做什么？" was refused: jieba cut "后会" (listed as a
+    noun), which no page writes."""
+    question = "用 with 语句读取文件时，with 代码块结束后会对文件做什么？"
+    assert "后会" not in question_terms.key_terms(question)
+    monkeypatch.setattr(question_terms, "_GLUED_AFTER_TIME", re.compile(r"(?!)"))  # control
+    assert "后会" in question_terms.key_terms(question + " ")
