@@ -45,7 +45,9 @@ def test_a_short_line_introducing_a_list_is_an_answer_line(monkeypatch):
     assert any(u.text == "在页面中，您可以设置：" for u in units_of(0, WEBSOCKET_PAGE))
     answer = quoted_text(question, [WEBSOCKET_PAGE])
     assert answer.startswith("在页面中，您可以设置：") and "Item ID" in answer and "Token" in answer
-    monkeypatch.setattr(evidence_units, "_list_below", lambda lines, at: False)  # control: too short to count
+    # control: neither introducing a list nor Chinese (a character counts two letters) keeps a line this short
+    monkeypatch.setattr(evidence_units, "_list_below", lambda lines, at: False)
+    monkeypatch.setattr(evidence_units, "cjk_chars", lambda text: 0)
     assert not any(u.text == "在页面中，您可以设置：" for u in units_of(0, WEBSOCKET_PAGE))
     assert not quoted_text(question, [WEBSOCKET_PAGE]).startswith("在页面中")
 
@@ -336,3 +338,16 @@ def test_a_time_word_glued_to_a_modal_is_no_key_term(monkeypatch):
     assert "后会" not in question_terms.key_terms(question)
     monkeypatch.setattr(question_terms, "_GLUED_AFTER_TIME", re.compile(r"(?!)"))  # control
     assert "后会" in question_terms.key_terms(question + " ")
+
+
+def test_a_short_english_line_introducing_a_list_is_a_line_of_its_own(monkeypatch):
+    page = evidence_under("You can set:\n\n* The item ID, used in the path.\n* The token.", "en/docs/ws.md")
+    assert units_of(0, page)[0].text == "You can set:"
+    monkeypatch.setattr(evidence_units, "_list_below", lambda lines, at: False)  # control: 12 characters
+    assert units_of(0, page)[0].text != "You can set:"
+
+
+def test_a_short_chinese_line_says_as_much_as_a_longer_english_one():
+    """dev58 z5805: "注意，路径参数的类型是整数。" (13 characters) made no line of its own."""
+    page = evidence_under("注意，路径参数的类型是整数。", "zh/docs/tutorial/path-params.md", start=89)
+    assert [u.text for u in units_of(0, page)] == ["注意，路径参数的类型是整数。"]
