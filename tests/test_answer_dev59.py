@@ -46,7 +46,7 @@ def test_a_short_line_introducing_a_list_is_an_answer_line(monkeypatch):
     answer = quoted_text(question, [WEBSOCKET_PAGE])
     assert answer.startswith("在页面中，您可以设置：") and "Item ID" in answer and "Token" in answer
     # control: neither introducing a list nor Chinese (a character counts two letters) keeps a line this short
-    monkeypatch.setattr(evidence_units, "_list_below", lambda lines, at: False)
+    monkeypatch.setattr(evidence_units, "_items_below", lambda lines, at, deeper=True: False)
     monkeypatch.setattr(evidence_units, "cjk_chars", lambda text: 0)
     assert not any(u.text == "在页面中，您可以设置：" for u in units_of(0, WEBSOCKET_PAGE))
     assert not quoted_text(question, [WEBSOCKET_PAGE]).startswith("在页面中")
@@ -332,8 +332,8 @@ def test_a_release_given_a_name_from_the_question_must_say_it_in_its_own_section
 
 
 def test_a_time_word_glued_to_a_modal_is_no_key_term(monkeypatch):
-    """dev58 z5801 "用 with 语句读取文件时，with 代码块结束后会对文件做什么？" was refused: jieba cut "后会" (listed as a
-    noun), which no page writes."""
+    """dev58 z5801 "用 with 语句读取文件时，with 代码块结束后会对文件做什么？" was refused: jieba cut "后会"
+    (listed as a noun), which no page writes."""
     question = "用 with 语句读取文件时，with 代码块结束后会对文件做什么？"
     assert "后会" not in question_terms.key_terms(question)
     monkeypatch.setattr(question_terms, "_GLUED_AFTER_TIME", re.compile(r"(?!)"))  # control
@@ -343,7 +343,8 @@ def test_a_time_word_glued_to_a_modal_is_no_key_term(monkeypatch):
 def test_a_short_english_line_introducing_a_list_is_a_line_of_its_own(monkeypatch):
     page = evidence_under("You can set:\n\n* The item ID, used in the path.\n* The token.", "en/docs/ws.md")
     assert units_of(0, page)[0].text == "You can set:"
-    monkeypatch.setattr(evidence_units, "_list_below", lambda lines, at: False)  # control: 12 characters
+    # control: 12 characters, too short for a line of its own
+    monkeypatch.setattr(evidence_units, "_items_below", lambda lines, at, deeper=True: False)
     assert units_of(0, page)[0].text != "You can set:"
 
 

@@ -195,7 +195,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
         # "* API keys in:" over "    * Headers." / "    * Query parameters.": short, but it says what its items are
         opens_items = item and cleaned.endswith((":", "：")) and _items_below(lines, at)
         # "在页面中，您可以设置：" over "* "Item ID"…" / "* "Token"…": short, but it introduces what its list names
-        opens_list = not item and not fenced and cleaned.endswith((":", "：")) and _list_below(lines, at)
+        opens_list = not item and not fenced and cleaned.endswith((":", "：")) and _items_below(lines, at, deeper=False)
         merged: list[str] = []
         for piece in pieces:  # "…responses. Defaults to `600`." stays one answer
             if merged and len(piece) < _SHORT_TAIL:
@@ -237,12 +237,14 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
     return units
 
 
-def _items_below(lines: list[str], at: int) -> bool:
-    """Whether the next line that says something is a list item indented deeper than line `at`."""
+def _items_below(lines: list[str], at: int, deeper: bool = True) -> bool:
+    """Whether the next line that says something is a list item indented deeper than line `at` (or, not
+    `deeper`, at least as deep: a list a plain line introduces)."""
     indent = len(lines[at]) - len(lines[at].lstrip())
     for line in lines[at + 1 :]:
         if line.strip():
-            return bool(BULLET.match(line.strip())) and len(line) - len(line.lstrip()) > indent
+            below = len(line) - len(line.lstrip())
+            return bool(BULLET.match(line.strip())) and (below > indent if deeper else below >= indent)
     return False
 
 
@@ -254,15 +256,6 @@ def _continued(lead: Unit | None, cleaned: str) -> Unit | None:
     lead.tail = cleaned[:_MAX_UNIT_CHARS]
     lead.terms = lead.terms | terms(cleaned)
     return lead
-
-
-def _list_below(lines: list[str], at: int) -> bool:
-    """Whether the next line that says something is a list item, not indented less than line `at`."""
-    indent = len(lines[at]) - len(lines[at].lstrip())
-    for line in lines[at + 1 :]:
-        if line.strip():
-            return bool(BULLET.match(line.strip())) and len(line) - len(line.lstrip()) >= indent
-    return False
 
 
 def _nested(line: str, cleaned: str, items: list[tuple[int, str]]) -> tuple[str, list[tuple[int, str]]]:
