@@ -137,7 +137,7 @@ def test_a_short_list_item_introducing_its_items_is_quoted_with_them(monkeypatch
     """dev47 t4704: "* API keys in:" (12 characters, under the 15-character floor) over "Headers." / "Query
     parameters." / "Cookies, etc." was no answer line, and the question was refused."""
     if not rule:
-        monkeypatch.setattr(evidence_units, "_items_below", lambda lines, at: False)
+        monkeypatch.setattr(evidence_units, "_items_below", lambda lines, at, deeper=True: False)
     texts = [u.text for u in evidence_units.units_of(0, SECURITY)]
     assert ("API keys in:" in texts) is rule
     weights = rare_weights({"scheme": 4.3, "sent": 3.6, "key": 3.4, "secur": 2.2, "support": 2.2})

@@ -87,7 +87,23 @@ def choose(
     for at, unit in enumerate(chosen):
         first.setdefault(unit.source, at)
     chosen.sort(key=lambda u: (first[u.source], u.line, u.position))  # a heading (position < 0) above its line
-    return [Sentence(_with_list(u, sources[u.source]), [u.source + 1], joins_next=u.pointed_to) for u in chosen]
+    return [Sentence(text, [u.source + 1], joins_next=u.pointed_to) for u, text in _listed_once(chosen, sources)]
+
+
+def _listed_once(chosen: list[Unit], sources: list[Evidence]) -> list[tuple[Unit, str]]:
+    """Each line as quoted, a list once: "你不仅可以声明 `str`，还可以声明所有标准的 Python 类型。" quoted with the list
+    its "例如：" introduces leaves "例如：" nothing to add, and a line saying more is quoted without it again."""
+    shown: set[tuple[int, str]] = set()
+    quoted: list[tuple[Unit, str]] = []
+    for unit in chosen:
+        items = {(unit.source, item) for item in list_after(unit, sources[unit.source])}
+        if items and items <= shown:
+            if not unit.text.rstrip().endswith((":", "：")):
+                quoted.append((unit, unit.text))
+            continue
+        shown |= items
+        quoted.append((unit, _with_list(unit, sources[unit.source])))
+    return quoted
 
 
 # about a person: "Who is …?", "Which actress …?", "… the linebacker who held …" (a "He …" line's subject is
