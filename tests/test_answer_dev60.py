@@ -3,8 +3,11 @@ answer step owns: a Chinese question's frame words, a list quoted twice."""
 
 from __future__ import annotations
 
-from conftest import evidence_under, quoted_text
-from kb_agent.agent import question_terms, quote_selection
+import re
+
+from conftest import evidence_under, quoted_text, rare_weights
+from kb_agent.agent import question_terms, quote_selection, reasons
+from kb_agent.agent.extractive import extractive_sentences
 from kb_agent.text import tokenize
 
 SIMPLE_TYPES = evidence_under(
@@ -39,3 +42,27 @@ def test_a_list_two_chosen_lines_introduce_is_quoted_once(monkeypatch):
         lambda chosen, sources: [(u, quote_selection._with_list(u, sources[u.source])) for u in chosen],
     )
     assert quoted_text(question, [SIMPLE_TYPES]).count("`bytes`") == 2
+
+
+RUN_LOCALLY = evidence_under(
+    "It is **HIGHLY encouraged** that you write or copy the code, edit it and run it locally.\n\n"
+    "Using it in your editor is what really shows you the benefits of FastAPI, seeing how little code you have to "
+    "write, all the type checks, autocompletion, etc.",
+    "en/docs/tutorial/index.md",
+    ["Tutorial - User Guide", "Run the code"],
+    start=55,
+)
+
+
+def test_the_line_naming_what_a_practice_shows_you_is_its_reason(monkeypatch):
+    """dev60 c6001 "Why does the tutorial highly encourage you to … run it locally?" quoted the line restating the
+    question alone; the next one says what doing so "really shows you"."""
+    question = "Why does the tutorial highly encourage you to write or copy the code and run it locally?"
+    weights = rare_weights({"encourag": 6.0, "local": 5.0, "highli": 4.0, "copi": 4.0, "write": 1.0, "code": 1.0})
+
+    def quoted() -> str:
+        return " ".join(s.text for s in extractive_sentences(question, [RUN_LOCALLY], weights=weights))
+
+    assert "little code" in quoted()
+    monkeypatch.setattr(reasons, "_SHOWS_GAIN", re.compile(r"(?!)"))  # control
+    assert "little code" not in quoted()

@@ -13,6 +13,8 @@ if TYPE_CHECKING:  # the type only
 
 _WHY = re.compile(r"^\s*why\b|为什么|为何", re.I)
 # a sentence that gives its reason itself needs none beside it
+# the gain a line names as what something does: "Using it in your editor is what really shows you the benefits"
+_SHOWS_GAIN = re.compile(r"\bis what (?:really )?(?:shows|gives|brings|makes)\b|真正地?(?:展现|体现)", re.I)
 _CAUSE = re.compile(
     r"\b(?:because|since|now that|so that|in order to|to avoid|to prevent|otherwise|due to|that's why|this is why|this way)\b"
     # what a way guarantees is why to take it: "… a simpler way to do it that makes sure that the internal
@@ -28,7 +30,7 @@ _CAUSE = re.compile(
     r"|(?:,\s*|^|\band\s+)as (?:the|it|they|its|their|this|that)\b(?:\s+[\w*]+){0,3}?\s+"
     r"(?:needed|needs|had|has|have|was|is|were|are|requires?|required|did|does|could|can"
     r"|doesn't|does not|don't|didn't|isn't|wasn't|can't|cannot|won't)(?!\w)"
-    r"|因为|由于|为了|以免|否则|以防|[，,]\s*(?:无需|不必)",
+    r"|" + _SHOWS_GAIN.pattern + r"|因为|由于|为了|以免|否则|以防|[，,]\s*(?:无需|不必)",
     re.I,
 )
 _POINTS_BACK = re.compile(
@@ -188,6 +190,8 @@ def reason_beside(unit: Unit, units: list[Unit]) -> Unit | None:
     after = units[at + 1] if at + 1 < len(units) else None
     if after is not None and _POINTS_BACK.match(after.text) and not _introduces(after):
         return after
+    if after is not None and after.heading == unit.heading and _SHOWS_GAIN.search(after.text):
+        return after  # "It is HIGHLY encouraged that you … run it locally." / "Using it … is what really shows you …"
     if at > 0 and _FOLLOWS_FROM.search(unit.text) and not _introduces(units[at - 1]):
         return units[at - 1]
     # "This is because OAuth2 uses form data …" past the command the line before it introduced
