@@ -104,12 +104,13 @@ class ClaimGuards:
         judged = False
         for index, start, _ in spans:
             page = self._page_lines(self.sources[index].path)
-            above = [n for n in page if n <= start and _RELEASE_HEADING.match(page[n])]
-            if not above or _RELEASE_HEADING.match(page[above[-1]]).group(1) not in versions:
+            headings = {n: m.group(1) for n, text in page.items() if (m := _RELEASE_HEADING.match(text))}
+            above = [n for n in headings if n <= start]
+            if not above or headings[above[-1]] not in versions:
                 continue
             judged = True
             opened = above[-1]
-            after = [n for n in page if n > opened and _RELEASE_HEADING.match(page[n])]
+            after = [n for n in headings if n > opened]
             section = " ".join(text for n, text in page.items() if opened <= n < (after[0] if after else n + 1))
             if all(names_word(section, item) or item.lower() in section.lower() for item in restated):
                 return True
