@@ -352,3 +352,12 @@ def test_a_short_chinese_line_says_as_much_as_a_longer_english_one():
     """dev58 z5805: "注意，路径参数的类型是整数。" (13 characters) made no line of its own."""
     page = evidence_under("注意，路径参数的类型是整数。", "zh/docs/tutorial/path-params.md", start=89)
     assert [u.text for u in units_of(0, page)] == ["注意，路径参数的类型是整数。"]
+
+
+def test_an_exception_asked_for_is_named_as_one(monkeypatch):
+    """With a list's names credited to the line introducing it, dev15 t1507 "What exception should a WebSocket
+    endpoint raise instead of HTTPException?" opened with "In WebSocket endpoints you can import … and use:" /
+    `Depends` / `Security` …: names of classes, none an exception."""
+    question = "What exception should a WebSocket endpoint raise instead of HTTPException?"
+    assert extractive.new_names("`Depends`, `Security`, `Cookie`", question, "exception") == set()
+    assert extractive.new_names("we raise a `WebSocketException`", question, "exception") == {"WebSocketException"}

@@ -42,9 +42,9 @@ _DIRECTORY_NAME = re.compile(r"\.{0,2}/?[\w.-]+(?:/[\w.-]*)+|[\w.-]+/|/[\w.-]+")
 _PACKAGE_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*(?:\[[\w,-]+\])?")
 # the shape a name of some kinds has (a code name, not a quoted string); other kinds take any name
 _SHAPES = {
-    **dict.fromkeys(
-        ("class", "exception", "middleware", "client", "model", "类", "异常", "中间件", "模型"), _CLASS_NAME
-    ),
+    **dict.fromkeys(("class", "middleware", "client", "model", "类", "中间件", "模型"), _CLASS_NAME),
+    # an exception class is named for what it is: `WebSocketException`, `RequestValidationError` (not `Depends`)
+    **dict.fromkeys(("exception", "异常"), re.compile(r"(?:\w+\.)*[A-Z]\w*(?:Exception|Error|Warning)(?:\(\))?")),
     **dict.fromkeys(("header", "头"), _HEADER_NAME),
     **dict.fromkeys(
         (
