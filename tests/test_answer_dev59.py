@@ -45,9 +45,8 @@ def test_a_short_line_introducing_a_list_is_an_answer_line(monkeypatch):
     assert any(u.text == "在页面中，您可以设置：" for u in units_of(0, WEBSOCKET_PAGE))
     answer = quoted_text(question, [WEBSOCKET_PAGE])
     assert answer.startswith("在页面中，您可以设置：") and "Item ID" in answer and "Token" in answer
-    # control: neither introducing a list nor Chinese (a character counts two letters) keeps a line this short
+    # control: too short to count
     monkeypatch.setattr(evidence_units, "_items_below", lambda lines, at, deeper=True: False)
-    monkeypatch.setattr(evidence_units, "cjk_chars", lambda text: 0)
     assert not any(u.text == "在页面中，您可以设置：" for u in units_of(0, WEBSOCKET_PAGE))
     assert not quoted_text(question, [WEBSOCKET_PAGE]).startswith("在页面中")
 
@@ -346,12 +345,6 @@ def test_a_short_english_line_introducing_a_list_is_a_line_of_its_own(monkeypatc
     # control: 12 characters, too short for a line of its own
     monkeypatch.setattr(evidence_units, "_items_below", lambda lines, at, deeper=True: False)
     assert units_of(0, page)[0].text != "You can set:"
-
-
-def test_a_short_chinese_line_says_as_much_as_a_longer_english_one():
-    """dev58 z5805: "注意，路径参数的类型是整数。" (13 characters) made no line of its own."""
-    page = evidence_under("注意，路径参数的类型是整数。", "zh/docs/tutorial/path-params.md", start=89)
-    assert [u.text for u in units_of(0, page)] == ["注意，路径参数的类型是整数。"]
 
 
 def test_an_exception_asked_for_is_named_as_one(monkeypatch):

@@ -12,7 +12,7 @@ from kb_agent.agent.annotations import code_annotations
 from kb_agent.agent.claim_terms import HEADING_ANCHOR, LINK_TARGET
 from kb_agent.agent.evidence_sections import heading_text, under_heading
 from kb_agent.agent.sentences import split_sentences
-from kb_agent.text.tokenize import EN_STOPWORDS, ZH_STOPWORDS, cjk_chars, has_cjk, mostly_chinese, tokenize
+from kb_agent.text.tokenize import EN_STOPWORDS, ZH_STOPWORDS, has_cjk, mostly_chinese, tokenize
 from kb_agent.tools.base import Evidence
 
 # "{* file *}" and "{!file!}" includes and "{% for … %}" template tags are the page's build, not its text
@@ -204,7 +204,7 @@ def units_of(source: int, evidence: Evidence) -> list[Unit]:
                 merged.append(piece)
         for piece in merged:
             if (
-                len(piece) + cjk_chars(piece) >= _MIN_CHARS  # a Chinese character says about two letters' worth
+                len(piece) >= _MIN_CHARS
                 or (not fenced and _ANNOUNCES_RESULT_ZH.match(piece))
                 or opens_items
                 or opens_list

@@ -48,8 +48,6 @@ def choose(
             continue
         if chosen and chosen[0].zh == own_language and unit.zh != own_language and _restated(unit, chosen):
             continue  # answered in the question's language: an English reference page's copy adds nothing
-        if any(_quoted_within(unit, other) for other in chosen):
-            continue  # `ItemsService.createItemItemsPost(…)`, already quoted as the example a chosen line shows
         if any(_twins(unit, other) for other in replaced):
             continue  # a third copy, of the one a better twin replaced
         twin = next((at for at, other in enumerate(chosen) if _twins(unit, other)), None)
@@ -69,6 +67,8 @@ def choose(
                 replaced.append(other)
                 chosen[twin] = unit
             continue
+        if any(_quoted_within(unit, other) for other in chosen):
+            continue  # `ItemsService.createItemItemsPost(…)`, already quoted as the example a chosen line shows
         if len(chosen) >= max_sentences:
             break
         chosen.append(unit)
@@ -264,9 +264,10 @@ def _once(chosen: list[Unit]) -> list[Unit]:
 
 
 def _quoted_within(unit: Unit, other: Unit) -> bool:
-    """Does a chosen line of the same passage already quote this one whole (the example it shows after "…")?"""
-    text = unit.text.strip(" `")
-    return unit.source == other.source and len(text) >= 15 and text in other.text
+    """Does a chosen line already quote this one whole (the example it shows after "…"; "代码库 100% 类型标注" inside
+    "代码库100% 类型标注 (Python 类型注解，…)"), spaces aside?"""
+    text = re.sub(r"\s+", "", unit.text.strip(" `"))
+    return len(text) >= 10 and text in re.sub(r"\s+", "", other.text)
 
 
 def _same(a: Unit, b: Unit) -> bool:
