@@ -372,8 +372,9 @@ def default_of(question: str) -> str | None:
 # "What is the maximum size of the content …?": a limit of what - a line giving a maximum time is no maximum size
 _LIMIT_OF = re.compile(r"\b(?:maximum|minimum|max|min) (?:\w+ )?(size|length)\b", re.I)
 _MEASURES = {
-    "size": re.compile(r"\bsizes?\b|\b(?:bytes?|[KMG]i?B|kilobytes?|megabytes?|gigabytes?)\b|大小", re.I),
-    "length": re.compile(r"\blength\b|\bcharacters?\b|\bchars?\b|长度", re.I),
+    # (`min_length=3`, `max_size`: the measure inside a parameter's name too)
+    "size": re.compile(r"sizes?\b|\b(?:bytes?|[KMG]i?B|kilobytes?|megabytes?|gigabytes?)\b|大小", re.I),
+    "length": re.compile(r"length\b|\bcharacters?\b|\bchars?\b|长度", re.I),
 }
 
 

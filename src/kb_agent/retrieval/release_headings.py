@@ -19,8 +19,8 @@ MAX_ABOVE = 120  # lines between the heading and the passage: a long release's e
 
 def with_release_heading(kb: KnowledgeBase, hit: SearchHit, access: AccessFilter) -> SearchHit:
     """The hit from its release's heading line down, or the hit as it was (no release heading in its path, the
-    heading already in its text, too far above, another heading between, lines not held line-exact, or a chunk
-    the caller may not read)."""
+    heading already in its text, too far above, another release's heading between, lines not held line-exact,
+    or a chunk the caller may not read)."""
     heading = next((h for h in reversed(hit.heading_path) if RELEASE.match(h)), None)
     if heading is None or heading in hit.text or hit.start_line <= 1:
         return hit
