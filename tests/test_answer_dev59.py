@@ -335,7 +335,7 @@ def test_a_time_word_glued_to_a_modal_is_no_key_term(monkeypatch):
     (listed as a noun), which no page writes."""
     question = "用 with 语句读取文件时，with 代码块结束后会对文件做什么？"
     assert "后会" not in question_terms.key_terms(question)
-    monkeypatch.setattr(question_terms, "_GLUED_AFTER_TIME", re.compile(r"(?!)"))  # control
+    monkeypatch.setattr(question_terms, "_TIME_OR_PLACE", "")  # control
     assert "后会" in question_terms.key_terms(question + " ")
 
 

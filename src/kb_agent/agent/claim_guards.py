@@ -110,8 +110,8 @@ class ClaimGuards:
                 continue
             judged = True
             opened = above[-1]
-            after = [n for n in headings if n > opened]
-            section = " ".join(text for n, text in page.items() if opened <= n < (after[0] if after else n + 1))
+            closed = next((n for n in headings if n > opened), None)  # the next release's heading, if held
+            section = " ".join(text for n, text in page.items() if n >= opened and (closed is None or n < closed))
             if all(item.lower() in section.lower() for item in restated):
                 return True
         return not judged

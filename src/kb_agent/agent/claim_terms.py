@@ -208,6 +208,11 @@ def version_owner(text: str) -> str | None:
         or _VERSION_OF_ZH.search(text)
         or _NAME_VERSION_ZH.search(text)
     )
+    return _owner_name(owner)
+
+
+def _owner_name(owner: re.Match | None) -> str | None:
+    """The name a pattern's "name" group holds, lower-cased; None for none, or for a word that names no owner."""
     name = owner.group("name").strip("`").lower() if owner else None
     return None if name is None or name in _NOT_OWNERS else name
 
@@ -219,9 +224,7 @@ _PORT_OF_ZH = re.compile(r"(?P<name>`?[A-Za-z][\w.+-]*`?)\s*(?:容器|服务)?\s
 
 def port_owner(text: str) -> str | None:
     """The name a port is asked of ("Traefik"), lower-cased; None when the question names none."""
-    owner = _PORT_OF.search(text) or _PORT_OF_ZH.search(text)
-    name = owner.group("name").strip("`").lower() if owner else None
-    return None if name is None or name in _NOT_OWNERS else name
+    return _owner_name(_PORT_OF.search(text) or _PORT_OF_ZH.search(text))
 
 
 def names_word(text: str, name: str) -> bool:

@@ -479,9 +479,8 @@ class ClaimChecker(ClaimGuards):
         # to its last character: "… like: 2008-09-15" is not the line that goes on "…-15t15:53:00"
         whole = re.compile(".*?".join(halves) + r"(?![A-Za-z0-9_])", re.S)
         spread = ITEM_MARK.search(sentence) or len(halves) > 1
-        longest = (
-            LIST_SPAN + 2 if spread else WINDOW_LINES
-        )  # a list (and the line going on below it) quoted with its line
+        # a list (and the line going on below it) or an example quoted with its line
+        longest = LIST_SPAN + 2 if spread else WINDOW_LINES
         for size in range(1, longest + 1):  # the fewest lines first
             for index in order:
                 lines, texts = self._lines[index], self._quote_texts(index)

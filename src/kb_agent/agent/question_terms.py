@@ -49,7 +49,7 @@ _GLUED_LOCATIVE = re.compile(r"^[中里内][\u4e00-\u9fff]$")
 _GLUED_MODAL = re.compile(r"^[\u4e00-\u9fff][会能将要]$")
 # "结束后会对文件做什么": a time or place word's last character glued to the modal after it (后会), whatever a
 # dictionary tags it ("后会" is listed as a noun)
-_GLUED_AFTER_TIME = re.compile(r"^[后前时中里内外上下][会能将要]$")
+_TIME_OR_PLACE = "后前时中里内外上下"
 # "Which two editors …?": how many answers are wanted, not a word the answer writes
 _ANSWER_COUNT = re.compile(r"\b(?:which|what|the)\s+(two|three|four|five|six)\b", re.I)
 # "… on the return-a-response-directly page": which page; its name is the passage's title or path, not a line's
@@ -162,7 +162,7 @@ def key_terms(question: str) -> set[str]:
     # "JSON Schema 中新的 …": the locative 中 after a name, glued by jieba to the next character (中新, a place)
     asked -= {t for t in asked if _GLUED_LOCATIVE.search(t) and zh_tag(t) in (None, "ns") and f" {t}" in question}
     # "请求头会以什么 …": a noun's last character glued to the modal after it (头会), a word no dictionary tags
-    asked -= {t for t in asked if (_GLUED_MODAL.search(t) and zh_tag(t) is None) or _GLUED_AFTER_TIME.search(t)}
+    asked -= {t for t in asked if _GLUED_MODAL.search(t) and (t[0] in _TIME_OR_PLACE or zh_tag(t) is None)}
     asked |= {_SYMBOL_NAME[s] for s in _LONE_SYMBOL.findall(question)}  # "^" is no token: asked as "caret"
     if _LIST_NOUN.search(question):  # "the list of all required scopes": a thing, not "List the …"
         asked |= {"list"}

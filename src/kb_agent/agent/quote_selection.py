@@ -96,13 +96,14 @@ def _listed_once(chosen: list[Unit], sources: list[Evidence]) -> list[tuple[Unit
     shown: set[tuple[int, str]] = set()
     quoted: list[tuple[Unit, str]] = []
     for unit in chosen:
-        items = {(unit.source, item) for item in list_after(unit, sources[unit.source])}
+        listed = list_after(unit, sources[unit.source])
+        items = {(unit.source, item) for item in listed}
         if items and items <= shown:
             if not unit.text.rstrip().endswith((":", "：")):
                 quoted.append((unit, unit.text))
             continue
         shown |= items
-        quoted.append((unit, _with_list(unit, sources[unit.source])))
+        quoted.append((unit, _with_list(unit, sources[unit.source], listed)))
     return quoted
 
 
@@ -198,10 +199,10 @@ def _as_lists(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
     return kept
 
 
-def _with_list(unit: Unit, evidence: Evidence) -> str:
+def _with_list(unit: Unit, evidence: Evidence, listed: list[str] | None = None) -> str:
     """A line that introduces a list ("… can come from:") or a command ("… use the command:") quoted with it, as
-    a list: alone it says only that there is one."""
-    items = list_after(unit, evidence) or commands_after(unit, evidence)
+    a list: alone it says only that there is one. `listed`: its list, when already read."""
+    items = (list_after(unit, evidence) if listed is None else listed) or commands_after(unit, evidence)
     if not items and (ending := block_ending(unit, evidence)):  # "… to the local API at" + the URL block
         return " ".join([unit.text, *(f"`{line}`" for line in ending)])
     tail = [unit.tail] if items and unit.tail else []  # "When using any of:" / the list / "you can also …"

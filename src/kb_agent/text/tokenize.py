@@ -26,17 +26,14 @@ EN_STOPWORDS = frozenset(
     "these they this to was will with".split()
 )
 # words that make a question but say nothing about where its answer is (grep patterns, answer matching)
-QUESTION_WORDS = (
-    frozenset(
-        "what which who whom whose when where why how does did do can could should would is are was were "
-        "tell show explain describe list find please about".split()
-    )
-    | frozenset(
-        "如何 什么 怎么 怎样 哪些 哪个 哪种 哪类 哪一个 哪一种 为什么 是否 可以 请问 告诉 一下 关于 介绍 "
-        "大概 大约 大致".split()  # "about" in Chinese: a hedge on the number asked
-    )
-    | frozenset("列举 列出 提到 提及 除了".split())
-)  # "… 还列举了哪些 …": what a page lists, as "list" / "besides"
+QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how does did do can could should would is are was were "
+    "tell show explain describe list find please about".split()
+) | frozenset(
+    "如何 什么 怎么 怎样 哪些 哪个 哪种 哪类 哪一个 哪一种 为什么 是否 可以 请问 告诉 一下 关于 介绍 "
+    "大概 大约 大致 "  # "about" in Chinese: a hedge on the number asked
+    "列举 列出 提到 提及 除了".split()  # "… 还列举了哪些 …": what a page lists ("list"), and "besides"
+)
 # pronouns and auxiliaries: they shape a question or an answer and state nothing of its subject
 FUNCTION_WORDS = frozenset(
     "i me my you your we our us them its his her him those has have had been being "
