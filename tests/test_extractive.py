@@ -681,12 +681,12 @@ def test_a_line_that_introduces_a_list_is_quoted_with_its_items(monkeypatch):
     zh = checked("依赖项在什么情况下非常有用？", uses)
     assert "- 共享数据库连接" in zh.body and zh.citations[0]["end_line"] == 17
 
-    # a nested list is no flat one: the sub-items would sit between the quoted lines, so the line stands alone
-    # ("Tools:" alone, under the 15 characters of a unit, had made this check vacuous; measured in stop 47, quoting
-    # such a list by its items lost more answers than it gained: dev30 c3002 against t2406, fq22, t1306, c3001)
+    # a list of lists is quoted with its items' few sub-items under them (stop 64; in stop 47, quoting such a list by
+    # its items with the sub-items left out lost more answers than it gained: dev30 c3002 against t2406, fq22, t1306)
     nested = _evidence("Some tools you could use are:\n\n* Traefik\n    * renews certificates\n* Caddy\n", "t.md", [])
     intro = evidence_units.units_of(0, nested)[0]
-    assert intro.text == "Some tools you could use are:" and evidence_following.list_after(intro, nested) == []
+    assert intro.text == "Some tools you could use are:"
+    assert evidence_following.list_after(intro, nested) == ["Traefik\n  - renews certificates", "Caddy"]
 
     monkeypatch.setattr("kb_agent.agent.quote_selection.list_after", lambda unit, evidence: [])  # control
     assert "cookie" not in checked(question, source).body

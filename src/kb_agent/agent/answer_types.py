@@ -76,7 +76,8 @@ ANSWER_TYPES = [
         re.compile(
             r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ ){0,2}(?:number|size|length|value|limit)\b"
             r"|\bdefault (?:\w+ )?(?:number|size|length|limit|timeout)\b"  # a default value may be False or None
-            r"|\bwhich port\b|多少|几个|几秒|多久|多长时间|(?:哪个|什么)端口",
+            r"|\bwhich port\b|多少|几个|几秒|多久|多长时间|(?:哪个|什么)端口"
+            r"|\bin (?:bytes|kilobytes|megabytes|gigabytes|[KMGT]i?B)\b",  # "What chunk size in bytes …?"
             re.I,
         ),
         _NUMBER,
@@ -217,9 +218,11 @@ _RATE_ZH = re.compile(rf"每({_TIME_UNITS_ZH})")
 _UNIT_ZH = {"日": "[日天]", "天": "[日天]", "周": "(?:周|星期)", "星期": "(?:周|星期)"}
 
 
-# what "how many" counts: "How many worker threads does …" counts threads; "4 processes (4 workers)" counts none
+# what "how many" counts: "How many worker threads does …" counts threads; "4 processes (4 workers)" counts none;
+# "the maximum number of workers that …" counts workers: "one of the multiple replicated containers" counts none
 _COUNTED = re.compile(
-    r"\bhow many\s+(?:[\w-]+\s+){0,2}?([A-Za-z]+)\s+(?:does|do|did|is|are|was|were|can|could|should|would|will|must)\b",
+    r"\bhow many\s+(?:[\w-]+\s+){0,2}?([A-Za-z]+)\s+(?:does|do|did|is|are|was|were|can|could|should|would|will|must)\b"
+    r"|\b(?:maximum|minimum|max|min) number of ([A-Za-z]+)\b",
     re.I,
 )
 
@@ -228,7 +231,7 @@ _COUNTED = re.compile(
 def _counted(question: str) -> str | None:
     """The analysed thing a "how many" question counts, read once per question (every line is checked)."""
     counted = _COUNTED.search(question)
-    noun = tokenize(counted.group(1)) if counted else []
+    noun = tokenize(counted.group(1) or counted.group(2)) if counted else []
     return noun[0] if noun else None
 
 
@@ -247,21 +250,36 @@ def _counted_zh(question: str) -> str | None:
     return words[0] if words and has_cjk(words[0]) else None
 
 
-# asked a quantity in a unit of size ("多少 GB", "how many MB"): a number in that unit answers, not any number
+# asked a quantity in a unit of size ("多少 GB", "how many MB", "in bytes"): a number in that unit answers, not any
+# number
 _ASKED_MEASURE = re.compile(
-    r"(?:多少|几|\bhow (?:many|much))\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB|bytes|字节)(?![A-Za-z])", re.I
+    r"(?:多少|几|\bhow (?:many|much)|\bin)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB|bytes|字节)(?![A-Za-z])", re.I
 )
 
 
 # asked how long until something happens ("崩溃后多久会被重启？"): a number of some time unit answers it, not "一个外部组件"
+# ("默认缓存多少秒？" asks an amount of seconds: "第一步是…" states none)
 _ASKS_DURATION = re.compile(
-    r"多久|多长时间|\bhow long\b(?=[^?]*\b(?:takes?|took|wait|after|before|until|lasts?)\b)", re.I
+    r"多久|多长时间|(?:多少|几)(?:毫秒|秒|分钟|小时|天)|\bhow long\b(?=[^?]*\b(?:takes?|took|wait|after|before|until|lasts?)\b)"
+    r"|\bhow many (?:milliseconds|seconds|minutes|hours|days)\b",
+    re.I,
 )
 _DURATION = re.compile(
     rf"\d[\d,.]*\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|hours?|h|days?|weeks?|months?)\b"
     rf"|{_NUMERAL_ZH}\s*(?:毫秒|秒|分钟|分|小时|天|日|周|星期|个月)",
     re.I,
 )
+
+
+# asked how long something stays as it is ("How long would the session be held?", not how long a step takes):
+# an end it lasts until answers in words
+_HOW_LONG_HELD = re.compile(r"\bhow long (?:is|are|was|were|would|will|does|do|can|should)\b(?![^?]*\btakes?\b)", re.I)
+_UNTIL = re.compile(r"\buntil\b|\bas long as\b", re.I)
+
+
+def _holds_until(question: str) -> bool:
+    """Asked how long something stays as it is, not how long a step takes or waits."""
+    return bool(_HOW_LONG_HELD.search(question)) and not _ASKS_DURATION.search(question)
 
 
 # asked a bound ("最多可以包含多少个…", "What is the maximum number of …"): a line giving a count without saying it
@@ -344,6 +362,8 @@ def states_each(types: list[int], text: str, question: str) -> bool:
             said = shape.sub(lambda m: " " if m.group() in named_versions(question) else m.group(), said)
         if shape is _NUMBER and ASKS_FREQUENCY.search(question) and _FREQUENCY.search(said):
             continue  # "多久计算一次？": "… calculated continuously, each month" tells how often, no number
+        if shape is _NUMBER and _holds_until(question) and _UNTIL.search(said):
+            continue  # "How long would the session be held?": "… held until the response is finished being sent"
         if not shape.search(said):
             return False
         if shape is _NUMBER and not _counts_in(question, stated):

@@ -26,6 +26,21 @@ _NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # an identifier written as code: `Body
 _RELEASE_HEADING = re.compile(r"^#{1,3}\s+v?(\d+\.\d+(?:\.\d+)*)\b")  # "## 0.70.0 (2021-10-07)"
 
 
+# the words of a which-version question that name no feature: "哪个版本给所有安全方案类都加上了 description 参数？"
+_VERSION_FRAME = frozenset(
+    content_terms(
+        "version versions release released add added adds support supports supported all 版本 发布 加上 添加 新增 支持 所有 开始"
+    )
+)
+
+
+_THIS_FEATURE = re.compile(
+    r"(?:这个|该|此|这一|这项)(?:特性|功能|能力|支持|改动|变化)|\bthis (?:feature|functionality|support|change|capability)\b"
+    r"|\b(?:it|this) (?:is|was|has been) (?:supported|available|added)\b",
+    re.I,
+)
+
+
 # an English list of three or more: "the function name, the path, and the HTTP method"
 _LISTED = re.compile(r"((?:[^,;:.!?]+,\s*){2,})(?:and|or)\s+([^,;:.!?]+)")
 
@@ -72,6 +87,24 @@ class ClaimGuards:
             if lines.zh == zh and sibling_says_more(lines, cited_here, plain):
                 return False
         return len(words & near) / len(words) >= TERM_FLOOR
+
+    def _feature_near(self, sentence: str, spans: list[tuple[int, int, int]]) -> bool:
+        """A release given to "this feature" ("FastAPI 从 0.115.0 版本开始支持这个特性") is the one asked for only
+        where the cited lines speak of what the question names: a note on query parameter models does not speak
+        of the security schemes' `description`. Judged on sentences that name none of it themselves."""
+        subject = self.question_terms - _VERSION_FRAME
+        if not (subject and VERSION_NUMBER.search(sentence) and _THIS_FEATURE.search(sentence)):
+            return True
+        if content_terms(sentence) & subject:
+            return True
+        near: set[str] = set()
+        for index, start, end in spans:
+            lines = self._lines[index]
+            cited = lines.positions(start, end)
+            near = near.union(
+                lines.page_terms, *lines.line_terms[max(0, cited[0] - PREMISE_LINES) : cited[-1] + 1 + PREMISE_LINES]
+            )
+        return len(subject & near) / len(subject) >= TERM_FLOOR
 
     def _named_near(self, item: str, spans: list[tuple[int, int, int]]) -> bool:
         """A name the sentence repeats from the question is in a cited item, or on a line of evidence from the

@@ -53,7 +53,7 @@ from kb_agent.tools.base import Evidence
 
 _END = ".!?。！？:：;；"
 _HALF_CHARS = 12  # each half of a quote around a left-out example
-ITEM_MARK = re.compile(r"\n- ")  # the items of a list an extractive answer quotes with the line introducing it
+ITEM_MARK = re.compile(r"\n(?:  )?- ")  # the items (and sub-items) of a list an extractive answer quotes with its line
 _ACRONYM = re.compile(r"[A-Z]{2,5}s?")  # HTML, JSON: common nouns here, not what a sentence is about
 
 
@@ -172,6 +172,8 @@ class ClaimChecker(ClaimGuards):
             spans = []  # "FastAPI 的作者没有研究过 OpenAPI 规范" cited to lines that deny nothing
         if spans and not self._code_case_held(sentence.text, spans):
             spans = []
+        if spans and not self._feature_near(sentence.text, spans):
+            spans = []  # "FastAPI 从 0.115.0 版本开始支持这个特性" cited to a note on another feature
         if spans and not self._version_owner_held(sentence.text, spans):
             spans = []  # "The minimum version of uv … is 0.112.0" cited to the lines pinning FastAPI's version
         if not spans:

@@ -12,6 +12,10 @@ from kb_agent.tools.base import Evidence
 LIST_ITEMS, LIST_ITEM_CHARS = 6, 160  # a list an answer line introduces, quoted with it: short items only
 NAME_ITEMS, NAME_ITEM_CHARS = 9, 40  # a longer list is quoted when its items are names ("* NoSQL 数据库")
 LIST_SPAN = 10  # lines from the line introducing a list to its last item: a quote of both is cited to all
+# an item's own items (one level, a few) are read as its continuation: "* **Validate data**: coming from each
+# request:" / "    * Generating **automatic errors** …" is one item of what the line introduces
+SUB_ITEMS = 2
+_SUB = "\n  - "  # quoted as a list within the list
 
 
 def _lines_of_introducer(unit: Unit, evidence: Evidence) -> list[str] | None:
@@ -40,7 +44,7 @@ def list_after(unit: Unit, evidence: Evidence) -> list[str]:
     own = lines[unit.line]
     floor = len(own) - len(own.lstrip()) if BULLET.match(own.strip()) else -1  # its own items sit deeper
     items: list[str] = []
-    level = None
+    level = sub = None
     for at in range(start, len(lines)):
         line, raw = lines[at], lines[at].strip()
         if not raw or _IMAGE.fullmatch(raw):  # "* in VS Code:" / its screenshot / "* in PyCharm:": one list
@@ -52,7 +56,15 @@ def list_after(unit: Unit, evidence: Evidence) -> list[str]:
         text = BULLET.sub("", HEADING_ANCHOR.sub("", raw))
         if len(text) > LIST_ITEM_CHARS and (label := _BOLD_LABEL.match(text)):
             text = label.group(1)  # "**Computer vision**: an image is composed of …": the item's name
-        if indent > level or len(text) > LIST_ITEM_CHARS or len(items) == NAME_ITEMS or at - unit.line >= LIST_SPAN:
+        if len(text) > LIST_ITEM_CHARS or at - unit.line >= LIST_SPAN:
+            return []
+        if indent > level:  # "* **Validate data**: coming from each request:" / "    * Generating automatic errors …"
+            if not items or (sub is not None and indent != sub) or items[-1].count(_SUB) >= SUB_ITEMS:
+                return []  # a list of lists, deeper or longer: the line is quoted alone
+            sub = indent
+            items[-1] = f"{items[-1]}{_SUB}{text}"
+            continue
+        if len(items) == NAME_ITEMS:
             return []
         items.append(text)
     if len(items) > LIST_ITEMS and any(len(item) > NAME_ITEM_CHARS for item in items):

@@ -116,6 +116,7 @@ _ASKS_HISTORY = re.compile(
 # "How do I disable syntax highlighting?" is not answered by "You can disable syntax highlighting" (it restates
 # the question) but by the line that names the means: "by setting `syntaxHighlight` to `False`:"
 RESTATES = 0.4
+_MEANS_WORDS = frozenset(tokenize("can could use using 可以 使用"))
 _DISCOURSE = frozenset(tokenize("example instance also just then so well actually 比如 例如 同样 当然 首先 然后"))
 # a yes/no question is answered by restating it ("Can I …?" - "You can …")
 _YES_NO = re.compile(
@@ -347,7 +348,7 @@ def rank(
         leads_to_command = bool(commands_after(unit, sources[index]))
         restates = (
             not (yes_no or why or follows or leads_to_command)
-            and _restates(unit, asked_words, question, kind)
+            and _restates(unit, asked_words, question, kind, weights)
             and not listed  # "API keys in:" / "Headers." / "Cookies": the list answers
         )
         if restates or (not where and _points_elsewhere(unit.text)):
@@ -484,14 +485,22 @@ def _names_kind_in_question_words(text: str, question: str, kind: str) -> bool:
     return any(re.search(rf"(?<![`\w]){c}(?![`\w])", question) for c in code)
 
 
-def _restates(unit: Unit, asked_words: set[str], question: str, kind: str | None) -> bool:
+def _restates(unit: Unit, asked_words: set[str], question: str, kind: str | None, weights: Weights | None) -> bool:
     """The line says nothing the question does not: no word of its own, no name, no code (`Form` answers "what
     do I use to receive form fields"); asked for an address, no address the question does not write whole (the
-    callback URL put together from the two parts the question gives)."""
+    callback URL put together from the two parts the question gives). The knowledge base's subject and "you can
+    use" add nothing: "You can use Pydantic models to declare query parameters in FastAPI" restates "How do you
+    declare query parameters with a Pydantic model?"."""
     code = QUOTED_CODE.findall(unit.text)
+    own = unit.terms - asked_words - _MEANS_WORDS
+    names = new_names(unit.text, question)
+    if own and names:
+        subject = subject_names(names, weights)
+        names -= subject
+        own -= {t for name in subject for t in terms(name)}
     return (
-        not (unit.terms - asked_words)
-        and not new_names(unit.text, question)
+        not own
+        and not names
         and not (kind == "url" and new_names(unit.text, question, kind))
         and all(c in question for c in code)
         and not (kind and _names_an_instance(unit.text, code, question, kind))

@@ -20,6 +20,11 @@ _CAUSE = re.compile(
     # what a way guarantees is why to take it: "… a simpler way to do it that makes sure that the internal
     # middlewares handle server errors …"
     r"|\b(?:that|which) (?:makes? sure|ensures?) that\b"
+    # "… use the exec form to ensure that FastAPI can shutdown gracefully", "By using a `with` block, we make sure
+    # that the file-like object is closed": a purpose; not an order's "Make sure that you have …", nor what one
+    # has to do ("you will have to make sure that it's a single process …")
+    r"|(?<!\bhave )(?<!\bhas )(?<!\bhad )(?<!\bneed )(?<!\bneeds )(?<!\bwant )(?<!\bgoing )\bto (?:ensure|make sure) that\b"
+    r"|\b(?:we|you|it|this) (?:make|makes) sure that\b"
     # the gain a trailing clause names is its reason: "… as you read it, without having to read it all into
     # memory at once"; not a way's "We can declare all that without having to modify …"
     r"|,\s*without (?:having|needing) to\b"

@@ -32,7 +32,8 @@ QUESTION_WORDS = frozenset(
 ) | frozenset(
     "如何 什么 怎么 怎样 哪些 哪个 哪种 哪类 哪一个 哪一种 为什么 是否 可以 请问 告诉 一下 关于 介绍 "
     "大概 大约 大致 "  # "about" in Chinese: a hedge on the number asked
-    "列举 列出 提到 提及 除了".split()  # "… 还列举了哪些 …": what a page lists ("list"), and "besides"
+    "列举 列出 提到 提及 除了 "  # "… 还列举了哪些 …": what a page lists ("list"), and "besides"
+    "之所以".split()  # "… 之所以能工作，是 …": "the reason why"
 )
 # pronouns and auxiliaries: they shape a question or an answer and state nothing of its subject
 FUNCTION_WORDS = frozenset(
