@@ -188,3 +188,28 @@ def test_a_release_given_to_this_feature_is_the_one_asked_for_only_where_its_lin
     assert ClaimChecker([QUERY_NOTE], "查询参数模型从哪个版本开始支持？").check(sentence).supported
     monkeypatch.setattr(claim_guards, "_THIS_FEATURE", re.compile(r"(?!)"))  # control
     assert ClaimChecker([QUERY_NOTE], other).check(sentence).supported
+
+
+STARLETTE_RELEASE = evidence_under(
+    "## 0.87.0 (2022-11-13)\n\n"
+    "### Features\n\n"
+    "* ✨ Re-export Starlette's `WebSocketException` and add it to docs. PR [#5629](https://x) by [@t](https://x).\n"
+    "* ⬆ Upgrade Starlette to `0.21.0`, including the new `TestClient` based on HTTPX. PR [#5471](https://x).",
+    "en/docs/release-notes.md",
+    ["Release Notes"],
+    start=4916,
+    title="Release Notes",
+)
+
+
+def test_a_version_of_the_product_owning_what_is_asked_about_is_not_the_release_asked(monkeypatch):
+    """dev62 x6205 "哪个版本重新导出了 Starlette 的 WebSocketException？" (after its held-out run) was answered "Upgrade
+    Starlette to `0.21.0`": Starlette owns the exception; the release asked is the one whose notes re-export it."""
+    question = "Which version re-exported Starlette's WebSocketException?"
+    line = "⬆ Upgrade Starlette to `0.21.0`, including the new `TestClient` based on HTTPX."
+    assert not answer_types.states_each([answer_types.VERSION], line, question)
+    weights = rare_weights({"websocketexception": 6.0, "re-exported": 4.0, "starlett": 2.0})
+    quoted = " ".join(s.text for s in extractive_sentences(question, [STARLETTE_RELEASE], weights=weights))
+    assert "0.87.0" in quoted and "0.21.0" not in quoted
+    monkeypatch.setattr(answer_types, "_POSSESSOR", re.compile(r"(?!)"))  # control
+    assert answer_types.states_each([answer_types.VERSION], line, question)
