@@ -47,8 +47,10 @@ _ASKED_OWNER = re.compile(
 
 
 # a product the question names as the owner of a thing ("Starlette 的 WebSocketException", "Starlette's
-# `WebSocketException`"): asked which release re-exported it, "Upgrade Starlette to `0.21.0`" gives Starlette's own
+# `WebSocketException`"): asked which release re-exported it, "Upgrade Starlette to `0.21.0`" moves to Starlette's
+# own (a product's version as such - "FastAPI 0.99.0 and above" in "哪个版本改了 FastAPI 的 …" - may be the one asked)
 _POSSESSOR = re.compile(r"\b([A-Z][\w.-]*)(?:'s\s|\s*的\s*)")
+_MOVED_TO = re.compile(r"\b(?:to|from)\b|[<>=~^]")
 
 
 def _foreign_versions(text: str, question: str) -> str:
@@ -57,7 +59,9 @@ def _foreign_versions(text: str, question: str) -> str:
         possessors = {name.lower() for name in _POSSESSOR.findall(question)}
         if not possessors:
             return text
-        return _OWNED_VERSION.sub(lambda m: " " if m.group(1).lower() in possessors else m.group(), text)
+        return _OWNED_VERSION.sub(
+            lambda m: " " if m.group(1).lower() in possessors and _MOVED_TO.search(m.group()) else m.group(), text
+        )
     # asked "In which FastAPI version was support for Python 3.7 dropped?", "require Python 3.8" is Python's
     asked = next(g for g in owner.groups() if g).lower()
     return _OWNED_VERSION.sub(lambda m: m.group() if _owned_by(m.group(1), asked) else " ", text)
