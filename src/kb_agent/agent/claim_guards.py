@@ -67,18 +67,9 @@ class ClaimGuards:
             return False
         words = content_terms(sentence) & self.question_terms
         zh = has_cjk(sentence)
-        near: set[str] = set()
-        compared = False
-        for index, start, end in spans:
-            lines = self._lines[index]
-            if lines.zh != zh:
-                continue
-            compared = True
-            cited = lines.positions(start, end)
-            near = near.union(
-                lines.page_terms, *lines.line_terms[max(0, cited[0] - PREMISE_LINES) : cited[-1] + 1 + PREMISE_LINES]
-            )
-        if not words or not compared:
+        same_language = [span for span in spans if self._lines[span[0]].zh == zh]
+        near = self._terms_near(same_language)
+        if not words or not same_language:
             return True  # nothing restated, or only other-language evidence: words cannot be compared
         plain = words - content_terms(" ".join(checkable(sentence)))  # names frame the items, they state nothing
         for index in {index for index, _, _ in spans}:
@@ -97,6 +88,10 @@ class ClaimGuards:
             return True
         if content_terms(sentence) & subject:
             return True
+        return len(subject & self._terms_near(spans)) / len(subject) >= TERM_FLOOR
+
+    def _terms_near(self, spans: list[tuple[int, int, int]]) -> set[str]:
+        """The terms of the cited lines' pages and of the lines within PREMISE_LINES of them."""
         near: set[str] = set()
         for index, start, end in spans:
             lines = self._lines[index]
@@ -104,7 +99,7 @@ class ClaimGuards:
             near = near.union(
                 lines.page_terms, *lines.line_terms[max(0, cited[0] - PREMISE_LINES) : cited[-1] + 1 + PREMISE_LINES]
             )
-        return len(subject & near) / len(subject) >= TERM_FLOOR
+        return near
 
     def _named_near(self, item: str, spans: list[tuple[int, int, int]]) -> bool:
         """A name the sentence repeats from the question is in a cited item, or on a line of evidence from the
