@@ -66,7 +66,9 @@ _FILE_QUESTION_TERMS = frozenset(tokenize(" ".join(FILE_QUESTION_WORDS)))
 _FOOTER_LINE = re.compile(r"^(?:\*\*)?(?:references|sources|参考(?:资料|文献)?|来源)(?:\*\*)?\s*[:：]?$", re.I)
 
 
-def _prompt_sources(ctx: AgentContext, state: AgentState, sources: list[Evidence], query: str) -> str:
+def _prompt_sources(
+    ctx: AgentContext, state: AgentState, sources: list[Evidence], query: str, read: list[Evidence]
+) -> str:
     """A plainly simple question is answered from the lines the extractive ranker found best (or fewer,
     narrower windows): on a CPU the prompt's length is the answer's latency. 'auto': the windows where the
     question's shape says its answer is a hop away (the ranked lines hold its words, not the second hop's fact).
@@ -75,8 +77,11 @@ def _prompt_sources(ctx: AgentContext, state: AgentState, sources: list[Evidence
     if state.get("route", {}).get("complexity") != "simple":
         return render_sources(sources, settings.source_max_chars, query)
     if settings.simple_prompt == "ranked" or (settings.simple_prompt == "auto" and not has_bridge_shape(query)):
-        ranked = rank(query, sources, ctx.embed, ctx.term_weights)
-        if rendered := ranked_sources(sources, ranked, settings.ranked_prompt_chars):
+        # the lines are ranked in every passage the quotes are read from (`read` opens with `sources`, so the
+        # numbers the model cites stay the same): the prompt costs the same, and a line fused down to 7th can be
+        # the only one that states the answer (an English release note for a Chinese question)
+        ranked = rank(query, read, ctx.embed, ctx.term_weights)
+        if rendered := ranked_sources(read, ranked, settings.ranked_prompt_chars):
             return rendered
     shown = sources[: settings.simple_max_sources]
     return render_sources(shown, min(settings.simple_source_chars, settings.source_max_chars), query)
@@ -189,7 +194,7 @@ def synthesize(state: AgentState, config) -> AgentState:
             *recent_history(state, 4),
             {
                 "role": "user",
-                "content": f"{_prompt_sources(ctx, state, sources, query)}\n\n"
+                "content": f"{_prompt_sources(ctx, state, sources, query, read)}\n\n"
                 f"Question: {query}" + ("\n请用中文回答。" if zh else ""),
             },
         ]
