@@ -131,3 +131,27 @@ def test_the_windows_leave_out_blank_lines_and_the_tag_its_line_range():
     focused = render_sources([_evidence(long_page, "cors.md", 1)], 120, "What is the default max_age?")
     assert "5| * `max_age`" in focused and "4|" not in focused and "6|" not in focused
     assert "3| Intro on other things." in focused and "7| Other." in focused  # the budget went to text
+
+
+@pytest.mark.parametrize("read_sources", [10, 1], ids=["every_passage_read", "control_only_the_shown_ones"])
+def test_the_ranked_prompt_finds_its_line_in_every_passage_the_quotes_read(
+    settings, tmp_path, monkeypatch, read_sources
+):
+    """The prompt's lines are ranked in the passages the claim check and the quotes read, not only in the first
+    `synth_max_sources`: dev63 x6306's answer was an English release note fused down to 7th, and the model, shown
+    the first five passages' windows, answered another feature's version. The control reads only the shown ones."""
+    import kb_agent.agent.synthesize as synthesize
+
+    write(tmp_path / "docs" / "cors.md", CORS)
+    for i in range(3):  # pages that say the question's words more often, and not what it asks
+        line = "The default of CORSMiddleware max_age: see CORSMiddleware max_age default.\n"
+        decoy = f"# CORSMiddleware max_age {i}\n" + line * 3
+        write(tmp_path / "docs" / f"decoy{i}.md", decoy)
+    monkeypatch.setattr(synthesize, "READ_SOURCES", read_sources)
+    settings.simple_prompt, settings.synth_max_sources = "ranked", 1
+    script = ByRole(route=route(), synth="`max_age` defaults to `600` [1].")
+    with _indexed(settings, tmp_path / "docs", llm=ScriptedLLM(script)) as engine:
+        answer = engine.answer_query("What does max_age default to in CORSMiddleware?")
+        prompt = engine.llms().main.prompts[-1][-1]["content"]
+    assert [e["path"] for e in answer.evidence].index("docs/cors.md") > 0  # found, below the one source shown
+    assert ("Defaults to `600`" in prompt) is (read_sources > 1)
