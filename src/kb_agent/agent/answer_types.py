@@ -188,17 +188,22 @@ def _asked_codes(question: str) -> frozenset[str]:
     return frozenset(m.group() for m in ANSWER_TYPES[STATUS][1].finditer(question))
 
 
-# 几 + measure word is "how many" or "several": beside another question word (哪些, 什么 …) it is "several"
-_SEVERAL_ZH = re.compile(
-    r"几个?(?:月|年|天|周|小时|分钟|秒|次|种|个)(?=[^？?]*(?:哪些|哪个|哪种|什么|谁|为什么|怎么|如何))"
-)
+# 几 + measure word is "how many" or "several": beside another question word (哪些, 什么 …), before it or after it,
+# it is "several" ("怎样避免在几个用户模型里重复声明同样的字段？" asks how)
+_SEVERAL_ZH = re.compile(r"几个?(?:月|年|天|周|小时|分钟|秒|次|种|个)")
+_OTHER_QUESTION_WORD_ZH = re.compile(r"哪些|哪个|哪种|哪里|哪儿|什么|谁|为什么|怎么|怎样|如何")
 
 
 def asked_types(question: str) -> list[int]:
     """Which of the answer types (a version, a number, an address, an end, a status code, a date, a year) the
     question asks for: a line that answers it must state each."""
     asked = [i for i, (asks, _) in enumerate(ANSWER_TYPES) if asks.search(question)]
-    if 1 in asked and _SEVERAL_ZH.search(question) and not ANSWER_TYPES[1][0].search(_SEVERAL_ZH.sub("", question)):
+    if (
+        1 in asked
+        and _SEVERAL_ZH.search(question)
+        and _OTHER_QUESTION_WORD_ZH.search(question)
+        and not ANSWER_TYPES[1][0].search(_SEVERAL_ZH.sub("", question))
+    ):
         asked.remove(1)  # "花了几个月研究哪些规范？" asks which specs: 几个月 is "several months"
     # "版本号是多少" asks a version as its number: the version is the number asked, not a number beside it
     return [i for i in asked if i != 1] if 0 in asked else asked

@@ -50,7 +50,8 @@ _EN_PHRASE = (
     r"(?:can|could) you help(?: me| us)?|nice to meet you|"
     r"ok(?:ay)?|great|cool|nice|awesome|perfect|got it|"
     r"(?:that|this|it|you)(?: really)? (?:helped|helps|worked|works)(?: a lot)?|"
-    r"(?:that|this|it)(?:'s| is| was) (?:very |really |so )?(?:helpful|great|useful|perfect)|"
+    r"(?:(?:that|this|it)|(?:that|this|the|your) (?:answer|reply|response|explanation))(?:'s| is| was) "
+    r"(?:very |really |so |super )?(?:helpful|great|useful|perfect|clear)|"
     r"(?:very |really )?helpful|you(?:'?re| are) (?:great|helpful|awesome|a lifesaver)|you saved (?:me|my day))"
     r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|yesterday|earlier|before|me|for me|for us))*"
 )
