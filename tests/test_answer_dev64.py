@@ -40,3 +40,42 @@ def test_a_question_about_an_answer_is_no_small_talk(text):
     from kb_agent.agent.rules import is_chitchat
 
     assert not is_chitchat(text)
+
+
+@pytest.mark.parametrize(
+    ("question", "dropped", "kept"),
+    [
+        ("When several worker processes run inside one container, what do I need to keep an eye on?", "eye", "worker"),
+        ("How do I swap out a dependency for only one test?", "out", "swap"),
+        ("What is the shared parent class that Query and Path both inherit from?", "both", "parent"),
+    ],
+)
+def test_idioms_particles_and_counts_are_no_key_terms(question, dropped, kept):
+    """dev64 c6404 and c6402: "keep an eye on" and the particle of "swap out" were weighed as rare content words; the
+    first was refused as a word no page writes ("no passage mentions eye"), the second fell under the coverage a
+    line overriding a dependency "only during some tests" holds. An eye asked about is still one."""
+    from kb_agent.agent.question_terms import key_terms
+
+    asked = key_terms(question)
+    assert dropped not in asked and kept in asked
+    assert "eye" in key_terms("What does the eye icon in the docs UI do?")
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["particle_dropped", "control_particle_weighed"])
+def test_a_line_saying_the_rest_in_other_words_answers_a_swap_out_question(monkeypatch, rule):
+    """dev64 c6402 over its passage: with "out" weighed, the line overriding a dependency only during some tests
+    holds too little of the question to be quoted."""
+    from kb_agent.agent import extractive, question_terms
+    from kb_agent.tools.base import Evidence
+
+    if not rule:
+        monkeypatch.setattr(question_terms, "QUESTION_TERMS", question_terms.QUESTION_TERMS - {"out"})
+    text = (
+        "## Testing Dependencies with Overrides\n"
+        "You probably want to test the external provider once.\n"
+        "If you want to override a dependency only during some tests, you can set the override at the beginning "
+        "of the test (inside the test function) and reset it at the end (at the end of the test function)."
+    )
+    source = Evidence(source="t.md", path="advanced/testing-dependencies.md", start_line=1, end_line=3, text=text)
+    ranked = extractive.rank("How do I swap out a dependency for only one test?", [source])
+    assert bool(ranked and "reset it at the end" in ranked[0].text) is rule
