@@ -23,8 +23,6 @@ _FRAME = (
     "given "  # "when no query is given": a clause's verb, rare in docs and so weighed heavily
     "back among amongst own "  # "send back", "sent among the schemes …", "of their own": a particle, a preposition
     "up "  # "set up", "look up": a particle (a rare word in docs, it had covered "set up blue-green deployments")
-    "out "  # "swap out", "leave out", "try out": a particle too ("swap out a dependency" where the page overrides one)
-    "both either neither several "  # how many of the things named, as "many": the page names them, not the count
     "unlike besides except versus whereas instead rather apart aside other others another "  # relating the subject to another
     "thing things thingy stuff gizmo gadget knob doohickey 东西 "  # a placeholder for what the documents name
     # the Chinese question words jieba keeps whole: "多少" is in no answer
@@ -115,21 +113,10 @@ def _pointing_or_counting(term: str) -> bool:
 _LIST_NOUN = re.compile(r"\b(?:the|a|an|this|that|which|what)\s+list\b", re.I)
 
 
-# an idiom says how the asker puts it, not what about: "what do I need to keep an eye on" is answered by a line
-# saying what to check, which writes neither "keep" nor "eye"
-_IDIOM = re.compile(
-    r"\bkeep (?:an |a close )?eye on\b|\bkeep in mind\b|\bpay (?:close )?attention to\b|\b(?:watch|look) out for\b"
-    r"|\btake care of\b|\bget rid of\b",
-    re.I,
-)
-
-
 def key_terms(question: str) -> set[str]:
     """The question's content words (what it asks about), without the words that only make it a question.
     An identifier counts once: `max_age`, not also `max` and `age`."""
     asked = {t for t in terms(question) - QUESTION_TERMS if not t.startswith(WHICH_ZH)}
-    for idiom in _IDIOM.finditer(question):
-        asked -= set(tokenize(idiom.group()))
     if KIND_OF.search(question):
         asked -= _KIND_WORDS
     if NAME_OF.search(question):  # "the name of the cookie": a name is what is asked, not what a line must say
