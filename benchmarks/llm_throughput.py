@@ -25,9 +25,12 @@ import sys
 import time
 from pathlib import Path
 
+from tables import print_markdown_table
+
 ROOT = Path(__file__).resolve().parents[1]
 WINDOW = 2800  # characters of documentation in a request: about the default answer prompt's size
 WRITE = 32  # tokens asked for after the first
+RUNTIMES = ("native", "xllamacpp")  # KB_AGENT_LOCAL_RUNTIME's values other than auto
 
 
 def _windows(runs: int) -> list[str]:
@@ -39,21 +42,13 @@ def _windows(runs: int) -> list[str]:
 def _measure(model: str, runtime: str, threads: int | None, runs: int) -> dict:
     from kb_agent.agent.synthesize import SYSTEM
     from kb_agent.config import Settings, free_cores
-    from kb_agent.llm.model_install import is_installed, local_model_file, spec_named
+    from kb_agent.llm.factory import build_llms
 
-    settings = Settings().model_copy(update={"local_model": model, "local_model_path": None})
-    spec = spec_named(model)
-    if not is_installed(settings.models_folder, spec):
-        return {"error": f"not installed: kb-agent models install --model {model}"}
-    path, cores = local_model_file(settings), threads or free_cores()
-    if runtime == "native":
-        from kb_agent.llm.native_backend import NativeLlamaChat
-
-        llm = NativeLlamaChat(path, threads=cores)
-    else:
-        from kb_agent.llm.local_backend import LocalLlamaChat
-
-        llm = LocalLlamaChat(path, threads=cores)
+    cores = threads or free_cores()
+    update = {"llm_provider": "local", "local_model": model, "local_model_path": None, "local_runtime": runtime}
+    llm = build_llms(Settings().model_copy(update={**update, "llm_threads": cores})).main  # as the product loads it
+    if llm is None:
+        return {"error": f"not loaded: kb-agent models install --model {model}"}
     warm = llm.complete([{"role": "system", "content": SYSTEM}, {"role": "user", "content": "Hi"}], max_tokens=1)
     rows = []
     for window in _windows(runs):
@@ -78,14 +73,16 @@ def main() -> None:
     parser.add_argument("--runtimes", default="native,xllamacpp")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # "model:runtime", run in a child process
     args = parser.parse_args()
+    runtimes = args.runtimes.split(",")
+    if unknown := set(runtimes) - set(RUNTIMES):
+        raise SystemExit(f"unknown runtime {sorted(unknown)[0]!r}; choose from {', '.join(RUNTIMES)}")
     if args.one:
         model, runtime = args.one.split(":")
         print(json.dumps(_measure(model, runtime, args.threads, args.runs)))
         return
-    print("| model | runtime | threads | new prompt tokens | first token (s) | read (tokens/s) | write (tokens/s) |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    rows = []
     for model in args.models.split(","):
-        for runtime in args.runtimes.split(","):
+        for runtime in runtimes:
             command = [sys.executable, __file__, "--one", f"{model}:{runtime}", "--runs", str(args.runs)]
             if args.threads:
                 command += ["--threads", str(args.threads)]
@@ -94,12 +91,15 @@ def main() -> None:
                 result = json.loads(proc.stdout.strip().splitlines()[-1])
             except (IndexError, json.JSONDecodeError):
                 result = {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:120]}
+            row = {"model": model, "runtime": runtime, "threads": result.get("threads", "")}
             if "error" in result:
-                print(f"| {model} | {runtime} | | {result['error']} | | | |")
+                rows.append({**row, "new prompt tokens": result["error"], "first token (s)": "", "read (tokens/s)": "",
+                             "write (tokens/s)": ""})  # fmt: skip
                 continue
-            cols = list(zip(*result["rows"], strict=True))
-            new, first, read, write = (statistics.median(c) for c in cols)
-            print(f"| {model} | {runtime} | {result['threads']} | {new:.0f} | {first:.1f} | {read:.0f} | {write:.1f} |")
+            new, first, read, write = (statistics.median(c) for c in zip(*result["rows"], strict=True))
+            rows.append({**row, "new prompt tokens": f"{new:.0f}", "first token (s)": f"{first:.1f}",
+                         "read (tokens/s)": f"{read:.0f}", "write (tokens/s)": f"{write:.1f}"})  # fmt: skip
+    print_markdown_table(rows)
 
 
 if __name__ == "__main__":
