@@ -81,6 +81,8 @@ def choose(
     chosen = _with_titles(_once(_with_antecedents(_as_lists(chosen, sources), sources, limit, ranked)))
     if ASKS_PERSON.search(question):
         chosen = _with_whose(chosen, sources)
+    elif ASKS_NAMED_THING.search(question):
+        chosen = _with_its_name(question, chosen, sources)
     # back in reading order within each passage, the passage of the best line first: "To declare a request body,
     # you use Pydantic models" opens the answer to "How do I declare a request body?", wherever its page was found
     first: dict[int, int] = {}
@@ -143,6 +145,45 @@ def _with_whose(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
             kept.append(subject)
         kept.append(unit)
     return kept
+
+
+# asked which project, library, tool … does something: a name answers, and a line saying "It provides …" names none
+ASKS_NAMED_THING = re.compile(
+    r"^\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:project|library|tool|company|organi[sz]ation|framework|package|"
+    r"service|product|foundation|vendor)s?\b|(?:哪个|哪家|哪一个|什么)(?:项目|库|工具|公司|组织|框架|包|服务|产品|基金会)",
+    re.I,
+)
+_OPENS_WITH_IT = re.compile(r"^(?:it|它)(?:\b|(?=[\u4e00-\u9fff]))", re.I)
+NAME_REACH = 3  # lines back, within the section, where the name an "It …" line speaks of may be
+
+
+def _with_its_name(question: str, chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
+    """Asked which project (library, tool …) does something, a chosen line that opens "It …" and names nothing
+    the question does not comes with the nearest line before it, in its section, that does: "It provides HTTPS
+    certificates for free" answers "Which project …?" only beside "But then Let's Encrypt was created." """
+    kept: list[Unit] = []
+    for unit in chosen:
+        if _OPENS_WITH_IT.match(unit.text) and not new_names(unit.text, question) and unit.position > 0:
+            units = units_of(unit.source, sources[unit.source])
+            earlier = [
+                u for u in units[max(0, unit.position - NAME_REACH) : unit.position] if u.heading == unit.heading
+            ]
+            named = next((u for u in reversed(earlier) if new_names(u.text, question) or _says_heading(u)), None)
+            if named is not None and not any(_same(named, other) for other in [*kept, *chosen]):
+                named.pointed_to = True
+                kept.append(named)
+        kept.append(unit)
+    return kept
+
+
+def _says_heading(unit: Unit) -> bool:
+    """The line writes a capitalised word of its section's headings past its first word ("But then **[Let's
+    Encrypt](…)** was created." under "About HTTPS › Let's Encrypt"): the name a later "It …" there speaks of."""
+    plain = re.sub(r"[*_`\[\]]", "", re.sub(r"\]\([^)]*\)", "]", unit.text))
+    capitalised = set(re.findall(r"(?<=\s)[A-Z][\w'’-]+", plain))
+    return bool(unit.heading) and any(
+        re.search(rf"(?<![\w'’]){re.escape(w)}(?![\w'’])", unit.heading) for w in capitalised
+    )
 
 
 def _with_titles(chosen: list[Unit]) -> list[Unit]:

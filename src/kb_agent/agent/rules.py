@@ -13,14 +13,16 @@ _EN_IDENTITY = (
     r"who (?:am i|are we) (?:talking|speaking|chatting) (?:to|with)|who(?:'s| is) (?:this|that|there|speaking)|"
     r"what(?:'s| is) your name|what should i call you|are you (?:a |an )?(?:bot|robot|human|real|ai|person|machine)"
     r"(?: or (?:a |an )?(?:bot|robot|human|real person|person|ai|machine))?|"
-    r"(?:please )?introduce yourself|tell me about yourself|who (?:made|built|created) you|"
+    r"(?:please )?introduce yourself|tell me about yourself|who (?:made|built|created|developed|designed|trained|wrote) you|"
     r"what can i ask(?: you)?(?: about)?|how can you help(?: me)?|what can you help (?:me )?with|"
     r"what(?:'s| is) your (?:purpose|job|role)|how do you work|"
     r"(?:can|could) you tell me (?:what you (?:do|are|can do)|about yourself)"
 )
 _ZH_IDENTITY = (
     r"你是谁|您是谁|(?:你|您)(?:能|可以|会)(?:帮我)?做(?:些|点)?什么|你叫什么(?:名字)?|(?:请)?(?:介绍一下|介绍下)(?:你自己|自己)|"
-    r"你是(?:机器人|真人|人工智能|AI)(?:吗|还是(?:机器人|真人|人工智能|AI|人)(?:呢|啊)?)|你是(?:干什么|做什么|干嘛)的|我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么|(?:你|您)是哪位"
+    r"你是(?:机器人|真人|人工智能|AI)(?:吗|还是(?:机器人|真人|人工智能|AI|人)(?:呢|啊)?)|你是(?:干什么|做什么|干嘛)的|我(?:在)?(?:和|跟)谁(?:在)?(?:说话|聊天|对话)|你是什么|你能帮我(?:做)?什么|(?:你|您)是哪位|"
+    # who made the assistant ("你是谁开发的"): the assistant's maker, not the software the documents are about
+    r"(?:你|您)是(?:由)?(?:谁|哪家公司|哪个公司|哪个团队)(?:开发|制作|创建|训练|做|写)(?:出来)?的|谁(?:开发|制作|创建|训练|做)了(?:你|您)"
 )
 # closing a conversation ("ok that's all for now, bye!"): small talk, and what a farewell reply answers
 _EN_FAREWELL = (
@@ -42,10 +44,15 @@ _EN_PHRASE = (
     r"you(?:'ve| have) been (?:very |really |so |super )?(?:helpful|great|a (?:great |big )?help)|"
     r"you rock|(?:good|nice|great|awesome) (?:job|work)|well done|you(?:'?re| are) the best|"
     r"(?:that|this|it) (?:answers|answered) (?:my question|it)|"
+    # understanding said back: "that clears it up", "makes sense now", "sounds good"
+    r"(?:(?:that|this|it) )?(?:clears|cleared) (?:it|that|things|everything) up|(?:(?:that|this|it) )?(?:all )?makes"
+    r" (?:(?:a lot of|perfect|total) )?sense(?: now)?|(?:that )?sounds (?:good|great)|(?:i )?(?:see|understand)(?: now)?|"
+    r"understood|gotcha|no worries|all good|"
     rf"{_EN_FAREWELL}|"
     rf"{_EN_IDENTITY}|how are you(?: doing)?|how(?:'s| is) (?:it going|everything)|what'?s up|"
     r"(?:i )?hope (?:you(?:'?re| are) (?:doing )?(?:well|good|fine|ok(?:ay)?)|(?:all is|everything is|all'?s) well"
-    r"|you(?:'?re| are) having a (?:good|great|nice|lovely) (?:day|morning|afternoon|evening|weekend))|"
+    r"|you(?:'?re| are) having a (?:good|great|nice|lovely) (?:day|morning|afternoon|evening|weekend)"
+    r"|your (?:day|morning|afternoon|evening|week|weekend) (?:is|has been) (?:going )?(?:well|good|great|nicely|fine))|"
     r"how(?:'s| is| was) your (?:day|morning|afternoon|evening|weekend)(?: going)?|"
     r"(?:can|could) you help(?: me| us)?|nice to meet you|"
     r"ok(?:ay)?|great|cool|nice|awesome|perfect|got it|"
@@ -66,7 +73,7 @@ _ZH_PHRASE = (
     rf"(?:你|您)?在吗|在不在|(?:很)?高兴认识(?:你|您)|认识(?:你|您)很高兴|哈哈+|呵呵+|嘿嘿+|麻烦(?:你|您)?了|"
     rf"(?:你|您)?(?:真|太)棒了?|辛苦(?:你|您)了|"
     rf"{_ZH_FAREWELL}|没有(?:别的|其他)?问题了?|没问题了|"
-    rf"你好吗|好的|收到|明白了|辛苦了|辛苦|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY}|"
+    rf"你好吗|好的|收到|明白了|(?:我)?懂了|清楚了|了解了|原来如此|辛苦了|辛苦|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY}|"
     rf"(?:你|您)?(?:真是)?帮了(?:我)?(?:一个|很)?大忙了?|(?:你|您)?帮了我很多|太感谢了?|{_ZH_HOW_ARE_YOU})"
     r"(?:你|您)?(?:的)?(?:耐心|详细|细心)?(?:的)?(?:帮助|解答|回答|讲解)?(?:啦|呀|啊|呢|吧)?"
 )

@@ -32,6 +32,7 @@ from kb_agent.agent.extractive import confident_quotes, rank
 from kb_agent.agent.final_step import FinalStep
 from kb_agent.agent.final_step import final_step as _final_step
 from kb_agent.agent.grade_evidence import by_support
+from kb_agent.agent.included import inclusion_unstated
 from kb_agent.agent.prompt_sources import ranked_sources, render_sources
 from kb_agent.agent.question_terms import Weights, key_terms
 from kb_agent.agent.rules import FILE_QUESTION_WORDS, asks_identity, small_talk_reply
@@ -171,6 +172,9 @@ def synthesize(state: AgentState, config) -> AgentState:
         return _refused(ctx, [], zh, sources, notices, started)
     if final is None and (kind := kind_unknown(query, read)):
         notices.append(f"no passage found speaks of the kind asked for ({kind}): refused without asking the model")
+        return _refused(ctx, [], zh, sources, notices, started)
+    if final is None and (thing := inclusion_unstated(query, read)):
+        notices.append(f"no passage found says a {thing} comes with it: refused without asking the model")
         return _refused(ctx, [], zh, sources, notices, started)
     checked = CheckedAnswer(read, query, anchors, subjects, names, bridge)
     said: str | None = None
