@@ -30,8 +30,8 @@ _BUILT_IN_ZH = re.compile(
 )
 # a line saying the product has the thing: it includes, provides, comes or ships with it, it is built in
 _INCLUDES = re.compile(
-    r"\bbuilt\b|\bbuilt-in\b|\bbuiltin\b|\bbundl\w*|\bship(?:s|ped)? with\b|\bcomes? with\b|\binclud\w*|\bprovid\w*"
-    r"|\bintegrated\b|\bout of the box\b|\bnative(?:ly)?\b|\bout-of-the-box\b|内置|自带|附带|包含|包括|提供|集成",
+    r"\bbuilt(?:in)?\b|\bbundl\w*|\bship(?:s|ped)? with\b|\bcomes? with\b|\binclud\w*|\bprovid\w*|\bintegrated\b"
+    r"|\bout[ -]of[ -]the[ -]box\b|\bnative(?:ly)?\b|内置|自带|附带|包含|包括|提供|集成",
     re.I,
 )
 
