@@ -135,3 +135,24 @@ def test_an_it_line_answering_which_project_comes_with_the_name(monkeypatch, rul
     answer = quoted_text("Which project provides free HTTPS certificates?", [LETS_ENCRYPT])
     assert "It provides" in answer
     assert ("was created" in answer) is rule
+
+
+@pytest.mark.parametrize(
+    ("text", "zh"), [("got it", False), ("Sounds good, that makes sense", False), ("明白了", True), ("收到", True)]
+)
+def test_an_acknowledgement_is_answered_as_one(text, zh):
+    """ "got it" had been answered "Hello! I'm kb-agent …", as a greeting; a greeting, thanks and "who are you" keep
+    their replies (the control cases below)."""
+    assert is_chitchat(text)
+    assert small_talk_reply(text, zh) in (
+        "Glad that helps! Ask me anything else about the indexed documents.",
+        "好的！还有关于文档的问题可以继续问我。",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [("Nice to meet you", "Hello!"), ("Thanks, got it", "You're welcome"), ("who are you", "Hello!"), ("hi", "Hello!")],
+)
+def test_greetings_and_thanks_keep_their_replies(text, start):
+    assert small_talk_reply(text, False).startswith(start)

@@ -126,6 +126,16 @@ _REPLIES = [
         "I'm doing well, thanks! What would you like to know about the indexed documents?",
         "我很好，谢谢！想了解文档里的什么内容？",
     ),
+    (  # "got it", "that clears it up", "明白了": an acknowledgement, not a greeting to answer with who kb-agent is
+        re.compile(
+            r"\b(?:ok(?:ay)?|got it|gotcha|sounds (?:good|great)|makes (?:\w+ )?sense|i see|understood|no worries"
+            r"|all good|cool|perfect|awesome|clear(?:s|ed)? (?:it|that|things|everything) up)\b"
+            r"|好的|收到|明白|懂了|清楚了|了解了|原来如此",
+            re.I,
+        ),
+        "Glad that helps! Ask me anything else about the indexed documents.",
+        "好的！还有关于文档的问题可以继续问我。",
+    ),
 ]
 _HELLO = (
     "Hello! I'm kb-agent: ask me about the indexed documents and I'll answer with citations.",
