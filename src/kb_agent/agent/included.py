@@ -13,8 +13,9 @@ from kb_agent.tools.base import Evidence
 _STOP = r"(?:for|in|to|of|that|which|when|with|and|or|is|are|does|do|did|can|could|should|would|will|by|on|at)"
 _NOUN = r"[A-Za-z][\w-]*"
 # "FastAPI's built-in rate limiter", "the bundled test client"
-_BUILT_IN_EN = re.compile(rf"\b(?:built[- ]?in|builtin|bundled)\s+((?:(?!{_STOP}\b){_NOUN}\s+){{0,3}}(?!{_STOP}\b){_NOUN})",
-                          re.I)  # fmt: skip
+_BUILT_IN_EN = re.compile(
+    rf"\b(?:built[- ]?in|builtin|bundled)\s+((?:(?!{_STOP}\b){_NOUN}\s+){{0,3}}(?!{_STOP}\b){_NOUN})", re.I
+)
 # "Which GraphQL library comes built into FastAPI?", "What server ships with FastAPI?", "Which ORM does FastAPI
 # ship with?"
 _THING = rf"((?:(?!{_STOP}\b){_NOUN}\s+){{0,2}}?(?!{_STOP}\b){_NOUN})"
