@@ -5,6 +5,7 @@ the reason or contrast beside it, with the line it points back to."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from kb_agent.agent.claim_terms import checkable, code_items
 from kb_agent.agent.evidence_following import block_ending, commands_after, list_after
@@ -133,16 +134,27 @@ def _with_whose(chosen: list[Unit], sources: list[Evidence]) -> list[Unit]:
     opening line, which names the person ("Bob Nielson (born …) is an American football coach." / "He is the current head
     coach at …"), and a line an author writes as "I …" with the one saying who "I" is; beside the lines chosen: it
     takes no chosen line's place."""
+
+    def whose(unit: Unit, units: list[Unit]) -> Unit | None:
+        return (passage_subject(unit, units) or speaker(unit, units)) if unit.position > 0 else None
+
+    return _with_lines_naming(chosen, sources, whose)
+
+
+def _with_lines_naming(
+    chosen: list[Unit], sources: list[Evidence], naming: Callable[[Unit, list[Unit]], Unit | None]
+) -> list[Unit]:
+    """Each chosen line preceded by the line of its passage that says whom or what it speaks of (`naming`, given
+    the line and its passage's units), once, and only for its sake."""
     kept: list[Unit] = []
     passages: dict[int, list[Unit]] = {}  # a passage's units, read once
     for unit in chosen:
         if unit.source not in passages:
             passages[unit.source] = units_of(unit.source, sources[unit.source])
-        units = passages[unit.source]
-        subject = (passage_subject(unit, units) or speaker(unit, units)) if unit.position > 0 else None
-        if subject is not None and not any(_same(subject, other) for other in [*kept, *chosen]):
-            subject.pointed_to = True
-            kept.append(subject)
+        named = naming(unit, passages[unit.source])
+        if named is not None and not any(_same(named, other) for other in [*kept, *chosen]):
+            named.pointed_to = True
+            kept.append(named)
         kept.append(unit)
     return kept
 
@@ -161,19 +173,14 @@ def _with_its_name(question: str, chosen: list[Unit], sources: list[Evidence]) -
     """Asked which project (library, tool …) does something, a chosen line that opens "It …" and names nothing
     the question does not comes with the nearest line before it, in its section, that does: "It provides HTTPS
     certificates for free" answers "Which project …?" only beside "But then Let's Encrypt was created." """
-    kept: list[Unit] = []
-    for unit in chosen:
-        if _OPENS_WITH_IT.match(unit.text) and not new_names(unit.text, question) and unit.position > 0:
-            units = units_of(unit.source, sources[unit.source])
-            earlier = [
-                u for u in units[max(0, unit.position - NAME_REACH) : unit.position] if u.heading == unit.heading
-            ]
-            named = next((u for u in reversed(earlier) if new_names(u.text, question) or _says_heading(u)), None)
-            if named is not None and not any(_same(named, other) for other in [*kept, *chosen]):
-                named.pointed_to = True
-                kept.append(named)
-        kept.append(unit)
-    return kept
+
+    def its_name(unit: Unit, units: list[Unit]) -> Unit | None:
+        if unit.position <= 0 or not _OPENS_WITH_IT.match(unit.text) or new_names(unit.text, question):
+            return None
+        earlier = [u for u in units[max(0, unit.position - NAME_REACH) : unit.position] if u.heading == unit.heading]
+        return next((u for u in reversed(earlier) if new_names(u.text, question) or _says_heading(u)), None)
+
+    return _with_lines_naming(chosen, sources, its_name)
 
 
 def _says_heading(unit: Unit) -> bool:

@@ -24,6 +24,13 @@ _ZH_IDENTITY = (
     # who made the assistant ("你是谁开发的"): the assistant's maker, not the software the documents are about
     r"(?:你|您)是(?:由)?(?:谁|哪家公司|哪个公司|哪个团队)(?:开发|制作|创建|训练|做|写)(?:出来)?的|谁(?:开发|制作|创建|训练|做)了(?:你|您)"
 )
+# understanding said back ("that clears it up", "makes sense now", "sounds good", "明白了"): small talk, and what an
+# acknowledgement reply answers
+_EN_UNDERSTOOD = (
+    r"(?:(?:that|this|it) )?(?:clears|cleared) (?:it|that|things|everything) up|(?:(?:that|this|it) )?(?:all )?makes"
+    r" (?:(?:a lot of|perfect|total) )?sense(?: now)?|(?:that )?sounds (?:good|great)|understood|gotcha|no worries|all good"
+)
+_ZH_UNDERSTOOD = r"好的|收到|明白了|(?:我)?懂了|清楚了|了解了|原来如此"
 # closing a conversation ("ok that's all for now, bye!"): small talk, and what a farewell reply answers
 _EN_FAREWELL = (
     r"(?:good)?bye(?: for now)?|bye-bye|see (?:you|ya)(?: later| soon| tomorrow)?|(?:talk|catch you) later|take care|"
@@ -44,10 +51,7 @@ _EN_PHRASE = (
     r"you(?:'ve| have) been (?:very |really |so |super )?(?:helpful|great|a (?:great |big )?help)|"
     r"you rock|(?:good|nice|great|awesome) (?:job|work)|well done|you(?:'?re| are) the best|"
     r"(?:that|this|it) (?:answers|answered) (?:my question|it)|"
-    # understanding said back: "that clears it up", "makes sense now", "sounds good"
-    r"(?:(?:that|this|it) )?(?:clears|cleared) (?:it|that|things|everything) up|(?:(?:that|this|it) )?(?:all )?makes"
-    r" (?:(?:a lot of|perfect|total) )?sense(?: now)?|(?:that )?sounds (?:good|great)|(?:i )?(?:see|understand)(?: now)?|"
-    r"understood|gotcha|no worries|all good|"
+    rf"{_EN_UNDERSTOOD}|(?:i )?(?:see|understand)(?: now)?|"
     rf"{_EN_FAREWELL}|"
     rf"{_EN_IDENTITY}|how are you(?: doing)?|how(?:'s| is) (?:it going|everything)|what'?s up|"
     r"(?:i )?hope (?:you(?:'?re| are) (?:doing )?(?:well|good|fine|ok(?:ay)?)|(?:all is|everything is|all'?s) well"
@@ -73,7 +77,7 @@ _ZH_PHRASE = (
     rf"(?:你|您)?在吗|在不在|(?:很)?高兴认识(?:你|您)|认识(?:你|您)很高兴|哈哈+|呵呵+|嘿嘿+|麻烦(?:你|您)?了|"
     rf"(?:你|您)?(?:真|太)棒了?|辛苦(?:你|您)了|"
     rf"{_ZH_FAREWELL}|没有(?:别的|其他)?问题了?|没问题了|"
-    rf"你好吗|好的|收到|明白了|(?:我)?懂了|清楚了|了解了|原来如此|辛苦了|辛苦|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY}|"
+    rf"你好吗|{_ZH_UNDERSTOOD}|辛苦了|辛苦|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY}|"
     rf"(?:你|您)?(?:真是)?帮了(?:我)?(?:一个|很)?大忙了?|(?:你|您)?帮了我很多|太感谢了?|{_ZH_HOW_ARE_YOU})"
     r"(?:你|您)?(?:的)?(?:耐心|详细|细心)?(?:的)?(?:帮助|解答|回答|讲解)?(?:啦|呀|啊|呢|吧)?"
 )
@@ -127,12 +131,7 @@ _REPLIES = [
         "我很好，谢谢！想了解文档里的什么内容？",
     ),
     (  # "got it", "that clears it up", "明白了": an acknowledgement, not a greeting to answer with who kb-agent is
-        re.compile(
-            r"\b(?:ok(?:ay)?|got it|gotcha|sounds (?:good|great)|makes (?:\w+ )?sense|i see|understood|no worries"
-            r"|all good|cool|perfect|awesome|clear(?:s|ed)? (?:it|that|things|everything) up)\b"
-            r"|好的|收到|明白|懂了|清楚了|了解了|原来如此",
-            re.I,
-        ),
+        re.compile(rf"\b(?:ok(?:ay)?|got it|cool|perfect|awesome|i see|{_EN_UNDERSTOOD})\b|{_ZH_UNDERSTOOD}", re.I),
         "Glad that helps! Ask me anything else about the indexed documents.",
         "好的！还有关于文档的问题可以继续问我。",
     ),
