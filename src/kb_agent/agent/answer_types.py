@@ -29,6 +29,9 @@ _DEFAULT = re.compile(r"\bdefault|默认|缺省", re.I)
 _ASKS_DEFAULT = re.compile(r"(?<!\bby )\bdefault(?!ly)|默认(?!情况下|地)|缺省", re.I)
 # a condition the question sets, not what it asks: "默认返回 200 的时候，…"
 _CONDITION_ZH = re.compile(r"[^，,。？?]*(?:的时候|时候|时)\s*[，,]")
+# and an English one opening the question: "If a parameter … has no default, can I call …?" asks whether it can be
+# called, not a default value
+_CONDITION_EN = re.compile(r"^\s*(?:if|when|whenever|once)\b[^,?]*,", re.I)
 # a pull request's or issue's number and its author are no value a line states ("PR [#15800] by [@tiangolo]")
 _REFERENCES = re.compile(r"\[?#\d+\]?|\[?@[\w-]+\]?")
 # asked for one product's version ("Which FastAPI version …"), a line's version of another product ("Add support
@@ -389,7 +392,7 @@ def states_each(types: list[int], text: str, question: str) -> bool:
 
 
 def asks_default(question: str) -> bool:
-    return bool(_ASKS_DEFAULT.search(_CONDITION_ZH.sub("，", question)))
+    return bool(_ASKS_DEFAULT.search(_CONDITION_EN.sub(",", _CONDITION_ZH.sub("，", question))))
 
 
 # "What is the default timeout for …?": the default of what - a line that never names a timeout gives another default

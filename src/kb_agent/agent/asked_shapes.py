@@ -128,3 +128,17 @@ def labelled_value(text: str, question: str) -> str | None:
         return None
     value = line.group(2).strip("`*\"' .")
     return value if value and value.lower() not in question.lower() else None
+
+
+# "What should the dependencies argument of a path operation decorator be?": asked what a thing must be, the line
+# saying what it should be ("It should be a `list` of `Depends()`") answers; a line only naming the thing does not
+_ASKS_REQUIRED_FORM = re.compile(r"\b(?:what|which)\b[^?]*\b(?:should|must)\b[^?]*\bbe\s*\?*\s*$", re.I)
+_SAYS_REQUIRED_FORM = re.compile(r"\b(?:should|must|has to|needs to)\s+be\s+(?:an?|the|one|of)\b|应该是|必须是", re.I)
+
+
+def asks_required_form(question: str) -> bool:
+    return bool(_ASKS_REQUIRED_FORM.search(question))
+
+
+def says_required_form(text: str) -> bool:
+    return bool(_SAYS_REQUIRED_FORM.search(text))

@@ -190,6 +190,7 @@ def rank(
     asks_output = bool(ASKS_OUTPUT.search(question))  # "What response do I get …?": the example shown answers
     prose_kind = asked_shapes.prose_kind(question)
     when_to = asked_shapes.when_to(question)
+    required_form = asked_shapes.asks_required_form(question)
     differs = bool(ASKS_DIFFERENCE.search(question))
     instances = instances_of(question)
     asked_words = terms(question) | QUESTION_TERMS | _DISCOURSE
@@ -359,6 +360,8 @@ def rank(
             unit.score += REASON_BONUS  # "… difference between a container image and a container?": "In contrast …"
         if when_to and asked_shapes.condition_then(unit.text, when_to):
             unit.score += REASON_BONUS  # "When should I declare … with plain def?": "If …, then declare … `def`"
+        if required_form and asked_shapes.says_required_form(unit.text):
+            unit.score += NAME_BONUS  # "What should the dependencies argument … be?": "It should be a `list` of …"
         if follows and states_consequence(unit.text):  # "What happens if …?": "If …, they will receive an error"
             unit.score += REASON_BONUS
         if advice and reasons.repeats_advice(unit.text, advice):

@@ -90,6 +90,9 @@ QUESTION_TERMS = frozenset(terms(" ".join(_WORDS)) | set(tokenize(" ".join(_WORD
 )  # as `terms` reads a question ("given" is "give") and as the tokenizer does
 # 哪 + a measure word (哪条, 哪种, 哪款 …) asks which: jieba keeps each whole, and no list could name them all
 WHICH_ZH = "哪"
+# 几 + a measure word (几条, 几种, 几步 …) asks how many, as 几个 does: jieba keeps each whole ("需要几条命令" is
+# answered by "一条命令"); 几乎 (almost) and 几何 are words of their own
+_HOW_MANY_ZH = re.compile(r"^几[个条种次步项位台份件名张行列页处类层秒天周年]$")
 _IDENTIFIER_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:[_.-][\w]+)+\b|\b[A-Za-z]*[a-z][A-Z]\w*\b|\b[A-Z]{2,}[a-z]\w*\b")
 
 
@@ -116,7 +119,7 @@ _LIST_NOUN = re.compile(r"\b(?:the|a|an|this|that|which|what)\s+list\b", re.I)
 def key_terms(question: str) -> set[str]:
     """The question's content words (what it asks about), without the words that only make it a question.
     An identifier counts once: `max_age`, not also `max` and `age`."""
-    asked = {t for t in terms(question) - QUESTION_TERMS if not t.startswith(WHICH_ZH)}
+    asked = {t for t in terms(question) - QUESTION_TERMS if not t.startswith(WHICH_ZH) and not _HOW_MANY_ZH.match(t)}
     if KIND_OF.search(question):
         asked -= _KIND_WORDS
     if NAME_OF.search(question):  # "the name of the cookie": a name is what is asked, not what a line must say

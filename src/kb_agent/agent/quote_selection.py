@@ -79,7 +79,7 @@ def choose(
             rest = [u for u in chosen if not _same(u, top) and not _same(u, beside)]
             chosen = [top, beside, *rest][: max(max_sentences, 2)]  # a line and the one it needs come together
     limit = max(max_sentences, len(chosen))  # a line and its reason may exceed it
-    chosen = _with_titles(_once(_with_antecedents(_as_lists(chosen, sources), sources, limit, ranked)))
+    chosen = _with_titles(_once(_with_antecedents(_as_lists(chosen, sources), sources, limit, ranked, asked)))
     if ASKS_PERSON.search(question):
         chosen = _with_whose(chosen, sources)
     elif ASKS_NAMED_THING.search(question):
@@ -257,9 +257,12 @@ def _with_list(unit: Unit, evidence: Evidence, listed: list[str] | None = None) 
     return "\n".join([unit.text, *(f"- {item}" for item in items), *tail])
 
 
-def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit]) -> list[Unit]:
+def _with_antecedents(
+    chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit], asked: set[str]
+) -> list[Unit]:
     """The best line, when it opens by pointing back ("That tells the browser …"), with the line it points to;
-    a lesser one only when that line matches the question too, else not at all. Within `limit` lines (the best
+    a lesser one only when that line matches the question too or says a term of it (`asked`) the lesser one does
+    not, else not at all. Within `limit` lines (the best
     one's pair may exceed it), a line and its antecedent come in together or not at all."""
     kept: list[Unit] = []
     passages: dict[int, list[Unit]] = {}  # a passage's units, read once
@@ -269,8 +272,16 @@ def _with_antecedents(chosen: list[Unit], sources: list[Evidence], limit: int, r
         before = antecedent(unit, passages[unit.source])
         if before is not None and (copy := _copy_beside(unit, before, [*kept, *chosen], passages, sources)):
             unit, before = copy
-        if before is not None and at > 0 and not any(_same(before, other) for other in ranked):
-            continue  # "That tells the browser …" without what "that" is says half of it: not quoted
+        # "That tells the browser …" without what "that" is says half of it: not quoted, unless the line it points
+        # to says what the question asks of and it does not: the two answer together ("In your top-level
+        # application, `app`, mount the sub-application" / "In this case, it will be mounted at the path `/subapi`")
+        if (
+            before is not None
+            and at > 0
+            and not any(_same(before, other) for other in ranked)
+            and not (before.terms - unit.terms) & asked
+        ):
+            continue
         group = [unit] if before is None or any(_same(before, other) for other in [*kept, *chosen]) else [before, unit]
         first = antecedent(before, passages[unit.source]) if before is not None and len(group) == 2 else None
         if first is not None and not any(_same(first, other) for other in [*kept, *chosen]):
