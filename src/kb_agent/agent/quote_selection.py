@@ -279,7 +279,7 @@ def _with_antecedents(
             before is not None
             and at > 0
             and not any(_same(before, other) for other in ranked)
-            and not (before.terms - unit.terms) & asked
+            and not completes(before, unit, asked, chosen[0])
         ):
             continue
         group = [unit] if before is None or any(_same(before, other) for other in [*kept, *chosen]) else [before, unit]
@@ -292,6 +292,23 @@ def _with_antecedents(
         if fits and not any(_same(unit, other) for other in kept):
             kept.extend(group)
     return kept
+
+
+# a line giving the reason for the one before it, or what follows from it, speaks of that line's statement, not of a
+# thing it names: "Because the software … sends a request …" after the line defining a callback
+_EXPLAINS_BEFORE = re.compile(r"^(?:because|as a result|因为|由于|因此|所以)", re.I)
+
+
+def completes(before: Unit, unit: Unit, asked: set[str], best: Unit) -> bool:
+    """Does the line `unit` points back to say a term of the question (`asked`) that `unit` does not, `unit` taking
+    its subject from it ("In this case, it will be mounted …"), so that the two say as much of the question as the
+    `best` line does? A pair saying less only crowds the best line ("**FastAPI** has some default exception
+    handlers." / "These handlers are in charge of …" over "When a request contains invalid data, **FastAPI**
+    internally raises …")."""
+    own = unit.terms & asked
+    if _EXPLAINS_BEFORE.match(unit.text) or not own or not (before.terms - unit.terms) & asked:
+        return False
+    return len((before.terms | unit.terms) & asked) >= len(best.terms & asked)
 
 
 def _copy_beside(
