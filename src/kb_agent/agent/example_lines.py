@@ -51,6 +51,8 @@ ASKS_OUTPUT = re.compile(
     r"\bwhat (?:\w+ ){0,2}?(?:response|output|result)s?\b(?!\s+(?:model|class|code|status|header|type)s?\b)"
     r"|\b(?:response|output|result) (?:would|will) (?:be|look)\b|\bwhat (?:do|does|would|will) \w+ (?:get|see) back\b"
     # "… what does `Item ID: {{ id }}` render when the ID is 42?": under a condition too
+    # "What does the Flask app mounted at /v1/ respond with?": "… you will see the response from Flask:" shows it
+    r"|\bwhat (?:do|does|did|would|will)\b[^?]*\b(?:respond|reply) with\b"
     r"|\bwhat\b[^?]*\b(?:render|be rendered)\b(?:,?\s+(?:when|if|for|with)\b[^?]*)?\s*\??\s*$|\brenders? (?:as|to|into) what\b"
     r"|响应(?:结果)?(?:是|会是)什么|返回(?:的)?(?:结果|内容)是什么|输出(?:是)?什么|得到什么(?:响应|结果)|渲染(?:成|为|出)什么",
     re.I,

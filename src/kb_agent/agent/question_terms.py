@@ -29,7 +29,8 @@ _FRAME = (
     "多少 几个 哪里 哪儿 是多少 是什么 什么样 每隔 "  # 每隔多少秒: "how often"
     "多长 多久 举例 "  # "how long"; "for example" ("文档举例说…")
     "一共 总共 共有 "  # "in all": 一共点了几个 asks a count, no line says "in all"
-    "如果 假如 要是 "  # "if": the condition's glue (English "if" is a stop word)
+    "如果 假如 要是 的话 "  # "if": the condition's glue (English "if" is a stop word); "…的话" closes it
+    "方面 "  # "哪些方面", "在性能方面": the aspect asked about frames the question, the line names the aspect
 )
 # "What is the difference between A and B?", "A 和 B 有什么区别？": the question's shape; a line contrasting the two
 # ("In contrast to a container image …, a container …") answers without the words
@@ -57,6 +58,8 @@ _PAGE_POINTER = re.compile(
     r"\b(?:the|this)\s+(?:(?!(?:the|this|on|in|of)\b)[\w./-]+\s+){0,4}(?:page|tutorial|guide)\b", re.I
 )
 _PAGE_WORDS = frozenset(tokenize("page tutorial guide"))
+_RESPONDS_WITH = re.compile(r"\b(?:respond|responds|reply|replies) with\b", re.I)
+_RESPOND_WORDS = frozenset(tokenize("respond responds reply replies"))
 
 
 def page_named(question: str) -> set[str]:
@@ -130,6 +133,8 @@ def key_terms(question: str) -> set[str]:
         asked -= _DIFFERENCE_WORDS
     for count in _ANSWER_COUNT.finditer(question):
         asked -= set(tokenize(count.group(1)))
+    if _RESPONDS_WITH.search(question):  # "What does the app respond with?": the pages write "the response"
+        asked = (asked - _RESPOND_WORDS) | {"respons"}
     if _PAGE_POINTER.search(question):
         asked -= _PAGE_WORDS
     if _DOCS_SAY.search(question):  # "文档举例说…" (the docs say, for example): who says it, not what about

@@ -277,11 +277,24 @@ def refers_back(text: str) -> bool:
 _ILLUSTRATES = re.compile(r"^(?:for example|for instance|e\.g\.|like\b|例如|比如|举个例子)", re.I)  # "Like `x(…)`."
 
 
+# "It won't be serialized with a model, etc." after "When you return a `Response` directly, … it will be returned
+# directly.": under a heading, a line opening with "it" (它) speaks of what the line before it does; not the "it" of
+# "It's possible to …", "It doesn't matter …" (an encyclopedia's record without headings: `passage_subject`)
+_IT_REFERS = re.compile(
+    r"^it\b(?!(?:'s|\s+is|\s+was|\s+would be|\s+will be|\s+might be|\s+can be|\s+could be|\s+may be)\s+(?:\w+\s+)?"
+    r"(?:possible|impossible|important|recommended|advised|advisable|common|better|best|easy|easier|hard|harder|"
+    r"difficult|useful|necessary|likely|unlikely|good|worth|enough|time|true|fine|safe|okay|ok|simple|convenient|"
+    r"preferable|up to)\b|\s+(?:doesn't|does not|didn't|did not) matter\b|\s+(?:seems|turns out|depends|happens|"
+    r"looks like)\b)|^它(?!们)",
+    re.I,
+)
+
+
 def antecedent(unit: Unit, units: list[Unit]) -> Unit | None:
     """The line a pointing opening refers to: the text line before `unit` in its section (or, when that one is
     an example, the line it illustrates), unless it only introduces an example. None when `unit` does not open
     by pointing back."""
-    if unit.position == 0 or not refers_back(unit.text):
+    if unit.position == 0 or not (refers_back(unit.text) or (unit.heading and _IT_REFERS.match(unit.text))):
         return None
     before = _line_before(unit, units)
     if before is not None and _ILLUSTRATES.match(before.text):

@@ -88,7 +88,7 @@ def unknown_terms(
     # a Chinese word is cut by its context: "不传" is a word of "可以不传它吗" but not of "你不能不传这个参数"
     in_evidence |= {t for t in probe - in_evidence if has_cjk(t) and any(t in text for text in texts)}
     seen = in_evidence | held(probe - in_evidence)
-    unsure = {t for t in asked if t not in seen and not (pieces[t] and all(p in seen for p in pieces[t]))}
+    unsure = {t for t in asked if t not in seen and not (pieces[t] and _cut_into(t, pieces[t], seen))}
     # another form of a word not written as asked ("caught": the pages write "catch"; "harder" over a page saying
     # "more difficult", when the knowledge base writes "hard"), read from a dictionary, not guessed
     words = [(w, set(tokenize(w))) for w in _WORD.findall(question)]
@@ -112,6 +112,19 @@ def unknown_terms(
     if unknown and texts:
         unknown -= _written_nearly(unknown - code_names, question, texts)
     return unknown | _unwritten_versions(question, texts)
+
+
+def _cut_into(term: str, pieces: list[str], seen: set[str]) -> bool:
+    """Is `term` written piece by piece: all its `pieces` seen, or, for a Chinese word, the word cut end to end into
+    seen pieces? The tokenizer's pieces of 测试工具 overlap (测试, 试工, 工具): 试工 is no word of it to look for."""
+    if not has_cjk(term):
+        return all(p in seen for p in pieces)
+    held = {p for p in pieces if p in seen}
+    ends = {0}
+    for at in range(len(term)):
+        if at in ends:
+            ends |= {at + len(p) for p in held if term.startswith(p, at)}
+    return len(term) in ends
 
 
 def _unwritten_versions(question: str, texts: list[str]) -> set[str]:
