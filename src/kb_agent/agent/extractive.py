@@ -62,6 +62,7 @@ from kb_agent.agent.reasons import (
     asks_risk,
     asks_why,
     gives_cause,
+    named_by_it,
     passage_subject,
     states_consequence,
     states_risk,
@@ -469,6 +470,8 @@ def _pointed_to(unit: Unit, units: list[Unit]) -> list[Unit]:
     found: list[Unit] = []
     while len(found) < 2 and (before := antecedent(found[-1] if found else unit, units)) is not None:
         found.append(before)
+    if not found and (named := named_by_it(unit, units)) is not None:
+        return [named]  # "It has an interesting, uncommon feature …": of Hug, named lines before, not of those lines
     subject = passage_subject(unit, units) if not found else None  # "It was released …": the paragraph's subject
     return [subject] if subject is not None else found
 

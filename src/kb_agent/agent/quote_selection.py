@@ -269,7 +269,7 @@ def _with_antecedents(
     for at, unit in enumerate(chosen):
         if unit.source not in passages:
             passages[unit.source] = units_of(unit.source, sources[unit.source])
-        before = antecedent(unit, passages[unit.source])
+        before = antecedent(unit, passages[unit.source], pronoun=at == 0)
         if before is not None and (copy := _copy_beside(unit, before, [*kept, *chosen], passages, sources)):
             unit, before = copy
         # "That tells the browser …" without what "that" is says half of it: not quoted, unless the line it points

@@ -290,11 +290,34 @@ _IT_REFERS = re.compile(
 )
 
 
-def antecedent(unit: Unit, units: list[Unit]) -> Unit | None:
+def opens_with_it(unit: Unit) -> bool:
+    """Does the line, under a heading, open with an "it" (它) that speaks of what the line before it does?"""
+    return bool(unit.heading) and bool(_IT_REFERS.match(unit.text))
+
+
+def named_by_it(unit: Unit, units: list[Unit], reach: int = 4) -> Unit | None:
+    """The line an "It …" line's "it" names: back past the "It …" lines before it ("Hug was one of the first
+    frameworks …" / "It also was …" / "It was not based on a standard …" / "It has an interesting, uncommon feature"),
+    the first that does not open with it, within `reach` lines. None for a line not opening with it."""
+    current = unit
+    for _ in range(reach):
+        before = antecedent(current, units, pronoun=True) if opens_with_it(current) else None
+        if before is None:
+            return None
+        if not opens_with_it(before):
+            return before
+        current = before
+    return None
+
+
+def antecedent(unit: Unit, units: list[Unit], pronoun: bool = False) -> Unit | None:
     """The line a pointing opening refers to: the text line before `unit` in its section (or, when that one is
     an example, the line it illustrates), unless it only introduces an example. None when `unit` does not open
-    by pointing back."""
-    if unit.position == 0 or not (refers_back(unit.text) or (unit.heading and _IT_REFERS.match(unit.text))):
+    by pointing back. `pronoun`: a line opening "It …" under a heading points back too - read for what it says of
+    the question, and quoted with the line it speaks of when it answers best; a lesser one reads on its own under
+    its heading ("It has the same fields as `HeroBase` …"), where one opening "This …" without its line does not."""
+    pointing = refers_back(unit.text) or (pronoun and opens_with_it(unit))
+    if unit.position == 0 or not pointing:
         return None
     before = _line_before(unit, units)
     if before is not None and _ILLUSTRATES.match(before.text):
