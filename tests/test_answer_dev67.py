@@ -105,3 +105,29 @@ def test_asked_what_an_app_responds_with_the_response_shown_answers(monkeypatch,
         monkeypatch.setattr(example_lines, "ASKS_OUTPUT", re.compile(r"(?!)"))
     answer = quoted_text("What does the Flask app mounted at /v1/ respond with?", [WSGI])
     assert ("Hello, World from Flask" in answer) is rule
+
+
+HUG = evidence_under(
+    "### Hug { #hug }\n\n"
+    "Hug was one of the first frameworks to implement the declaration of API parameter types using type hints.\n\n"
+    "It also was one of the first frameworks to generate a custom schema declaring the whole API in JSON.\n\n"
+    "It was not based on a standard like OpenAPI and JSON Schema.\n\n"
+    "It has an interesting, uncommon feature: using the same framework, it's possible to create APIs and also CLIs.",
+    "en/docs/alternatives.md",
+    ["Alternatives, Inspiration and Comparisons", "Hug"],
+    start=324,
+)
+
+
+def test_an_it_line_speaks_of_the_line_that_names_it_not_of_the_it_lines_between():
+    """'It has an interesting, uncommon feature' is of Hug, named three lines up: it is credited with that line, not
+    with "It was not based on a standard …" before it (whose "based" had answered "Which framework is Hug based
+    on?")."""
+    from kb_agent.agent.evidence_units import units_of
+
+    units = units_of(0, HUG)
+    last = next(u for u in units if u.text.startswith("It has an interesting"))
+    named = reasons.named_by_it(last, units)
+    assert named is not None and named.text.startswith("Hug was one of the first")
+    first = next(u for u in units if u.text.startswith("Hug was"))
+    assert reasons.named_by_it(first, units) is None
