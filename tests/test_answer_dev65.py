@@ -130,8 +130,9 @@ LETS_ENCRYPT = evidence_under(
 def test_an_it_line_answering_which_project_comes_with_the_name(monkeypatch, rule):
     """dev65 t6508 "Which project made it possible to get HTTPS certificates for free?" was answered "It provides
     HTTPS certificates for free" without saying what "it" is."""
-    if not rule:
+    if not rule:  # (since stop 67 the best "It …" line also comes with the line naming it: both switched off)
         monkeypatch.setattr(quote_selection, "_with_its_name", lambda question, chosen, sources: chosen)
+        monkeypatch.setattr(quote_selection, "named_by_it", lambda unit, units: None)
     answer = quoted_text("Which project provides free HTTPS certificates?", [LETS_ENCRYPT])
     assert "It provides" in answer
     assert ("was created" in answer) is rule

@@ -63,7 +63,9 @@ from kb_agent.agent.reasons import (
     asks_why,
     gives_cause,
     named_by_it,
+    opens_with_it,
     passage_subject,
+    refers_back,
     states_consequence,
     states_risk,
     under_why_heading,
@@ -82,6 +84,7 @@ OUTPUT_BONUS = 0.1  # asked what comes back, the line announcing the response sh
 NAME_BONUS = 0.3  # asked "which class / header ...", a line that names one outranks those that do not
 KEYED_BONUS = 0.2  # ... and a line setting a key of that kind (`"type": …`) outranks prose that names others
 POINTED_TO = 1.0  # credit for a key term said by the line a line opening "This …" points back to
+IT_NAMED = 0.5  # credit for a key term said by the line naming the "it" a line opens with
 HEADING = 1.0  # credit for a key term said by the headings a line sits under rather than by the line
 SHOWN = 0.5  # credit for a key term said by the short example that breaks a sentence in two
 UNREADABLE = 0.75  # credit for a key term in the other script than the line's (a Chinese word, an English line)
@@ -319,9 +322,12 @@ def rank(
             for t in terms(output) & asked:
                 held[t] = max(held.get(t, 0.0), SHOWN)
         pointed = _pointed_to(unit, per_source[index])
-        for before in pointed:  # "This parameter doesn't create …": `tokenUrl`'s
+        # "This parameter doesn't create …": `tokenUrl`'s; "It won't be serialized …" speaks of the line naming "it"
+        # less surely (a lesser "它 …" line about FastAPI Cloud is no answer to who built it)
+        credit = POINTED_TO if not opens_with_it(unit) or refers_back(unit.text) else IT_NAMED
+        for before in pointed:
             for t, c in term_credits(before.terms, before.text, asked).items():
-                held[t] = max(held.get(t, 0.0), POINTED_TO * c)
+                held[t] = max(held.get(t, 0.0), credit * c)
         if code_asked and (block := code_after(unit, sources[index])):
             for t in code_asked & terms(block):  # "You can import them from `fastapi.security`:" / APIKeyHeader, …
                 held[t] = max(held.get(t, 0.0), HEADING)

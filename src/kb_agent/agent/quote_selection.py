@@ -18,6 +18,7 @@ from kb_agent.agent.reasons import (
     asks_consequence,
     asks_why,
     contrast_after,
+    named_by_it,
     passage_subject,
     reason_beside,
     result_after,
@@ -79,7 +80,7 @@ def choose(
             rest = [u for u in chosen if not _same(u, top) and not _same(u, beside)]
             chosen = [top, beside, *rest][: max(max_sentences, 2)]  # a line and the one it needs come together
     limit = max(max_sentences, len(chosen))  # a line and its reason may exceed it
-    chosen = _with_titles(_once(_with_antecedents(_as_lists(chosen, sources), sources, limit, ranked, asked)))
+    chosen = _with_titles(_once(_with_antecedents(_as_lists(chosen, sources), sources, limit, ranked, asked, yes_no)))
     if ASKS_PERSON.search(question):
         chosen = _with_whose(chosen, sources)
     elif ASKS_NAMED_THING.search(question):
@@ -258,7 +259,7 @@ def _with_list(unit: Unit, evidence: Evidence, listed: list[str] | None = None) 
 
 
 def _with_antecedents(
-    chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit], asked: set[str]
+    chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit], asked: set[str], yes_no: bool
 ) -> list[Unit]:
     """The best line, when it opens by pointing back ("That tells the browser …"), with the line it points to;
     a lesser one only when that line matches the question too or says a term of it (`asked`) the lesser one does
@@ -269,7 +270,11 @@ def _with_antecedents(
     for at, unit in enumerate(chosen):
         if unit.source not in passages:
             passages[unit.source] = units_of(unit.source, sources[unit.source])
-        before = antecedent(unit, passages[unit.source], pronoun=at == 0)
+        before = antecedent(unit, passages[unit.source])
+        if before is None and at == 0 and not yes_no:  # the best line opening "It …": with the line naming "it"
+            # (asked yes or no, the line saying the answer stands alone: "FastAPI is validating the data …" before
+            # "It would also mean that … it won't be validated" misleads)
+            before = named_by_it(unit, passages[unit.source])
         if before is not None and (copy := _copy_beside(unit, before, [*kept, *chosen], passages, sources)):
             unit, before = copy
         # "That tells the browser …" without what "that" is says half of it: not quoted, unless the line it points

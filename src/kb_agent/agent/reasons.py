@@ -299,25 +299,27 @@ def named_by_it(unit: Unit, units: list[Unit], reach: int = 4) -> Unit | None:
     """The line an "It …" line's "it" names: back past the "It …" lines before it ("Hug was one of the first
     frameworks …" / "It also was …" / "It was not based on a standard …" / "It has an interesting, uncommon feature"),
     the first that does not open with it, within `reach` lines. None for a line not opening with it."""
+    if unit.position == 0 or not opens_with_it(unit):
+        return None
     current = unit
     for _ in range(reach):
-        before = antecedent(current, units, pronoun=True) if opens_with_it(current) else None
+        before = _line_before(current, units)
         if before is None:
             return None
-        if not opens_with_it(before):
+        if _PROSE.search(before.text) and not opens_with_it(before):
             return before
-        current = before
+        current = before  # past an "It …" line, or an example's line (a JWT's code is no name)
     return None
 
 
-def antecedent(unit: Unit, units: list[Unit], pronoun: bool = False) -> Unit | None:
+_PROSE = re.compile(r"(?:[A-Za-z]{2,}\W+){2,}[A-Za-z]{2,}|[\u4e00-\u9fff]{4}")
+
+
+def antecedent(unit: Unit, units: list[Unit]) -> Unit | None:
     """The line a pointing opening refers to: the text line before `unit` in its section (or, when that one is
     an example, the line it illustrates), unless it only introduces an example. None when `unit` does not open
-    by pointing back. `pronoun`: a line opening "It …" under a heading points back too - read for what it says of
-    the question, and quoted with the line it speaks of when it answers best; a lesser one reads on its own under
-    its heading ("It has the same fields as `HeroBase` …"), where one opening "This …" without its line does not."""
-    pointing = refers_back(unit.text) or (pronoun and opens_with_it(unit))
-    if unit.position == 0 or not pointing:
+    by pointing back ("It …" lines: `named_by_it`)."""
+    if unit.position == 0 or not refers_back(unit.text):
         return None
     before = _line_before(unit, units)
     if before is not None and _ILLUSTRATES.match(before.text):
