@@ -261,10 +261,10 @@ def _with_list(unit: Unit, evidence: Evidence, listed: list[str] | None = None) 
 def _with_antecedents(
     chosen: list[Unit], sources: list[Evidence], limit: int, ranked: list[Unit], asked: set[str], yes_no: bool
 ) -> list[Unit]:
-    """The best line, when it opens by pointing back ("That tells the browser …"), with the line it points to;
-    a lesser one only when that line matches the question too or says a term of it (`asked`) the lesser one does
-    not, else not at all. Within `limit` lines (the best
-    one's pair may exceed it), a line and its antecedent come in together or not at all."""
+    """The best line, when it opens by pointing back ("That tells the browser …"), with the line it points to, and
+    when it opens "It …" (unless asked yes or no), with the line naming "it"; a lesser one only when that line
+    matches the question too or completes it (`completes`), else not at all. Within `limit` lines (the best one's
+    pair may exceed it), a line and its antecedent come in together or not at all."""
     kept: list[Unit] = []
     passages: dict[int, list[Unit]] = {}  # a passage's units, read once
     for at, unit in enumerate(chosen):
