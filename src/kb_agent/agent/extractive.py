@@ -63,9 +63,7 @@ from kb_agent.agent.reasons import (
     asks_why,
     gives_cause,
     named_by_it,
-    opens_with_it,
     passage_subject,
-    refers_back,
     states_consequence,
     states_risk,
     under_why_heading,
@@ -321,10 +319,7 @@ def rank(
         if output:  # the response shown holds the names the question sends
             for t in terms(output) & asked:
                 held[t] = max(held.get(t, 0.0), SHOWN)
-        pointed = _pointed_to(unit, per_source[index])
-        # "This parameter doesn't create …": `tokenUrl`'s; "It won't be serialized …" speaks of the line naming "it"
-        # less surely (a lesser "它 …" line about FastAPI Cloud is no answer to who built it)
-        credit = POINTED_TO if not opens_with_it(unit) or refers_back(unit.text) else IT_NAMED
+        pointed, credit = _pointed_to(unit, per_source[index])
         for before in pointed:
             for t, c in term_credits(before.terms, before.text, asked).items():
                 held[t] = max(held.get(t, 0.0), credit * c)
@@ -469,17 +464,19 @@ def remembered(weights: Weights | None) -> Weights | None:
     return lookup
 
 
-def _pointed_to(unit: Unit, units: list[Unit]) -> list[Unit]:
+def _pointed_to(unit: Unit, units: list[Unit]) -> tuple[list[Unit], float]:
     """The lines a line opening "This …" points back to: its antecedent, and that one's when it points back
     too ("… pass in the `tokenUrl` parameter. This parameter contains the URL …" / a tip / "This parameter
-    doesn't create that endpoint")."""
+    doesn't create that endpoint"), with the credit their key terms give the line (POINTED_TO). A line opening
+    "It …" speaks of the line naming "it" less surely (IT_NAMED: a lesser "它 …" line about FastAPI Cloud is no
+    answer to who built it)."""
     found: list[Unit] = []
     while len(found) < 2 and (before := antecedent(found[-1] if found else unit, units)) is not None:
         found.append(before)
     if not found and (named := named_by_it(unit, units)) is not None:
-        return [named]  # "It has an interesting, uncommon feature …": of Hug, named lines before, not of those lines
+        return [named], IT_NAMED  # "It has an interesting, uncommon feature …": of Hug, not of the "It …" lines between
     subject = passage_subject(unit, units) if not found else None  # "It was released …": the paragraph's subject
-    return [subject] if subject is not None else found
+    return ([subject] if subject is not None else found), POINTED_TO
 
 
 def _names_near(name: str, unit: Unit, lines: list[str], e: Evidence) -> bool:

@@ -60,6 +60,7 @@ _PAGE_POINTER = re.compile(
 _PAGE_WORDS = frozenset(tokenize("page tutorial guide"))
 _RESPONDS_WITH = re.compile(r"\b(?:respond|responds|reply|replies) with\b", re.I)
 _RESPOND_WORDS = frozenset(tokenize("respond responds reply replies"))
+_RESPONSE_WORDS = frozenset(tokenize("response"))
 
 
 def page_named(question: str) -> set[str]:
@@ -134,7 +135,7 @@ def key_terms(question: str) -> set[str]:
     for count in _ANSWER_COUNT.finditer(question):
         asked -= set(tokenize(count.group(1)))
     if _RESPONDS_WITH.search(question):  # "What does the app respond with?": the pages write "the response"
-        asked = (asked - _RESPOND_WORDS) | {"respons"}
+        asked = (asked - _RESPOND_WORDS) | _RESPONSE_WORDS
     if _PAGE_POINTER.search(question):
         asked -= _PAGE_WORDS
     if _DOCS_SAY.search(question):  # "文档举例说…" (the docs say, for example): who says it, not what about

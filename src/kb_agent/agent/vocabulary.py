@@ -117,8 +117,10 @@ def unknown_terms(
 def _cut_into(term: str, pieces: list[str], seen: set[str]) -> bool:
     """Is `term` written piece by piece: all its `pieces` seen, or, for a Chinese word, the word cut end to end into
     seen pieces? The tokenizer's pieces of 测试工具 overlap (测试, 试工, 工具): 试工 is no word of it to look for."""
-    if all(p in seen for p in pieces) or not has_cjk(term):
-        return all(p in seen for p in pieces)
+    if all(p in seen for p in pieces):
+        return True
+    if not has_cjk(term):
+        return False
     held = {p for p in pieces if p in seen}
     ends = {0}
     for at in range(len(term)):
