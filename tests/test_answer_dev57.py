@@ -42,6 +42,8 @@ def test_a_line_opening_this_way_states_what_the_way_gains_and_its_reason_may_fo
     assert "redirects" in quoted_text(question, [PUBLIC_URL])
     monkeypatch.setattr(reasons, "states_own_cause", reasons.gives_cause)  # control: "this way" counts as own cause
     monkeypatch.setattr(quote_selection, "states_own_cause", reasons.gives_cause)
+    # (nor is "This would be useful for …" read as a reason of its own, as it is since dev68)
+    monkeypatch.setattr(reasons, "_USEFUL_WHEN", re.compile(r"(?!)"))
     assert reason_beside(units[1], units) is None
     assert "redirects" not in quoted_text(question, [PUBLIC_URL])
 

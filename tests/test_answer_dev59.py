@@ -99,9 +99,9 @@ def test_a_list_of_up_to_nine_short_names_is_quoted_with_its_line(monkeypatch):
 
 def test_a_long_list_of_long_items_is_still_not_quoted():
     unit = units_of(0, COMPATIBLE)[0]
-    long_items = COMPATIBLE.model_copy(
-        update={"text": COMPATIBLE.text.replace("* 外部包", "* 外部包，" + "以及许多其他可以通过依赖项注入的组件" * 3)}
-    )
+    longer = "以及许多其他可以通过依赖项注入的组件" * 3
+    text = COMPATIBLE.text.replace("* 外部包", f"* 外部包，{longer}").replace("* 外部 API", f"* 外部 API，{longer}")
+    long_items = COMPATIBLE.model_copy(update={"text": text})  # two long items: one may say more (dev68)
     assert evidence_following.list_after(unit, COMPATIBLE)
     assert evidence_following.list_after(units_of(0, long_items)[0], long_items) == []
 

@@ -38,7 +38,7 @@ from kb_agent.agent.claim_terms import (
     normalise,
     shown,
 )
-from kb_agent.agent.evidence_following import LIST_SPAN, MARKUP_LINE
+from kb_agent.agent.evidence_following import MARKUP_LINE, QUOTE_SPAN
 from kb_agent.agent.evidence_lines import (
     TERM_FLOOR,
     WINDOW_LINES,
@@ -482,7 +482,7 @@ class ClaimChecker(ClaimGuards):
         whole = re.compile(".*?".join(halves) + r"(?![A-Za-z0-9_])", re.S)
         spread = ITEM_MARK.search(sentence) or len(halves) > 1
         # a list (and the line going on below it) or an example quoted with its line
-        longest = LIST_SPAN + 2 if spread else WINDOW_LINES
+        longest = QUOTE_SPAN + 2 if spread else WINDOW_LINES
         for size in range(1, longest + 1):  # the fewest lines first
             for index in order:
                 lines, texts = self._lines[index], self._quote_texts(index)
@@ -494,7 +494,7 @@ class ClaimChecker(ClaimGuards):
     def _quote_texts(self, index: int) -> list[str]:
         """A source's lines as a word-for-word quote reads them, made once per source: without their indent (a
         list item's), a fence or a terminal's <div> between a line and the command it introduces as nothing.
-        Every sentence's quote check joins them into windows of up to LIST_SPAN lines."""
+        Every sentence's quote check joins them into windows of up to QUOTE_SPAN lines."""
         if index not in self._quotable:
             self._quotable[index] = [
                 "" if MARKUP_LINE.match(raw) else t.strip()

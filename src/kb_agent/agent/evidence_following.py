@@ -12,6 +12,9 @@ from kb_agent.tools.base import Evidence
 LIST_ITEMS, LIST_ITEM_CHARS = 6, 160  # a list an answer line introduces, quoted with it: short items only
 NAME_ITEMS, NAME_ITEM_CHARS = 9, 40  # a longer list is quoted when its items are names ("* NoSQL 数据库")
 LIST_SPAN = 10  # lines from the line introducing a list to its last item: a quote of both is cited to all
+# (an item's own items are not counted: "* Traefik" / "    * Automatically handles certificate renewals ✨" is one
+# item, and a quote of such a list spans at most twice as many lines)
+QUOTE_SPAN = 2 * LIST_SPAN
 # an item's own items (one level, a few) are read as its continuation: "* **Validate data**: coming from each
 # request:" / "    * Generating **automatic errors** …" is one item of what the line introduces
 SUB_ITEMS = 2
@@ -45,6 +48,7 @@ def list_after(unit: Unit, evidence: Evidence) -> list[str]:
     floor = len(own) - len(own.lstrip()) if BULLET.match(own.strip()) else -1  # its own items sit deeper
     items: list[str] = []
     level = sub = None
+    nested = 0  # the lines of items' own items so far
     for at in range(start, len(lines)):
         line, raw = lines[at], lines[at].strip()
         if not raw or _IMAGE.fullmatch(raw):  # "* in VS Code:" / its screenshot / "* in PyCharm:": one list
@@ -56,18 +60,20 @@ def list_after(unit: Unit, evidence: Evidence) -> list[str]:
         text = BULLET.sub("", HEADING_ANCHOR.sub("", raw))
         if len(text) > LIST_ITEM_CHARS and (label := _BOLD_LABEL.match(text)):
             text = label.group(1)  # "**Computer vision**: an image is composed of …": the item's name
-        if len(text) > LIST_ITEM_CHARS or at - unit.line >= LIST_SPAN:
+        if len(text) > LIST_ITEM_CHARS or at - unit.line - nested >= LIST_SPAN or at - unit.line >= QUOTE_SPAN:
             return []
         if indent > level:  # "* **Validate data**: coming from each request:" / "    * Generating automatic errors …"
             if not items or (sub is not None and indent != sub) or items[-1].count(_SUB) >= SUB_ITEMS:
                 return []  # a list of lists, deeper or longer: the line is quoted alone
-            sub = indent
+            sub, nested = indent, nested + 1
             items[-1] = f"{items[-1]}{_SUB}{text}"
             continue
         if len(items) == NAME_ITEMS:
             return []
         items.append(text)
-    if len(items) > LIST_ITEMS and any(len(item) > NAME_ITEM_CHARS for item in items):
+    # a longer list must be one of names; one item may say more ("* Handled internally by a cloud provider as part
+    # of their services" among Docker, Kubernetes, Systemd …)
+    if len(items) > LIST_ITEMS and sum(len(item) > NAME_ITEM_CHARS for item in items) > 1:
         return []
     return items
 

@@ -241,6 +241,8 @@ def rank(
     type_words = (
         {t for t in asked if t.startswith(answer_types.VERSION_WORD_ZH)} if answer_types.VERSION in types else set()
     )
+    if answer_types.STATUS in types:  # "The client will get a **500 Internal Server Error**" says its status code
+        type_words |= asked & terms("status code 状态码")
     found: list[Unit] = []
     for (index, unit), names in zip(all_units, named_by, strict=True):
         unit_zh = unit.zh

@@ -76,9 +76,10 @@ _SHAPES = {
 }
 # what names a thing: code, identifiers, CamelCase (two capitals), a short quoted string ("Argon2")
 # and a link's one-word text: "a Pydantic [Url](…) type"
+# (a command-line option is code written bare too: "--forwarded-allow-ips", "--root-path")
 _NAME = re.compile(
     r"`([^`]+)`|\b(\w+_\w+)\b|\b([a-z]+[A-Z]\w*)\b|\b([A-Z][a-z0-9]*[A-Z]\w*)\b|[\"“]([^\"”\s]{2,30})[\"”]"
-    r"|\[([A-Z][\w.]*)\](?!\w)"
+    r"|\[([A-Z][\w.]*)\](?!\w)|(?<![\w`-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-])"
 )
 
 

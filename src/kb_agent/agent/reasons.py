@@ -86,12 +86,17 @@ _BENEFIT = re.compile(
 
 # "It used `uvloop` instead of the default Python `asyncio` loop. That's what made it so fast."
 _MADE_IT = re.compile(r"\b(?:that|this|which)(?:'s| is| was) what (?:makes?|made)\b", re.I)
+# when a thing is of use is why one would do it: "Self-hosting the JavaScript and CSS could be useful if, for example,
+# you need your app to keep working even while offline", "如果你需要在离线…时…，那么自托管 … 会很有用"
+_USEFUL_WHEN = re.compile(
+    r"\b(?:is|are|be|becomes?)\s+(?:\w+\s+){0,2}?useful\s+(?:if|when|for|in case)\b|如果[^。！？]{0,80}?有用", re.I
+)
 
 
 def gives_cause(text: str) -> bool:
     """The line states a reason itself ("… so that your editor doesn't mark errors", "因为 …", "That's what
     made it so fast")."""
-    return bool(_CAUSE.search(text) or _MADE_IT.search(text))
+    return bool(_CAUSE.search(text) or _MADE_IT.search(text) or _USEFUL_WHEN.search(text))
 
 
 # "This way the application would be able to know … its own public URL" gives the way before it as its cause: what
