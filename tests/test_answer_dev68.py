@@ -144,3 +144,18 @@ def test_a_line_giving_a_status_code_says_status_code(monkeypatch):
     assert "500 Internal Server Error" in quoted_text(question, [SMALL_ERRORS])
     monkeypatch.setattr(answer_types, "STATUS", -1)
     assert quoted_text(question, [SMALL_ERRORS]) == ""
+
+
+def test_a_chinese_count_reads_past_bold_and_a_single(monkeypatch):
+    """dev68 z6806 "启动应用之前的准备步骤通常应该由几个进程来执行？": "一个**单个进程**" counts one process (单个 is
+    "a single"); the control leaves the bold between a number and the thing counted ("一个 **Uvicorn** 进程")."""
+    question = "启动应用之前的准备步骤通常应该由几个进程来执行？"
+    types = answer_types.asked_types(question)
+    line = "因此，在启动应用程序之前，你将需要一个**单个进程**来执行这些**前面的步骤**。"
+    assert answer_types.states_each(types, line, question)
+    assert answer_types.states_each(types, "在启动之前，需要单个进程来执行这些步骤。", question)
+    assert not answer_types.states_each(types, "表单的进程会执行这些步骤。", question)
+    bold = "在启动之前，只运行一个 **Uvicorn** 进程来执行这些步骤。"
+    assert answer_types.states_each(types, bold, question)
+    monkeypatch.setattr(answer_types, "_EMPHASIS", re.compile(r"(?!)"))
+    assert not answer_types.states_each(types, bold, question)

@@ -19,7 +19,7 @@ _NUMBER = re.compile(
     r"(?<![A-Za-z_])\d|(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bwhich )(?<!\beach )(?<!\bany )(?<!\bno )\bone\b"
     r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|once|twice|"
-    r"dozens?|half)\b|\bonly\s+(?:\S+\s+){0,4}?single\b|(?<![统同唯万])一(?![些样起旦般直定切下致边])|同一(?=[个台份条种])|[二两三四五六七八九十百千万]",
+    r"dozens?|half)\b|\bonly\s+(?:\S+\s+){0,4}?single\b|(?<![统同唯万])一(?![些样起旦般直定切下致边])|同一(?=[个台份条种])|单个|[二两三四五六七八九十百千万]",
     re.I,
 )
 # a release ("FastAPI 0.108.0") is no quantity: asked a maximum size, a line giving only one states none
@@ -258,7 +258,10 @@ def _counted(question: str) -> str | None:
 # "最多可以包含多少个标签？" counts 标签: a number in the line must count it ("3 个标签"), not "每个标签对应一个字典"
 # (a measure word: "多少钱", "多少秒" ask an amount in a unit - "500 美元", "15 秒" - not things counted)
 _COUNTED_ZH = re.compile(r"(?:多少|几)(?:个|条|种|项|次|位|台|份|件|名|张|行|列|页)(?=[\u4e00-\u9fff])")  # 多少行数据
-_NUMERAL_ZH = r"(?:\d+|[一二两三四五六七八九十百千万]+)"
+_NUMERAL_ZH = r"(?:\d+|[一二两三四五六七八九十百千万]+|单(?=[个一]))"  # 单个 / 单一: "a single"
+
+
+_EMPHASIS = re.compile(r"\*\*|__")
 
 
 @functools.lru_cache(maxsize=256)
@@ -331,10 +334,15 @@ def _counts_in(question: str, text: str) -> bool:
     # the number, a measure word, a name or a short modifier between ("同一个 WebSocket 连接", "两个非常豪华的汉堡"),
     # then the thing counted
     counted_zh = _counted_zh(question)
+    plain = _EMPHASIS.sub("", text)  # "一个**单个进程**": the bold is no word between the number and the thing
     between = r"(?:[A-Za-z][\w-]*\s*|[\u4e00-\u9fff]{1,6}的)?"
     # (an English line is read for a number of some things: "There are hundreds of other contributors", not "if you
     # have only one Pydantic model")
-    if counted_zh and has_cjk(text) and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*{between}{re.escape(counted_zh)}", text):
+    if (
+        counted_zh
+        and has_cjk(text)
+        and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*{between}{re.escape(counted_zh)}", plain)
+    ):
         return False
     if counted_zh and not has_cjk(text) and not _COUNT_OF_THINGS.search(text):
         return False
