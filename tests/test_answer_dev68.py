@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from conftest import evidence_under, quoted_text
 from kb_agent.agent import answer_types, evidence_following, name_kinds, reasons
 from kb_agent.agent.asked_code import code_names
@@ -159,3 +161,16 @@ def test_a_chinese_count_reads_past_bold_and_a_single(monkeypatch):
     assert answer_types.states_each(types, bold, question)
     monkeypatch.setattr(answer_types, "_EMPHASIS", re.compile(r"(?!)"))
     assert not answer_types.states_each(types, bold, question)
+
+
+@pytest.mark.parametrize(
+    ("question", "glue"),
+    [
+        ("只想在部分测试里替换依赖项时，应该在什么时候设置和撤销覆盖？", "时候"),  # dev64 z6405, refused before
+        ("拿不准该用 async def 还是 def 的时候，应该选哪个？", "还是"),  # dev65 z6502, refused before
+    ],
+)
+def test_chinese_when_and_or_are_no_key_terms(question, glue):
+    """ "…的时候" is English "when" and "A 还是 B" its "or" (both stop words in English): as key terms they had to be
+    written beside every other term, and the question was refused for its own wording (撤销, 拿不准)."""
+    assert glue not in key_terms(question)

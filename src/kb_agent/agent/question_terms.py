@@ -31,6 +31,7 @@ _FRAME = (
     "一共 总共 共有 "  # "in all": 一共点了几个 asks a count, no line says "in all"
     "如果 假如 要是 的话 "  # "if": the condition's glue (English "if" is a stop word); "…的话" closes it
     "方面 "  # "哪些方面", "在性能方面": the aspect asked about frames the question, the line names the aspect
+    "时候 还是 "  # "…的时候" / "什么时候" is English "when", "A 还是 B" its "or": a question's glue, in no answer
 )
 # "What is the difference between A and B?", "A 和 B 有什么区别？": the question's shape; a line contrasting the two
 # ("In contrast to a container image …, a container …") answers without the words
