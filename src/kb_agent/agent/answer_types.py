@@ -259,9 +259,7 @@ def _counted(question: str) -> str | None:
 # (a measure word: "多少钱", "多少秒" ask an amount in a unit - "500 美元", "15 秒" - not things counted)
 _COUNTED_ZH = re.compile(r"(?:多少|几)(?:个|条|种|项|次|位|台|份|件|名|张|行|列|页)(?=[\u4e00-\u9fff])")  # 多少行数据
 _NUMERAL_ZH = r"(?:\d+|[一二两三四五六七八九十百千万]+|单(?=[个一]))"  # 单个 / 单一: "a single"
-
-
-_EMPHASIS = re.compile(r"\*\*|__")
+_EMPHASIS = re.compile(r"\*\*|__")  # Markdown bold, read past when a number counts a thing
 
 
 @functools.lru_cache(maxsize=256)
