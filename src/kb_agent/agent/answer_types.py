@@ -332,14 +332,13 @@ def _counts_in(question: str, text: str) -> bool:
     # the number, a measure word, a name or a short modifier between ("同一个 WebSocket 连接", "两个非常豪华的汉堡"),
     # then the thing counted
     counted_zh = _counted_zh(question)
-    plain = _EMPHASIS.sub("", text)  # "一个**单个进程**": the bold is no word between the number and the thing
     between = r"(?:[A-Za-z][\w-]*\s*|[\u4e00-\u9fff]{1,6}的)?"
     # (an English line is read for a number of some things: "There are hundreds of other contributors", not "if you
-    # have only one Pydantic model")
+    # have only one Pydantic model"; the bold of "一个**单个进程**" is no word between the number and the thing)
     if (
         counted_zh
         and has_cjk(text)
-        and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*{between}{re.escape(counted_zh)}", plain)
+        and not re.search(rf"{_NUMERAL_ZH}\s*\S?\s*{between}{re.escape(counted_zh)}", _EMPHASIS.sub("", text))
     ):
         return False
     if counted_zh and not has_cjk(text) and not _COUNT_OF_THINGS.search(text):

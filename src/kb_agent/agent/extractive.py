@@ -120,6 +120,8 @@ _ASKS_HISTORY = re.compile(
 RESTATES = 0.4
 _MEANS_WORDS = frozenset(tokenize("can could use using 可以 使用"))
 _DISCOURSE = frozenset(tokenize("example instance also just then so well actually 比如 例如 同样 当然 首先 然后"))
+# asked a status code, a line giving one ("The client will get a **500 Internal Server Error**") says these words
+_STATUS_WORDS = frozenset(terms("status code 状态码"))
 # a yes/no question is answered by restating it ("Can I …?" - "You can …")
 _YES_NO = re.compile(
     r"^\s*(?:is|are|can|could|does|do|did|should|will|would|was|were|has|have|may|must)\b|吗\s*[？?]?\s*$|是否|能不能|可不可以",
@@ -241,8 +243,8 @@ def rank(
     type_words = (
         {t for t in asked if t.startswith(answer_types.VERSION_WORD_ZH)} if answer_types.VERSION in types else set()
     )
-    if answer_types.STATUS in types:  # "The client will get a **500 Internal Server Error**" says its status code
-        type_words |= asked & terms("status code 状态码")
+    if answer_types.STATUS in types:
+        type_words |= asked & _STATUS_WORDS
     found: list[Unit] = []
     for (index, unit), names in zip(all_units, named_by, strict=True):
         unit_zh = unit.zh

@@ -300,6 +300,9 @@ def opens_with_it(unit: Unit) -> bool:
     return bool(unit.heading) and bool(_IT_REFERS.match(unit.text))
 
 
+_PROSE = re.compile(r"(?:[A-Za-z]{2,}\W+){2,}[A-Za-z]{2,}|[\u4e00-\u9fff]{4}")  # a line of words, not an example's
+
+
 def named_by_it(unit: Unit, units: list[Unit], reach: int = 4) -> Unit | None:
     """The line an "It …" line's "it" names: back past the "It …" lines before it ("Hug was one of the first
     frameworks …" / "It also was …" / "It was not based on a standard …" / "It has an interesting, uncommon feature"),
@@ -315,9 +318,6 @@ def named_by_it(unit: Unit, units: list[Unit], reach: int = 4) -> Unit | None:
             return before
         current = before  # past an "It …" line, or an example's line (a JWT's code is no name)
     return None
-
-
-_PROSE = re.compile(r"(?:[A-Za-z]{2,}\W+){2,}[A-Za-z]{2,}|[\u4e00-\u9fff]{4}")
 
 
 def antecedent(unit: Unit, units: list[Unit]) -> Unit | None:
