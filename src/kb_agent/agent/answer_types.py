@@ -77,6 +77,13 @@ def _owned_by(word: str, asked: str) -> bool:
 
 
 # a month in a written date ("Jul 29, 2026")
+# a size asked ("最多允许多大的请求体", "how large is …"), not an extent ("有多大区别", "how big a difference"): a
+# size is written in digits ("10 MB"), no line's "一个" (a, one) gives it
+_SIZE_ASKED = (
+    r"多大(?!程度|的?(?:区别|影响|作用|差别|差异|关系|意义|好处|帮助|变化|用处|优势))"
+    r"|\bhow (?:large|big)\b(?! (?:an? )?(?:difference|impact|effect|role|deal|advantage|benefit)\b)"
+)
+_ASKS_SIZE = re.compile(_SIZE_ASKED, re.I)
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 # what kind of answer a question asks for, and what a quoted line must then contain
 ANSWER_TYPES = [
@@ -92,7 +99,9 @@ ANSWER_TYPES = [
             r"\bhow (?:many|much|long)\b|\b(?:maximum|minimum|max|min) (?:\w+ ){0,2}(?:number|size|length|value|limit)\b"
             r"|\bdefault (?:\w+ )?(?:number|size|length|limit|timeout)\b"  # a default value may be False or None
             r"|\bwhich port\b|多少|几个|几秒|多久|多长时间|(?:哪个|什么)端口"
-            r"|\bin (?:bytes|kilobytes|megabytes|gigabytes|[KMGT]i?B)\b",  # "What chunk size in bytes …?"
+            r"|\bin (?:bytes|kilobytes|megabytes|gigabytes|[KMGT]i?B)\b"  # "What chunk size in bytes …?"
+            # a size ("最多允许多大的请求体", "how large is …"), not an extent ("有多大区别", "how big a difference")
+            rf"|{_SIZE_ASKED}",
             re.I,
         ),
         _NUMBER,
@@ -323,6 +332,8 @@ def _counts_in(question: str, text: str) -> bool:
     names the thing (in Chinese, with a number just before it); asked how long, a number of a time unit; any
     line when none of these is asked."""
     if _ASKS_DURATION.search(question) and not _DURATION.search(text):
+        return False
+    if _ASKS_SIZE.search(question) and not re.search(r"\d", text):
         return False
     if _ASKS_BOUND.search(question) and (not _BOUND.search(text) or _EXAMPLE_COUNT.search(text)):
         return False

@@ -23,6 +23,7 @@ _FRAME = (
     "given "  # "when no query is given": a clause's verb, rare in docs and so weighed heavily
     "back among amongst own "  # "send back", "sent among the schemes …", "of their own": a particle, a preposition
     "up "  # "set up", "look up": a particle (a rare word in docs, it had covered "set up blue-green deployments")
+    "hand hands handed "  # "when I hand it to Depends": a verb of passing, as "put" is
     "unlike besides except versus whereas instead rather apart aside other others another "  # relating the subject to another
     "thing things thingy stuff gizmo gadget knob doohickey 东西 "  # a placeholder for what the documents name
     # the Chinese question words jieba keeps whole: "多少" is in no answer
@@ -32,6 +33,9 @@ _FRAME = (
     "如果 假如 要是 的话 "  # "if": the condition's glue (English "if" is a stop word); "…的话" closes it
     "方面 "  # "哪些方面", "在性能方面": the aspect asked about frames the question, the line names the aspect
     "时候 还是 "  # "…的时候" / "什么时候" is English "when", "A 还是 B" its "or": a question's glue, in no answer
+    "以后 之后 还有 "  # "…以后" is English "after", "还有什么…" its "what else": a clause's glue
+    "有没有 只是 办法 拿到 "  # "is there", "just", "way" and "get", as the English frame words above
+    "相比 相较 比起 "  # "A 和 B 相比": "compared with", as "unlike" and "versus" are
 )
 # "What is the difference between A and B?", "A 和 B 有什么区别？": the question's shape; a line contrasting the two
 # ("In contrast to a container image …, a container …") answers without the words
@@ -86,6 +90,10 @@ _SINCE_WORDS = frozenset(tokenize("starting start")) | {"开始"}
 # "New …" or nothing at all, and an English line says no Chinese verb
 _ADDED_WORDS = frozenset({"加入", "添加", "引入", "新增", "增加"})
 _RELEASE_ADDED = re.compile(rf"(?:哪个|哪一个|什么)版本[^，。？?]{{0,30}}?(?:{'|'.join(sorted(_ADDED_WORDS))})")
+# "operation_id 需要满足什么条件？" (what must it meet): the requirement is what is asked, a line states it ("must be
+# unique") without the words
+_CONDITION_ZH = re.compile(r"(?:满足|符合)(?:什么|哪些|哪种|怎样的?|什么样的?)(?:条件|要求)")
+_CONDITION_WORDS = frozenset({"满足", "符合", "条件", "要求"})
 # "除了团队以外 …" (apart from the team): 以外 closes the frame 除了 opens, it names nothing
 _APART = re.compile(r"除了?[^，。？?]{1,12}?(?:以外|之外)")
 # a Chinese word whole too: jieba cuts it by context (哪种 alone -> 哪, 种) and keeps it in "在哪种版本"
@@ -155,6 +163,8 @@ def key_terms(question: str) -> set[str]:
         asked -= _SINCE_WORDS
     if answer_types.ASKS_FREQUENCY.search(question):  # "多久计算一次": 一次 ("once") frames how often
         asked -= {"一次"}
+    if _CONDITION_ZH.search(question):
+        asked -= _CONDITION_WORDS
     if _APART.search(question):
         asked -= {"以外", "之外"}
     if _RELEASE_ADDED.search(question):  # "在哪个版本加入了对 mypy --strict 的支持": the notes write "Add …", "✨ …"
@@ -173,7 +183,7 @@ def key_terms(question: str) -> set[str]:
     asked -= {t for t in asked if _GLUED_LOCATIVE.search(t) and zh_tag(t) in (None, "ns") and f" {t}" in question}
     # "请求头会以什么 …": a noun's last character glued to the modal after it (头会), a word no dictionary tags
     asked -= {t for t in asked if _GLUED_MODAL.search(t) and (t[0] in _TIME_OR_PLACE or zh_tag(t) is None)}
-    asked |= {_SYMBOL_NAME[s] for s in _LONE_SYMBOL.findall(question)}  # "^" is no token: asked as "caret"
+    asked |= {_SYMBOL_NAME[m.group(m.lastindex or 0)] for m in _LONE_SYMBOL.finditer(question)}  # "^": "caret"
     if _LIST_NOUN.search(question):  # "the list of all required scopes": a thing, not "List the …"
         asked |= {"list"}
     # jieba's search mode also yields the pieces of a word (分布式 -> 分布, 布式): one word counts once
@@ -284,8 +294,11 @@ _SYMBOLS = {
 }
 # a symbol the question writes on its own ("示例里的 ^ 表示什么？"): asked by its name, held by a line that codes it;
 # not an operator, which stands between names ("str | None", "a * b"), nor a prompt opening a command ("$ fastapi run")
-_LONE_SYMBOL = re.compile(r"(?<=[\s`])([\^$])(?=\s|`|$)")
-_SYMBOL_NAME = {"^": "caret", "$": "dollar"}
+# ("把 * 作为第一个参数": a star between Chinese words is no operator either)
+_LONE_SYMBOL = re.compile(
+    r"(?<=[\s`])([\^$])(?=\s|`|$)|(?<=`)(\*)(?=`)|(?<=[\u4e00-\u9fff]\s)(\*)(?=\s[\u4e00-\u9fff])"
+)
+_SYMBOL_NAME = {"^": "caret", "$": "dollar", "*": "asterisk"}
 
 
 def symbol_held(term: str, text: str) -> bool:

@@ -33,12 +33,12 @@ _EN_UNDERSTOOD = (
 _ZH_UNDERSTOOD = r"好的|收到|明白了|(?:我)?懂了|清楚了|了解了|原来如此"
 # closing a conversation ("ok that's all for now, bye!"): small talk, and what a farewell reply answers
 _EN_FAREWELL = (
-    r"(?:good)?bye(?: for now)?|bye-bye|see (?:you|ya)(?: later| soon| tomorrow)?|(?:talk|catch you) later|take care|"
+    r"(?:good)?bye(?: for now)?|bye-bye|see (?:you|ya)(?: later| soon| tomorrow)?|(?:talk|catch you) (?:later|tomorrow)|take care|"
     r"talk to you (?:later|soon|tomorrow)|"
     r"(?:that'?s|that is) (?:all|it)(?: (?:for now|for today|i needed|thanks))?|(?:i'?m|i am|we'?re) (?:done|all set)|"
     r"no more questions|nothing else|have a (?:nice|good|great) (?:day|one|evening|weekend)"
 )
-_ZH_FAREWELL = r"再见|再会|拜拜|回头见|下次见|(?:回头|下次|改天)聊|就这些|没有了|没别的了|先这样|(?:今天|那)?(?:就)?(?:先)?到这(?:里|儿)"
+_ZH_FAREWELL = r"再见|再会|拜拜|(?:回头|下次|明天|明儿|晚点|待会儿?)见|(?:回头|下次|改天|明天|以后|晚点|有空)(?:再)?聊|再聊|就这些|没有了|没别的了|先这样|(?:今天|那)?(?:就)?(?:先)?到这(?:里|儿)"
 _EN_PHRASE = (
     r"(?:hi|hello|hey|hiya|yo|howdy|greetings|sup|wassup|(?:good )?(?:morning|afternoon|evening)|good (?:night|day)|"
     r"(?:i'?m|i am) new(?: here)?|(?:good|nice|great) to (?:e-)?(?:see|meet) you|pleased to meet you|"

@@ -82,13 +82,19 @@ def unknown_terms(
     if chunks < RICH_VOCABULARY:
         asked &= code_names
     pieces = {t: [] if t in code_names else [p for p in tokenize(t) if p != t and len(p) > 1] for t in asked}
-    probe = set(asked) | {p for parts in pieces.values() for p in parts}
+    # a code name asked in the plural ("operationIds") is written when its singular is ("`operationId`s")
+    singular = {t: t[:-1] for t in asked & code_names if t[:-1] in tokenize(t)}
+    probe = set(asked) | {p for parts in pieces.values() for p in parts} | set(singular.values())
     written = {t for text in texts for t in tokenize(text)}  # a page's path and title count too
     in_evidence = probe & written
     # a Chinese word is cut by its context: "不传" is a word of "可以不传它吗" but not of "你不能不传这个参数"
     in_evidence |= {t for t in probe - in_evidence if has_cjk(t) and any(t in text for text in texts)}
     seen = in_evidence | held(probe - in_evidence)
-    unsure = {t for t in asked if t not in seen and not (pieces[t] and _cut_into(t, pieces[t], seen))}
+    unsure = {
+        t
+        for t in asked
+        if t not in seen and singular.get(t) not in seen and not (pieces[t] and _cut_into(t, pieces[t], seen))
+    }
     # another form of a word not written as asked ("caught": the pages write "catch"; "harder" over a page saying
     # "more difficult", when the knowledge base writes "hard"), read from a dictionary, not guessed
     words = [(w, set(tokenize(w))) for w in _WORD.findall(question)]

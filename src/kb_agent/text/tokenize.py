@@ -82,6 +82,11 @@ def _word_tokens(raw: str) -> tuple[str, ...]:
             return ()
         return (_stem(lower),)
     out = [lower.strip("_-.'")]  # the identifier as written, for exact look-ups
+    last = parts[-1].lower()
+    if last.endswith("s") and _stem(last) == last[:-1] and out[0].endswith(last):
+        # a name in the plural ("operationIds") is the name a page writes with its plural outside the code
+        # ("`operationId`s")
+        out.append(out[0][:-1])
     for part in parts:
         part = part.lower()
         if part and part not in EN_STOPWORDS:
@@ -135,8 +140,11 @@ def zh_tag(word: str) -> str | None:
 
 def guessed_word(word: str) -> bool:
     """A two-character Chinese "word" jieba's dictionary lacks: its HMM glued two characters that only met in
-    this sentence ("测试时用" -> 测试 / 时用). Not a word a passage will repeat."""
-    return len(word) == 2 and has_cjk(word) and not _get_jieba().dt.FREQ.get(word)  # 0: a prefix of words, none itself
+    this sentence ("测试时用" -> 测试 / 时用), or three across a particle. Not a word a passage will repeat."""
+    if not has_cjk(word) or len(word) not in (2, 3) or _get_jieba().dt.FREQ.get(word):  # 0: a prefix, no word
+        return False
+    # three characters glued across a conjunction or particle: "依赖项和子依赖项" -> 依赖 / 项和子
+    return len(word) == 2 or any(c in ZH_STOPWORDS for c in word[1:-1])
 
 
 # the stems of the English question and function words: an English translation of a Chinese word says nothing by
