@@ -134,11 +134,15 @@ def labelled_value(text: str, question: str) -> str | None:
 # saying what it should be ("It should be a `list` of `Depends()`") answers; a line only naming the thing does not
 _ASKS_REQUIRED_FORM = re.compile(r"\b(?:what|which)\b[^?]*\b(?:should|must)\b[^?]*\bbe\s*\?*\s*$", re.I)
 _SAYS_REQUIRED_FORM = re.compile(r"\b(?:should|must|has to|needs to)\s+be\s+(?:an?|the|one|of)\b|应该是|必须是", re.I)
+# "operation_id 需要满足什么条件？" (what must it meet): the line saying what it must be or do answers ("务必确保每个操作的
+# `operation_id` 都是唯一的", "你必须确保你的数据类型正确"), without the words 条件 or 要求
+ASKS_REQUIREMENT_ZH = re.compile(r"(?:满足|符合)(?:什么|哪些|哪种|怎样的?|什么样的?)(?:条件|要求)")
+_SAYS_REQUIREMENT_ZH = re.compile(r"必须|务必|确保|需要|只能|一定要")
 
 
 def asks_required_form(question: str) -> bool:
-    return bool(_ASKS_REQUIRED_FORM.search(question))
+    return bool(_ASKS_REQUIRED_FORM.search(question) or ASKS_REQUIREMENT_ZH.search(question))
 
 
 def says_required_form(text: str) -> bool:
-    return bool(_SAYS_REQUIRED_FORM.search(text))
+    return bool(_SAYS_REQUIRED_FORM.search(text) or _SAYS_REQUIREMENT_ZH.search(text))

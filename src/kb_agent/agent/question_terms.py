@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 
 from kb_agent.agent import answer_types
+from kb_agent.agent.asked_shapes import ASKS_REQUIREMENT_ZH
 from kb_agent.agent.evidence_units import TYPE_WORDS, Unit, terms
 from kb_agent.agent.name_kinds import NAME_OF
 from kb_agent.text.tokenize import FUNCTION_WORDS, QUESTION_WORDS, guessed_word, has_cjk, tokenize, zh_tag
@@ -33,8 +34,8 @@ _FRAME = (
     "如果 假如 要是 的话 "  # "if": the condition's glue (English "if" is a stop word); "…的话" closes it
     "方面 "  # "哪些方面", "在性能方面": the aspect asked about frames the question, the line names the aspect
     "时候 还是 "  # "…的时候" / "什么时候" is English "when", "A 还是 B" its "or": a question's glue, in no answer
-    "以后 之后 还有 "  # "…以后" is English "after", "还有什么…" its "what else": a clause's glue
-    "有没有 只是 办法 拿到 "  # "is there", "just", "way" and "get", as the English frame words above
+    "以后 之后 "  # "…以后" is English "after": a clause's glue
+    "只是 办法 拿到 "  # "just", "way" and "get", as the English frame words above
     "相比 相较 比起 "  # "A 和 B 相比": "compared with", as "unlike" and "versus" are
 )
 # "What is the difference between A and B?", "A 和 B 有什么区别？": the question's shape; a line contrasting the two
@@ -90,9 +91,7 @@ _SINCE_WORDS = frozenset(tokenize("starting start")) | {"开始"}
 # "New …" or nothing at all, and an English line says no Chinese verb
 _ADDED_WORDS = frozenset({"加入", "添加", "引入", "新增", "增加"})
 _RELEASE_ADDED = re.compile(rf"(?:哪个|哪一个|什么)版本[^，。？?]{{0,30}}?(?:{'|'.join(sorted(_ADDED_WORDS))})")
-# "operation_id 需要满足什么条件？" (what must it meet): the requirement is what is asked, a line states it ("must be
-# unique") without the words
-_CONDITION_ZH = re.compile(r"(?:满足|符合)(?:什么|哪些|哪种|怎样的?|什么样的?)(?:条件|要求)")
+# "operation_id 需要满足什么条件？": the requirement is what is asked, a line states it without the words
 _CONDITION_WORDS = frozenset({"满足", "符合", "条件", "要求"})
 # "除了团队以外 …" (apart from the team): 以外 closes the frame 除了 opens, it names nothing
 _APART = re.compile(r"除了?[^，。？?]{1,12}?(?:以外|之外)")
@@ -103,6 +102,10 @@ QUESTION_TERMS = frozenset(terms(" ".join(_WORDS)) | set(tokenize(" ".join(_WORD
 )  # as `terms` reads a question ("given" is "give") and as the tokenizer does
 # 哪 + a measure word (哪条, 哪种, 哪款 …) asks which: jieba keeps each whole, and no list could name them all
 WHICH_ZH = "哪"
+# "有没有 …" ("is there …") asks whether, as 是否 does; counted whole only - its piece 没有 ("not") says something
+_WHETHER_ZH = "有没有"
+# "还有什么工具能用？" ("what else …"): glue only before a question word - "如果你还有一个 …" ("also have") says something
+_WHAT_ELSE_ZH = re.compile(r"还有(?=什么|哪|别的|其他|其它)")
 # 几 + a measure word (几条, 几种, 几步 …) asks how many, as 几个 does: jieba keeps each whole ("需要几条命令" is
 # answered by "一条命令"); 几乎 (almost) and 几何 are words of their own
 _HOW_MANY_ZH = re.compile(r"^几[个条种次步项位台份件名张行列页处类层秒天周年]$")
@@ -133,6 +136,12 @@ def key_terms(question: str) -> set[str]:
     """The question's content words (what it asks about), without the words that only make it a question.
     An identifier counts once: `max_age`, not also `max` and `age`."""
     asked = {t for t in terms(question) - QUESTION_TERMS if not t.startswith(WHICH_ZH) and not _HOW_MANY_ZH.match(t)}
+    if _WHAT_ELSE_ZH.search(question):
+        asked.discard("还有")
+    if _WHETHER_ZH in question:
+        asked.discard(_WHETHER_ZH)
+        if question.count("没有") == question.count(_WHETHER_ZH):
+            asked.discard("没有")
     if KIND_OF.search(question):
         asked -= _KIND_WORDS
     if NAME_OF.search(question):  # "the name of the cookie": a name is what is asked, not what a line must say
@@ -163,7 +172,7 @@ def key_terms(question: str) -> set[str]:
         asked -= _SINCE_WORDS
     if answer_types.ASKS_FREQUENCY.search(question):  # "多久计算一次": 一次 ("once") frames how often
         asked -= {"一次"}
-    if _CONDITION_ZH.search(question):
+    if ASKS_REQUIREMENT_ZH.search(question):
         asked -= _CONDITION_WORDS
     if _APART.search(question):
         asked -= {"以外", "之外"}

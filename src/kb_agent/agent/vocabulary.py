@@ -83,7 +83,7 @@ def unknown_terms(
         asked &= code_names
     pieces = {t: [] if t in code_names else [p for p in tokenize(t) if p != t and len(p) > 1] for t in asked}
     # a code name asked in the plural ("operationIds") is written when its singular is ("`operationId`s")
-    singular = {t: t[:-1] for t in asked & code_names if t[:-1] in tokenize(t)}
+    singular = {t: t[:-1] for t in asked & code_names if re.search(r"[a-z]{2}s$", t) and not t.endswith("ss")}
     probe = set(asked) | {p for parts in pieces.values() for p in parts} | set(singular.values())
     written = {t for text in texts for t in tokenize(text)}  # a page's path and title count too
     in_evidence = probe & written
@@ -115,9 +115,27 @@ def unknown_terms(
 
     # "caret", asked as "^": a page writing `^` writes it
     unknown = {t for t in asked if not known(t) and not any(symbol_held(t, text) for text in texts)}
+    unknown |= _stemmed_away(question, asked, [*texts, *further])
     if unknown and texts:
         unknown -= _written_nearly(unknown - code_names, question, texts)
     return unknown | _unwritten_versions(question, texts)
+
+
+# a suffix the stemmer takes off though it makes another word: "directive" is analysed "direct", which every page
+# saying "directly" holds
+_OWN_WORD_SUFFIX = re.compile(r"(?<=[a-z]{4})ives?$", re.I)
+
+
+def _stemmed_away(question: str, asked: set[str], texts: list[str]) -> set[str]:
+    """The asked stems of the question's "-ive" words ("directive": direct) no passage found writes as such."""
+    said = " ".join(texts).lower()
+    found = set()
+    for word in _WORD.findall(question):
+        stem = tokenize(word)
+        cut = _OWN_WORD_SUFFIX.search(word) and stem and stem[0] in asked and len(stem[0]) < len(word) - 2
+        if cut and not re.search(rf"\b{re.escape(word.lower().removesuffix('s'))}", said):
+            found.add(stem[0])
+    return found
 
 
 def _cut_into(term: str, pieces: list[str], seen: set[str]) -> bool:

@@ -82,11 +82,6 @@ def _word_tokens(raw: str) -> tuple[str, ...]:
             return ()
         return (_stem(lower),)
     out = [lower.strip("_-.'")]  # the identifier as written, for exact look-ups
-    last = parts[-1].lower()
-    if last.endswith("s") and _stem(last) == last[:-1] and out[0].endswith(last):
-        # a name in the plural ("operationIds") is the name a page writes with its plural outside the code
-        # ("`operationId`s")
-        out.append(out[0][:-1])
     for part in parts:
         part = part.lower()
         if part and part not in EN_STOPWORDS:
