@@ -287,14 +287,15 @@ def test_an_other_language_line_counts_less_when_the_translation_says_its_names(
     page's "务必确保每个操作的 `operation_id` 都是唯一的"."""
     if not rule:
         monkeypatch.setattr(extractive, "ECHOED", extractive.UNREADABLE)
-    weights = {"要求": 4.7, "每个": 3.2, "operation_id": 6.3, "操作": 2.4, "满足": 5.9}
+    # (asked in other words than dev25's "必须满足什么要求", which now reads as asking a requirement: stop 69)
+    weights = {"限制": 4.7, "每个": 3.2, "operation_id": 6.3, "操作": 2.4, "生成": 5.9}
     sources = [
         _evidence("You can set the OpenAPI `operationId` with the parameter `operation_id`.",
                   "en/advanced/path-operation-advanced-configuration.md", ["OpenAPI operationId"], 11),
         _evidence("务必确保每个操作的 `operation_id` 都是唯一的。",
                   "zh/advanced/path-operation-advanced-configuration.md", ["OpenAPI 的 operationId"], 13),
     ]  # fmt: skip
-    ranked = rank("每个操作的 operation_id 必须满足什么要求？", sources, weights=lambda asked: weights)
+    ranked = rank("每个操作的 operation_id 在生成时有什么限制？", sources, weights=lambda asked: weights)
     assert ("唯一" in ranked[0].text) is rule
 
 
