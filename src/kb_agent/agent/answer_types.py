@@ -76,7 +76,6 @@ def _owned_by(word: str, asked: str) -> bool:
     return word.lower() == asked or word.lower() in EN_STOPWORDS or word.lower() in _NOT_PRODUCTS
 
 
-# a month in a written date ("Jul 29, 2026")
 # a size asked ("最多允许多大的请求体", "how large is …"), not an extent ("有多大区别", "how big a difference"): a
 # size is written in digits ("10 MB"), no line's "一个" (a, one) gives it
 _SIZE_ASKED = (
@@ -84,6 +83,7 @@ _SIZE_ASKED = (
     r"|\bhow (?:large|big)\b(?! (?:an? )?(?:difference|impact|effect|role|deal|advantage|benefit)\b)"
 )
 _ASKS_SIZE = re.compile(_SIZE_ASKED, re.I)
+# a month in a written date ("Jul 29, 2026")
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 # what kind of answer a question asks for, and what a quoted line must then contain
 ANSWER_TYPES = [
@@ -100,7 +100,6 @@ ANSWER_TYPES = [
             r"|\bdefault (?:\w+ )?(?:number|size|length|limit|timeout)\b"  # a default value may be False or None
             r"|\bwhich port\b|多少|几个|几秒|多久|多长时间|(?:哪个|什么)端口"
             r"|\bin (?:bytes|kilobytes|megabytes|gigabytes|[KMGT]i?B)\b"  # "What chunk size in bytes …?"
-            # a size ("最多允许多大的请求体", "how large is …"), not an extent ("有多大区别", "how big a difference")
             rf"|{_SIZE_ASKED}",
             re.I,
         ),

@@ -36,7 +36,7 @@ _FRAME = (
     "时候 还是 "  # "…的时候" / "什么时候" is English "when", "A 还是 B" its "or": a question's glue, in no answer
     "以后 之后 "  # "…以后" is English "after": a clause's glue
     "只是 办法 拿到 "  # "just", "way" and "get", as the English frame words above
-    "相比 相较 比起 "  # "A 和 B 相比": "compared with", as "unlike" and "versus" are
+    "相比 比起 "  # "A 和 B 相比": "compared with", as "unlike" and "versus" are
 )
 # "What is the difference between A and B?", "A 和 B 有什么区别？": the question's shape; a line contrasting the two
 # ("In contrast to a container image …, a container …") answers without the words

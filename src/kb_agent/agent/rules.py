@@ -33,7 +33,8 @@ _EN_UNDERSTOOD = (
 _ZH_UNDERSTOOD = r"好的|收到|明白了|(?:我)?懂了|清楚了|了解了|原来如此"
 # closing a conversation ("ok that's all for now, bye!"): small talk, and what a farewell reply answers
 _EN_FAREWELL = (
-    r"(?:good)?bye(?: for now)?|bye-bye|see (?:you|ya)(?: later| soon| tomorrow)?|(?:talk|catch you) (?:later|tomorrow)|take care|"
+    r"(?:good)?bye(?: for now)?|bye-bye|see (?:you|ya)(?: later| soon| tomorrow)?|"
+    r"(?:talk|catch you) (?:later|tomorrow)|take care|"
     r"talk to you (?:later|soon|tomorrow)|"
     r"(?:that'?s|that is) (?:all|it)(?: (?:for now|for today|i needed|thanks))?|(?:i'?m|i am|we'?re) (?:done|all set)|"
     r"no more questions|nothing else|have a (?:nice|good|great) (?:day|one|evening|weekend)"
