@@ -128,14 +128,20 @@ _OWN_WORD_SUFFIX = re.compile(r"(?<=[a-z]{4})ives?$", re.I)
 
 def _stemmed_away(question: str, asked: set[str], texts: list[str]) -> set[str]:
     """The asked stems of the question's "-ive" words ("directive": direct) no passage found writes as such."""
+    cut = {
+        word: stem[0]
+        for word in _WORD.findall(question)
+        if _OWN_WORD_SUFFIX.search(word)
+        and (stem := tokenize(word))
+        and stem[0] in asked
+        and len(stem[0]) < len(word) - 2
+    }
+    if not cut:  # most questions: the passages' text is not read
+        return set()
     said = " ".join(texts).lower()
-    found = set()
-    for word in _WORD.findall(question):
-        stem = tokenize(word)
-        cut = _OWN_WORD_SUFFIX.search(word) and stem and stem[0] in asked and len(stem[0]) < len(word) - 2
-        if cut and not re.search(rf"\b{re.escape(word.lower().removesuffix('s'))}", said):
-            found.add(stem[0])
-    return found
+    return {
+        stem for word, stem in cut.items() if not re.search(rf"\b{re.escape(word.lower().removesuffix('s'))}", said)
+    }
 
 
 def _cut_into(term: str, pieces: list[str], seen: set[str]) -> bool:
