@@ -129,6 +129,7 @@ def test_a_number_in_a_heading_counts_nothing(monkeypatch, rule):
     """dev17 u1703 (unanswerable) "How many heroes can the SQL tutorial database store at most?" was answered
     "Read One Hero" / "We can read a single `Hero`"."""
     monkeypatch.setattr(section_titles, "TITLED_OWN", 0.0)  # this guard alone: the bar on what a note says is off
+    monkeypatch.setattr(answer_types, "_ARTICLE", re.compile(r"(?!)"))  # and "can … one" read as a bound (dev70)
     if not rule:
         monkeypatch.setattr(answer_types, "TITLED", frozenset({0, 1, 3, 5}))
     text = "## Read One Hero\n\nWe can **read** a single `Hero` from the SQL database of heroes."

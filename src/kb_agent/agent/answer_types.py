@@ -323,6 +323,14 @@ _BOUND = re.compile(
     r"at least|up to|no more than|no fewer than|no less than|exceed|can|could)\b",
     re.I,
 )
+# a bound said outright, not only what something can do
+_STRONG_BOUND = re.compile(
+    r"最多|至多|最少|至少|上限|下限|不超过|不能超过|以内|只能|仅能|\b(?:maximum|minimum|max|min|limit(?:s|ed)?|at most|"
+    r"at least|up to|no more than|no fewer than|no less than|exceed|only)\b",
+    re.I,
+)
+# "一个", "一组", "one", "a": a thing said, not counted
+_ARTICLE = re.compile(r"一(?=[个组种件条份套])|\bone\b", re.I)
 _EXAMPLE_COUNT = re.compile(r"此处|这里|本例|示例中|例如|\b(?:here|in this example|for example)\b", re.I)
 
 
@@ -336,6 +344,8 @@ def _counts_in(question: str, text: str) -> bool:
         return False
     if _ASKS_BOUND.search(question) and (not _BOUND.search(text) or _EXAMPLE_COUNT.search(text)):
         return False
+    if _ASKS_BOUND.search(question) and not _STRONG_BOUND.search(text) and not _NUMBER.search(_ARTICLE.sub(" ", text)):
+        return False  # "你可以创建一个 Pydantic 模型来声明它们": "can" and "a" bound nothing ("只能有一个" does)
     noun = _counted(question)
     if noun and noun not in tokenize(text):
         return False

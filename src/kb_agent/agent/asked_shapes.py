@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from kb_agent.agent.evidence_units import terms
+from kb_agent.text.tokenize import tokenize
 
 # "Where do I configure …?": asks for a place to write it, a file ("in a `pyproject.toml` file")
 ASKS_WHERE = re.compile(r"^\s*where (?:do|does|should|can|must|is|are|will)\b|在哪(?:个|些)?文件|写在哪", re.I)
@@ -146,3 +147,19 @@ def asks_required_form(question: str) -> bool:
 
 def says_required_form(text: str) -> bool:
     return bool(_SAYS_REQUIRED_FORM.search(text) or _SAYS_REQUIREMENT_ZH.search(text))
+
+
+# "… but was not based on OAuth2": a negation of the word right after it (or one word on)
+_DENIAL = re.compile(r"\b(?:not|never)\s+((?:\w+\s+)?\w+)|n't\s+((?:\w+\s+)?\w+)|(?:不是|并非|没有|不)(\w{1,4})", re.I)
+
+
+def denies_asked(text: str, asked: set[str]) -> bool:
+    """The line denies what the question asks of ("Which specification is OpenID Connect based on?": "… but was not
+    based on OAuth2"): it tells what is not, where the question asks what is."""
+    for m in _DENIAL.finditer(text):
+        if m.group(3):  # Chinese: the word right after (不同于路径 denies no 路径)
+            if set(tokenize(m.group(3))[:1]) & asked:
+                return True
+        elif terms(m.group(1) or m.group(2)) & asked:
+            return True
+    return False

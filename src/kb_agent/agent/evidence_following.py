@@ -211,3 +211,20 @@ def introduces_example(unit: Unit, evidence: Evidence) -> bool:
 def _next_text_row(lines: list[str], row: int) -> int:
     """The first non-blank row after `row`; the last row when none is (a blank one, which starts nothing)."""
     return next((i for i in range(row + 1, len(lines)) if lines[i].strip()), len(lines) - 1)
+
+
+# a plural pronoun opening a line names the items of the list before it: "They work the same way as for other …"
+# after "In WebSocket endpoints you can import from `fastapi` and use:" / `Depends` / `Query` …
+_THEY = re.compile(r"^(?:they|these|those|all of them|它们|这些|以上)", re.I)
+
+
+def listed_before(unit: Unit, units: list[Unit], evidence: Evidence) -> tuple[Unit, list[str]] | None:
+    """The line introducing the list right before `unit` and the list's items, when `unit` opens by naming them
+    with a plural pronoun; None otherwise."""
+    if unit.position <= 0 or not _THEY.match(unit.text):
+        return None
+    before = units[unit.position - 1]
+    if before.heading != unit.heading or before.note:
+        return None
+    items = list_after(before, evidence)
+    return (before, items) if items else None

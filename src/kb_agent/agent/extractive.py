@@ -15,7 +15,13 @@ from kb_agent.agent.asked_code import asked_code
 from kb_agent.agent.asked_means import QUOTED_CODE, asks_means, new_code, offers_means
 from kb_agent.agent.claim_terms import NEGATES, OWNER_LINES, names_word, port_owner, version_owner
 from kb_agent.agent.definitions import asks_name, defines, gives_name
-from kb_agent.agent.evidence_following import code_after, commands_after, introduces_example, list_after
+from kb_agent.agent.evidence_following import (
+    code_after,
+    commands_after,
+    introduces_example,
+    list_after,
+    listed_before,
+)
 from kb_agent.agent.evidence_units import EXAMPLE_GAP, LINK_TARGET, Unit, terms, units_of
 from kb_agent.agent.example_lines import ASKS_OUTPUT, KEY_KINDS, answering_line, output_example
 from kb_agent.agent.name_kinds import (
@@ -38,7 +44,7 @@ from kb_agent.agent.name_kinds import (
 from kb_agent.agent.name_kinds import (
     names as named_in,
 )
-from kb_agent.agent.other_language import ECHOED, UNTRANSLATED, echoed, translated
+from kb_agent.agent.other_language import ECHOED, UNTRANSLATED, echoed, translated, written_as_code
 from kb_agent.agent.question_terms import (
     ASKS_DIFFERENCE,
     KIND_OF,
@@ -58,6 +64,7 @@ from kb_agent.agent.question_terms import (
 from kb_agent.agent.quote_selection import choose
 from kb_agent.agent.reasons import (
     antecedent,
+    asks_benefit,
     asks_consequence,
     asks_risk,
     asks_why,
@@ -185,6 +192,8 @@ def rank(
     # "Why should … be validated … instead of being used as a dict?": what could go wrong the other way is the reason
     rather = why and bool(_RATHER.search(question))
     follows = asks_consequence(question) and not yes_no  # "Does adding type hints change what happens …?" is yes/no
+    # asked what is, a line saying what is not answers less (a reason or a consequence may deny: "… you don't want …")
+    affirmed = not (yes_no or why or follows or NEGATES.search(question) or asks_benefit(question))
     what_is = bool(_ASKS_WHAT_IS.search(question) or KIND_OF.search(question))
     named_for = asks_name(question)
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
@@ -253,6 +262,8 @@ def rank(
         read = (
             translated(asked - comparable - type_words, unit.terms, sources[index], unit.text, weights)
             if zh and not unit_zh
+            else written_as_code(asked - unit.terms, unit.text, sources[index])
+            if zh
             else {}
         )
         comparable = comparable | set(read)
@@ -324,6 +335,10 @@ def rank(
             for t in terms(output) & asked:
                 held[t] = max(held.get(t, 0.0), SHOWN)
         pointed, credit = _pointed_to(unit, per_source[index])
+        if not pointed and (before_list := listed_before(unit, per_source[index], sources[index])) is not None:
+            pointed = [before_list[0]]  # "They work the same way …": the items listed before, by their intro
+            for t in terms(" ".join(before_list[1])) & asked:
+                held[t] = max(held.get(t, 0.0), POINTED_TO)
         for before in pointed:
             for t, c in term_credits(before.terms, before.text, asked).items():
                 held[t] = max(held.get(t, 0.0), credit * c)
@@ -379,6 +394,8 @@ def rank(
             unit.score += 2 * REASON_BONUS
         if negated and NEGATES.search(unit.text):  # "What must a scope string not contain?": "… should not contain …"
             unit.score += NEGATION_BONUS
+        elif affirmed and asked_shapes.denies_asked(unit.text, asked):
+            unit.score -= NEGATION_BONUS  # "Which specification is … based on?": "… but was not based on OAuth2"
         if risk and states_risk(unit.text):  # "What is the risk of …?": "we could be sending … to every client"
             unit.score += REASON_BONUS
         # (the line after a cause names the code asked: "For that, you use `app.add_middleware()`")

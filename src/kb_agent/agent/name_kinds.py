@@ -20,7 +20,8 @@ _VERBS = "does|do|did|is|are|was|were|can|could|should|would|will|must|has|have|
 # the kind is the phrase's last noun: "which path operation decorator parameter" asks for a parameter
 _ASKS_FOR_A_NAME = re.compile(
     rf"\b(?:which|what)\b(?:(?!\b(?:{_VERBS})\b)[^?]){{0,40}}?\b((?:(?:{_KINDS})s?\s+)*(?:{_IES_PLURALS}|{_KINDS}))s?\b(?!-)"
-    r"|(?:哪个|哪些|什么|哪种|哪一种)[^，,？?\s]{0,6}?(语言|类(?![型别似])|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器|模型|文件|目录|文件夹|键)"
+    # "什么情况下 … 参数", "什么时候 …": asks a circumstance, not a name
+    r"|(?:哪个|哪些|什么(?!情况|时候|场合|场景|条件|原因|时间)|哪种|哪一种)[^，,？?\s]{0,6}?(语言|类(?![型别似])|包|参数|函数|方法|头|异常|模块|常量|库|命令|字段|属性|成员|中间件|变量|算法|工具|服务器|模型|文件|目录|文件夹|键)"
     r"|(类|包|参数|函数|方法|异常|模块|常量|库|命令|字段|属性|中间件|变量|算法)(?:是|叫)(?:什么|哪个|哪些)[？?]?\s*$",
     re.I,
 )

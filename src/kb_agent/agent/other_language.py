@@ -67,3 +67,21 @@ def echoed(held: dict[str, float], comparable: set[str], said_in_own: set[str]) 
     """Does a line of the question's language say every name this other-language line shares with the question?"""
     shared = {t for t in comparable if held.get(t)}
     return bool(shared) and shared <= said_in_own
+
+
+_CODE = re.compile(r"`([^`\n]+)`")
+_CODE_WORD = 4  # a code word this long names what a translation's stem starts with: `dict` (dictionari), not `int`
+
+
+def written_as_code(words: set[str], text: str, source: Evidence) -> dict[str, float]:
+    """Of a Chinese question's `words`, those a Chinese line writes only as English code: "它接收一个 `dict`" holds
+    字典 (dictionary) - the glossary's stem, or one the code word abbreviates."""
+    code = {w.lower() for m in _CODE.finditer(text) for w in re.findall(r"[A-Za-z]+", m.group(1))}
+    code = {w for w in code if len(w) >= _CODE_WORD}
+    if not code:
+        return {}
+    return {
+        w: 1.0
+        for w in words
+        if any(stem.startswith(c) or c.startswith(stem) for stem in source.glossary.get(w, ()) for c in code)
+    }

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 
 from kb_agent.agent.claim_terms import checkable, code_items
-from kb_agent.agent.evidence_following import block_ending, commands_after, list_after
+from kb_agent.agent.evidence_following import block_ending, commands_after, list_after, listed_before
 from kb_agent.agent.evidence_units import Unit, terms, units_of
 from kb_agent.agent.name_kinds import new_names
 from kb_agent.agent.question_terms import key_terms
@@ -271,6 +271,8 @@ def _with_antecedents(
         if unit.source not in passages:
             passages[unit.source] = units_of(unit.source, sources[unit.source])
         before = antecedent(unit, passages[unit.source])
+        if before is None and (listed := listed_before(unit, passages[unit.source], sources[unit.source])):
+            before = listed[0]  # "They work the same way …": with the list it names
         if before is None and at == 0 and not yes_no:  # the best line opening "It …": with the line naming "it"
             # (asked yes or no, the line saying the answer stands alone: "FastAPI is validating the data …" before
             # "It would also mean that … it won't be validated" misleads)

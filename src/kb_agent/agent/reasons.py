@@ -15,6 +15,12 @@ _WHY = re.compile(r"^\s*why\b|为什么|为何", re.I)
 # a sentence that gives its reason itself needs none beside it
 # the gain a line names as what something does: "Using it in your editor is what really shows you the benefits"
 _SHOWS_GAIN = re.compile(r"\bis what (?:really )?(?:shows|gives|brings|makes)\b|真正地?(?:展现|体现)", re.I)
+# the use a line names is the reason to want it: "Probably the main use case for this is if you already have …"
+_NAMES_USE = re.compile(
+    r"\b(?:use[- ]cases?|reasons?) for (?:this|that|it|doing (?:this|that|so))\b|\bthe (?:main |only )?reason (?:is|being)\b"
+    r"|(?:主要|最常见)的?(?:用例|用途|情形|场景|原因)是",
+    re.I,
+)
 _CAUSE = re.compile(
     r"\b(?:because|since|now that|so that|in order to|to avoid|to prevent|otherwise|due to|that's why|this is why|this way)\b"
     # what a way guarantees is why to take it: "… a simpler way to do it that makes sure that the internal
@@ -35,7 +41,7 @@ _CAUSE = re.compile(
     r"|(?:,\s*|^|\band\s+)as (?:the|it|they|its|their|this|that)\b(?:\s+[\w*]+){0,3}?\s+"
     r"(?:needed|needs|had|has|have|was|is|were|are|requires?|required|did|does|could|can"
     r"|doesn't|does not|don't|didn't|isn't|wasn't|can't|cannot|won't)(?!\w)"
-    r"|" + _SHOWS_GAIN.pattern + r"|因为|由于|为了|以免|否则|以防|[，,]\s*(?:无需|不必)",
+    r"|" + _NAMES_USE.pattern + r"|" + _SHOWS_GAIN.pattern + r"|因为|由于|为了|以免|否则|以防|[，,]\s*(?:无需|不必)",
     re.I,
 )
 _POINTS_BACK = re.compile(
@@ -272,9 +278,13 @@ _REFERS_BACK = re.compile(
 )
 
 
+# "当然，这并不是最优的做法": an aside before the pointing word ("of course", "obviously")
+_ASIDE_FIRST = re.compile(r"^(?:当然|显然|诚然|(?:of course|obviously|clearly|naturally),)[，,]?\s*", re.I)
+
+
 def refers_back(text: str) -> bool:
     """The line opens by pointing back to the one before it ("That tells …", "If you do this, …")."""
-    return bool(_REFERS_BACK.match(text))
+    return bool(_REFERS_BACK.match(_ASIDE_FIRST.sub("", text, count=1)))
 
 
 # "For example, if you need to store it in a database." illustrates the line before it; a "For that, …" after it

@@ -54,7 +54,7 @@ _EN_PHRASE = (
     r"(?:that|this|it) (?:answers|answered) (?:my question|it)|"
     rf"{_EN_UNDERSTOOD}|(?:i )?(?:see|understand)(?: now)?|"
     rf"{_EN_FAREWELL}|"
-    rf"{_EN_IDENTITY}|how are you(?: doing)?|how(?:'s| is) (?:it going|everything)|what'?s up|"
+    rf"{_EN_IDENTITY}|how are you(?: doing)?|how(?:'s| is) (?:it going|everything(?: going)?)|what'?s up|"
     r"(?:i )?hope (?:you(?:'?re| are) (?:doing )?(?:well|good|fine|ok(?:ay)?)|(?:all is|everything is|all'?s) well"
     r"|you(?:'?re| are) having a (?:good|great|nice|lovely) (?:day|morning|afternoon|evening|weekend)"
     r"|your (?:day|morning|afternoon|evening|week|weekend) (?:is|has been) (?:going )?(?:well|good|great|nicely|fine))|"
@@ -65,7 +65,8 @@ _EN_PHRASE = (
     r"(?:(?:that|this|it)|(?:that|this|the|your) (?:answer|reply|response|explanation))(?:'s| is| was) "
     r"(?:very |really |so |super )?(?:helpful|great|useful|perfect|clear)|"
     r"(?:very |really )?helpful|you(?:'?re| are) (?:great|helpful|awesome|a lifesaver)|you saved (?:me|my day))"
-    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|yesterday|earlier|before|me|for me|for us))*"
+    r"(?: (?:there|all|everyone|again|a lot|kb-agent|bot|today|yesterday|earlier|before|me|for me|for us|right now|now"
+    r"|on your (?:side|end)|with you|over there))*"
 )
 _CHITCHAT_EN = re.compile(rf"{_EN_PHRASE}(?: (?:and )?{_EN_PHRASE})*", re.I)
 # "今天过得怎么样", "最近还好吗", "最近忙吗": how are you
@@ -76,7 +77,7 @@ _ZH_HOW_ARE_YOU = (
 _ZH_PHRASE = (
     rf"(?:请问)?(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|早安|晚安|早啊|早|谢谢|多谢|感谢|谢啦|(?:非常|十分|万分)感谢|"
     rf"(?:你|您)?在吗|在不在|(?:很)?高兴认识(?:你|您)|认识(?:你|您)很高兴|哈哈+|呵呵+|嘿嘿+|麻烦(?:你|您)?了|"
-    rf"(?:你|您)?(?:真|太)棒了?|辛苦(?:你|您)了|"
+    rf"(?:你|您)?(?:真|太)棒了?|(?:今天|最近|这几天|这么晚)?(?:也|还)?辛苦(?:你|您)?了|"
     rf"{_ZH_FAREWELL}|没有(?:别的|其他)?问题了?|没问题了|"
     rf"你好吗|{_ZH_UNDERSTOOD}|辛苦了|辛苦|太好了|不错|有帮助|很有帮助|帮大忙了|{_ZH_IDENTITY}|"
     rf"(?:你|您)?(?:真是)?帮了(?:我)?(?:一个|很)?大忙了?|(?:你|您)?帮了我很多|太感谢了?|{_ZH_HOW_ARE_YOU})"
