@@ -138,3 +138,15 @@ def test_a_chinese_line_writing_the_asked_word_as_code_holds_it(monkeypatch, rul
         "responses 参数接收的字典里，键是什么？", _additional_responses(), weights=rare_weights(rare), max_sentences=1
     )
     assert ("键是每个响应的状态码" in " ".join(s.text for s in found)) is rule
+
+
+def test_only_an_abbreviation_in_code_holds_the_word():
+    """From the full run: `Form` held 格式 (format) by its prefix, and the 请求体 line about form fields outranked the
+    one answering dev46 x4619; `return` held 返回 (return type) in dev20 x2002."""
+    from kb_agent.agent.other_language import written_as_code
+
+    source = evidence_under("它接收一个 `dict`。", "zh/docs/a.md")
+    source.glossary = {"字典": ["dictionari"], "格式": ["format"], "返回": ["return"]}
+    assert written_as_code({"字典", "格式", "返回"}, "它接收一个 `dict`。", source) == {"字典": 1.0}
+    assert written_as_code({"格式"}, "你可以声明多个 `File` 和 `Form` 参数。", source) == {}
+    assert written_as_code({"返回"}, "可以不用 `return`，而是用 `yield`。", source) == {}

@@ -192,12 +192,15 @@ def rank(
     # "Why should … be validated … instead of being used as a dict?": what could go wrong the other way is the reason
     rather = why and bool(_RATHER.search(question))
     follows = asks_consequence(question) and not yes_no  # "Does adding type hints change what happens …?" is yes/no
-    # asked what is, a line saying what is not answers less (a reason or a consequence may deny: "… you don't want …")
-    affirmed = not (yes_no or why or follows or NEGATES.search(question) or asks_benefit(question))
     what_is = bool(_ASKS_WHAT_IS.search(question) or KIND_OF.search(question))
     named_for = asks_name(question)
     asks_which, lowered = bool(_ASKS_WHICH.search(question)), question.lower()
     asks_one = bool(asked_shapes.ASKS_WHICH_ONE.search(question))
+    # asked which thing is, a line saying what is not answers less (a reason or a consequence may deny: "… you don't
+    # want …"; asked how, the way may be not to: "…但不声明默认值")
+    affirmed = bool(kind or asks_one or what_is) and not (
+        yes_no or why or follows or means or NEGATES.search(question) or asks_benefit(question)
+    )
     where = bool(asked_shapes.ASKS_WHERE.search(question))
     place = bool(asked_shapes.ASKS_PLACE.search(question))
     asks_output = bool(ASKS_OUTPUT.search(question))  # "What response do I get …?": the example shown answers

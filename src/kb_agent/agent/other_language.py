@@ -70,18 +70,19 @@ def echoed(held: dict[str, float], comparable: set[str], said_in_own: set[str]) 
 
 
 _CODE = re.compile(r"`([^`\n]+)`")
-_CODE_WORD = 4  # a code word this long names what a translation's stem starts with: `dict` (dictionari), not `int`
+# what code abbreviates, as the stems the glossary gives: a prefix alone misleads (`Form` is no "format")
+_ABBREVIATED = {
+    "dict": "dictionari", "str": "string", "int": "integ", "bool": "boolean", "args": "argument", "arg": "argument",
+    "kwargs": "argument", "param": "paramet", "params": "paramet", "config": "configur", "env": "environ",
+    "auth": "authent", "func": "function", "obj": "object", "attr": "attribut", "info": "inform", "db": "databas",
+    "req": "request", "msg": "messag", "err": "error", "len": "length", "num": "number", "var": "variabl",
+}  # fmt: skip
 
 
 def written_as_code(words: set[str], text: str, source: Evidence) -> dict[str, float]:
-    """Of a Chinese question's `words`, those a Chinese line writes only as English code: "它接收一个 `dict`" holds
-    字典 (dictionary) - the glossary's stem, or one the code word abbreviates."""
-    code = {w.lower() for m in _CODE.finditer(text) for w in re.findall(r"[A-Za-z]+", m.group(1))}
-    code = {w for w in code if len(w) >= _CODE_WORD}
+    """Of a Chinese question's `words`, those a Chinese line writes only as English code abbreviating the glossary's
+    translation: "它接收一个 `dict`" holds 字典 (dictionary)."""
+    code = {_ABBREVIATED.get(m.group(1).lower()) for m in _CODE.finditer(text)} - {None}
     if not code:
         return {}
-    return {
-        w: 1.0
-        for w in words
-        if any(stem.startswith(c) or c.startswith(stem) for stem in source.glossary.get(w, ()) for c in code)
-    }
+    return {w: 1.0 for w in words if code & set(source.glossary.get(w, ()))}
