@@ -4,6 +4,8 @@ read without the list it names; "当然，这并不是最优的做法" was not r
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conftest import evidence_under, rare_weights
@@ -87,3 +89,26 @@ def test_a_pointing_word_after_an_aside_points_back():
     assert reasons.refers_back("当然，这并不是最优的做法，您不应该在生产环境中使用它。")
     assert reasons.refers_back("Of course, this is not optimal.")
     assert not reasons.refers_back("当然，你也可以使用 `Depends`。")
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["set_aside_read", "control_denial_ranks_lower"])
+def test_a_question_setting_something_aside_is_answered_by_the_line_denying_it(monkeypatch, rule):
+    """From the full run: "Which encoder does FastAPI use … when no response model is declared?" opened with the
+    second-best line, as "If you don't declare a response model, …" denies "declare"."""
+    if not rule:
+        monkeypatch.setattr(extractive, "_SETS_ASIDE", re.compile(r"(?!)"))
+    passage = evidence_under(
+        "If you don't declare a response model, FastAPI will use the `jsonable_encoder` and put it in a "
+        "`JSONResponse`.\n\n"
+        "When you declare a response model, **FastAPI** will use it to serialize the data to JSON, using Pydantic.",
+        "en/docs/advanced/response-directly.md",
+        ["Return a Response Directly"],
+        start=20,
+    )
+    found = extractive_sentences(
+        "Which encoder does FastAPI use on the data when no response model is declared?",
+        [passage],
+        weights=rare_weights({"encod": 3.0, "respons": 1.8, "model": 1.8, "declar": 2.2, "data": 1.5}),
+        max_sentences=1,
+    )
+    assert found[0].text.startswith("If you don't declare a response model") is rule

@@ -114,6 +114,11 @@ _ASKS_FORBIDDEN = re.compile(
     r"shouldn't|cannot|can't)\b|(?:不能|不应该?|不可以?|不得|禁止)[^，。？?]*(?:什么|哪些|哪个)",
     re.I,
 )
+# "… when no response model is declared?", "… instead of JSON?": the question sets something aside itself, and the
+# line saying so ("If you don't declare a response model, …", "… as YAML, not JSON") answers it
+_SETS_ASIDE = re.compile(
+    r"\b(?:no|without|instead of|rather than|other than|except)\b|而不是|而非|代替|除了|没有|不用", re.I
+)
 _CHANGELOG_ENTRY = re.compile(r"\bPR \[#\d+\]\([^)]*\)(?: by \[@[\w-]+\]\([^)]*\))?\.?\s*$")
 # what a change-log entry can answer: when, in which version or release, something was added, changed or ended
 _ASKS_HISTORY = re.compile(
@@ -199,7 +204,13 @@ def rank(
     # asked which thing is, a line saying what is not answers less (a reason or a consequence may deny: "… you don't
     # want …"; asked how, the way may be not to: "…但不声明默认值")
     affirmed = bool(kind or asks_one or what_is) and not (
-        yes_no or why or follows or means or NEGATES.search(question) or asks_benefit(question)
+        yes_no
+        or why
+        or follows
+        or means
+        or NEGATES.search(question)
+        or _SETS_ASIDE.search(question)
+        or asks_benefit(question)
     )
     where = bool(asked_shapes.ASKS_WHERE.search(question))
     place = bool(asked_shapes.ASKS_PLACE.search(question))
