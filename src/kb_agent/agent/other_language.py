@@ -1,6 +1,7 @@
 """How an answer line in the other language than the question's is read for it: a Chinese question's words on
 an English line, through the glossary the knowledge base's translated pages taught (`store/bilingual.py`) and, on a
-page no Chinese page translates, a general dictionary's senses (`text/zh_en.py`)."""
+page no Chinese page translates, a general dictionary's senses (`text/zh_en.py`); and the English code a Chinese line
+writes for a word of the question (`dict` for 字典)."""
 
 from __future__ import annotations
 
