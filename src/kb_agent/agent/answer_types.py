@@ -316,19 +316,15 @@ def _holds_until(question: str) -> bool:
 _ASKS_BOUND = re.compile(
     r"最多|至多|最少|至少|上限|下限|\b(?:maximum|minimum|max|min)\b|\bat (?:most|least)\b|\bup to how many\b", re.I
 )
-# (what something can do is its bound - "It can send 500 events per second" - unless the line tells of an example:
+# a bound said outright (最多, "at most", 只能, "only")
+_BOUND_SAID_ZH = "最多|至多|最少|至少|上限|下限|不超过|不能超过|以内"
+_BOUND_SAID_EN = (
+    "maximum|minimum|max|min|limit(?:s|ed)?|at most|at least|up to|no more than|no fewer than|no less than|exceed"
+)
+_STRONG_BOUND = re.compile(rf"{_BOUND_SAID_ZH}|只能|仅能|\b(?:{_BOUND_SAID_EN}|only)\b", re.I)
+# (what something can do is its bound too - "It can send 500 events per second" - unless the line tells of an example:
 # "此处仅包含一个作用域（也可以包含更多）")
-_BOUND = re.compile(
-    r"最多|至多|最少|至少|上限|下限|不超过|不能超过|以内|能|可以|\b(?:maximum|minimum|max|min|limit(?:s|ed)?|at most|"
-    r"at least|up to|no more than|no fewer than|no less than|exceed|can|could)\b",
-    re.I,
-)
-# a bound said outright, not only what something can do
-_STRONG_BOUND = re.compile(
-    r"最多|至多|最少|至少|上限|下限|不超过|不能超过|以内|只能|仅能|\b(?:maximum|minimum|max|min|limit(?:s|ed)?|at most|"
-    r"at least|up to|no more than|no fewer than|no less than|exceed|only)\b",
-    re.I,
-)
+_BOUND = re.compile(rf"{_BOUND_SAID_ZH}|能|可以|\b(?:{_BOUND_SAID_EN}|can|could)\b", re.I)
 # "一个", "一组", "one", "a": a thing said, not counted
 _ARTICLE = re.compile(r"一(?=[个组种件条份套])|\bone\b", re.I)
 _EXAMPLE_COUNT = re.compile(r"此处|这里|本例|示例中|例如|\b(?:here|in this example|for example)\b", re.I)
@@ -342,10 +338,11 @@ def _counts_in(question: str, text: str) -> bool:
         return False
     if _ASKS_SIZE.search(question) and not re.search(r"\d", text):
         return False
-    if _ASKS_BOUND.search(question) and (not _BOUND.search(text) or _EXAMPLE_COUNT.search(text)):
-        return False
-    if _ASKS_BOUND.search(question) and not _STRONG_BOUND.search(text) and not _NUMBER.search(_ARTICLE.sub(" ", text)):
-        return False  # "你可以创建一个 Pydantic 模型来声明它们": "can" and "a" bound nothing ("只能有一个" does)
+    if _ASKS_BOUND.search(question):
+        if not _BOUND.search(text) or _EXAMPLE_COUNT.search(text):
+            return False
+        if not _STRONG_BOUND.search(text) and not _NUMBER.search(_ARTICLE.sub(" ", text)):
+            return False  # "你可以创建一个 Pydantic 模型来声明它们": "can" and "a" bound nothing ("只能有一个" does)
     noun = _counted(question)
     if noun and noun not in tokenize(text):
         return False

@@ -115,9 +115,9 @@ _ASKS_FORBIDDEN = re.compile(
     re.I,
 )
 # "… when no response model is declared?", "… instead of JSON?": the question sets something aside itself, and the
-# line saying so ("If you don't declare a response model, …", "… as YAML, not JSON") answers it
+# line saying so ("If you don't declare a response model, …", "… as YAML, not JSON") answers it (没有 is in NEGATES)
 _SETS_ASIDE = re.compile(
-    r"\b(?:no|without|instead of|rather than|other than|except)\b|而不是|而非|代替|除了|没有|不用", re.I
+    r"\b(?:no|without|instead of|rather than|other than|except)\b|而不是|而非|代替|除了|不用", re.I
 )
 _CHANGELOG_ENTRY = re.compile(r"\bPR \[#\d+\]\([^)]*\)(?: by \[@[\w-]+\]\([^)]*\))?\.?\s*$")
 # what a change-log entry can answer: when, in which version or release, something was added, changed or ended
